@@ -1,0 +1,20 @@
+//! loopwatch: supervise an AI coding agent's verify + secure loop.
+//!
+//! Module map (data flows top to bottom):
+//! - [`model`]: the domain types, the events, the fold events → state, the loop rules.
+//! - [`parse`]: readers of foreign text (gate outputs, finding verdicts, triage files).
+//! - [`journal`]: the `.pipeline` store: locked append, snapshot, tail reading.
+//! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
+//! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
+//! - [`util`]: atomic file replacement, hashes, time, `user@host`.
+//! - [`cli`]: clap definitions and one small function per subcommand.
+//!
+//! `model`, `parse`, `journal`, `gate0` and `checks` never touch the terminal.
+
+pub mod checks;
+pub mod cli;
+pub mod gate0;
+pub mod journal;
+pub mod model;
+pub mod parse;
+pub mod util;

@@ -1,0 +1,641 @@
+//! The events of `events.jsonl` (PROTOCOL §3).
+//!
+//! Every line is `{"v":1,"seq":n,"at":"<RFC 3339>","type":"...", ...payload}`.
+//! Known types are parsed into typed payloads; unknown types and unknown
+//! fields are kept verbatim and written back unchanged.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::types::*;
+
+/// Version of the event format written by this program.
+pub const EVENT_VERSION: u32 = 1;
+
+/// One line of the journal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// Format version (1).
+    pub v: u32,
+    /// Sequence number, from 1, rising by one.
+    pub seq: u64,
+    /// RFC 3339 UTC time of the append.
+    pub at: String,
+    /// The typed payload.
+    pub body: EventBody,
+}
+
+/// The payload of an event, by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+pub enum EventBody {
+    /// A run begins.
+    #[serde(rename = "run.started")]
+    RunStarted {
+        /// What the run is about.
+        run: RunInfo,
+    },
+    /// A developer hand-off begins a new iteration.
+    #[serde(rename = "iteration.started")]
+    IterationStarted {
+        /// 1-based iteration number.
+        iteration: u32,
+        /// initial, floor-unmet, ecarts, block, human, review.
+        #[serde(default)]
+        trigger: String,
+    },
+    /// A gate round begins.
+    #[serde(rename = "gate.started")]
+    GateStarted {
+        /// Which gate.
+        gate: GateName,
+        /// Iteration.
+        iteration: u32,
+        /// Round of this gate (1-based).
+        round: u32,
+    },
+    /// A gate round ended with a verdict.
+    #[serde(rename = "gate.finished")]
+    GateFinished(GateFinished),
+    /// The finding verifier's verdicts.
+    #[serde(rename = "findings.verified")]
+    FindingsVerified {
+        /// Iteration.
+        iteration: u32,
+        /// Findings with their verdicts.
+        findings: Vec<Finding>,
+    },
+    /// A triage file was recorded.
+    #[serde(rename = "triage.recorded")]
+    TriageRecorded {
+        /// Iteration.
+        iteration: u32,
+        /// `triage-<iter>.json`, relative to `.pipeline/`.
+        file: String,
+        /// Bucket sizes.
+        counts: TriageCounts,
+    },
+    /// One verify-by-test result.
+    #[serde(rename = "verify.result")]
+    VerifyResult(VerifyResult),
+    /// The verify-by-test summary of an iteration.
+    #[serde(rename = "verify.summary")]
+    VerifySummary(VerifySummary),
+    /// The floor-guard result of an iteration.
+    #[serde(rename = "floor-guard.finished")]
+    FloorGuardFinished(FloorGuardResult),
+    /// The run waits for a person.
+    #[serde(rename = "human.requested")]
+    HumanRequested(HumanRequest),
+    /// A person decided.
+    #[serde(rename = "human.decided")]
+    HumanDecided(HumanDecision),
+    /// Work handed back to the developer.
+    #[serde(rename = "dev.dispatched")]
+    DevDispatched {
+        /// Iteration.
+        iteration: u32,
+        /// Paths or rows handed over.
+        #[serde(default)]
+        inputs: Vec<Value>,
+    },
+    /// The run ended.
+    #[serde(rename = "run.ended")]
+    RunEnded(RunEnded),
+    /// Free text.
+    #[serde(rename = "note")]
+    Note {
+        /// The note.
+        text: String,
+    },
+    /// A type this version does not know (kept, shown raw).
+    #[serde(skip)]
+    Unknown {
+        /// Its `type`.
+        type_name: String,
+        /// Every field but v, seq, at and type.
+        fields: Map<String, Value>,
+    },
+}
+
+impl EventBody {
+    /// The `type` string of this payload.
+    pub fn type_name(&self) -> &str {
+        match self {
+            EventBody::RunStarted { .. } => "run.started",
+            EventBody::IterationStarted { .. } => "iteration.started",
+            EventBody::GateStarted { .. } => "gate.started",
+            EventBody::GateFinished(_) => "gate.finished",
+            EventBody::FindingsVerified { .. } => "findings.verified",
+            EventBody::TriageRecorded { .. } => "triage.recorded",
+            EventBody::VerifyResult(_) => "verify.result",
+            EventBody::VerifySummary(_) => "verify.summary",
+            EventBody::FloorGuardFinished(_) => "floor-guard.finished",
+            EventBody::HumanRequested(_) => "human.requested",
+            EventBody::HumanDecided(_) => "human.decided",
+            EventBody::DevDispatched { .. } => "dev.dispatched",
+            EventBody::RunEnded(_) => "run.ended",
+            EventBody::Note { .. } => "note",
+            EventBody::Unknown { type_name, .. } => type_name,
+        }
+    }
+
+    /// The iteration this event belongs to, when it names one.
+    pub fn iteration(&self) -> Option<u32> {
+        match self {
+            EventBody::IterationStarted { iteration, .. }
+            | EventBody::GateStarted { iteration, .. }
+            | EventBody::FindingsVerified { iteration, .. }
+            | EventBody::TriageRecorded { iteration, .. }
+            | EventBody::DevDispatched { iteration, .. } => Some(*iteration),
+            EventBody::GateFinished(g) => Some(g.iteration),
+            EventBody::VerifyResult(r) => Some(r.iteration),
+            EventBody::VerifySummary(s) => Some(s.iteration),
+            EventBody::FloorGuardFinished(f) => Some(f.iteration),
+            EventBody::HumanRequested(h) => Some(h.iteration),
+            _ => None,
+        }
+    }
+}
+
+/// `run` of `run.started`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunInfo {
+    /// Run id (usually the contract's slug with its date).
+    pub id: String,
+    /// feat, hotfix, ...
+    #[serde(default)]
+    pub flow: String,
+    /// Git branch.
+    #[serde(default)]
+    pub branch: String,
+    /// Contract path (relative to the worktree).
+    #[serde(default)]
+    pub contract: String,
+    /// Diff base (`develop..HEAD`, a ref).
+    #[serde(default)]
+    pub diff: String,
+    /// Test command.
+    #[serde(default)]
+    pub test: String,
+    /// Worktree root.
+    #[serde(default)]
+    pub worktree: String,
+    /// Rounds per gate before a person must decide (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rounds: Option<u32>,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+/// Payload of `gate.finished`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GateFinished {
+    /// Which gate.
+    pub gate: GateName,
+    /// Iteration.
+    pub iteration: u32,
+    /// Round of this gate.
+    pub round: u32,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// A security run without its tools.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub degraded: bool,
+    /// Rows: floor, criterion or security rows by gate.
+    #[serde(default)]
+    pub rows: Vec<GateRow>,
+    /// Security: REPORTED (non-blocking) rows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reported: Vec<ReportedRow>,
+    /// Conformity/security: the SCOPE line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// Conformity: the FLOOR line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<String>,
+    /// The PROOF line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<String>,
+    /// Conformity: the CONTRACT line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<String>,
+    /// Security: the TOOL line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Path of the verbatim output, relative to `.pipeline/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// Why the output is structurally invalid, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structural: Option<String>,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+impl GateFinished {
+    /// The conformity rows of this round.
+    pub fn criterion_rows(&self) -> impl Iterator<Item = &CriterionRow> {
+        self.rows.iter().filter_map(|r| match r {
+            GateRow::Criterion(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The floor rows of this round.
+    pub fn floor_rows(&self) -> impl Iterator<Item = &FloorRow> {
+        self.rows.iter().filter_map(|r| match r {
+            GateRow::Floor(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The security BLOCKING rows of this round.
+    pub fn security_rows(&self) -> impl Iterator<Item = &SecurityRow> {
+        self.rows.iter().filter_map(|r| match r {
+            GateRow::Security(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// Files out of scope, if any.
+    pub fn out_of_scope(&self) -> &[String] {
+        self.scope.as_ref().map(|s| s.out_of_scope.as_slice()).unwrap_or(&[])
+    }
+}
+
+/// Bucket sizes of a triage file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TriageCounts {
+    /// Accepted findings.
+    pub accepted: u32,
+    /// Deferred findings.
+    pub deferred: u32,
+    /// Rejected findings.
+    pub rejected: u32,
+}
+
+/// Payload of `verify.result`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifyResult {
+    /// Iteration.
+    pub iteration: u32,
+    /// Finding id.
+    pub finding: String,
+    /// Outcome.
+    pub result: VerifyOutcome,
+    /// Repro test reference.
+    #[serde(default)]
+    pub test_ref: String,
+    /// Repro test file.
+    #[serde(default)]
+    pub file: String,
+    /// Test log, relative to `.pipeline/`.
+    #[serde(default)]
+    pub log: String,
+    /// Cause, for inconclusive results.
+    #[serde(default)]
+    pub note: String,
+    /// What the evidence gate said about the log (passed, failed, skipped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_gate: Option<String>,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+/// Payload of `verify.summary` (the `review.verify_by_test` metric).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifySummary {
+    /// Iteration.
+    pub iteration: u32,
+    /// Findings attempted.
+    #[serde(default)]
+    pub attempted: u32,
+    /// Confirmed.
+    #[serde(default)]
+    pub confirmed: u32,
+    /// Downgraded (not reproduced).
+    #[serde(default)]
+    pub downgraded: u32,
+    /// Inconclusive.
+    #[serde(default)]
+    pub inconclusive: u32,
+    /// Past the cap.
+    #[serde(default)]
+    pub cap_exceeded: u32,
+    /// Wall time.
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// Tokens in, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_in: Option<u64>,
+    /// Tokens out, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_out: Option<u64>,
+    /// Tests kept red.
+    #[serde(default)]
+    pub red_tests: Vec<RedTest>,
+    /// The step ran out of time.
+    #[serde(default)]
+    pub timed_out: bool,
+}
+
+/// One floor-guard line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FloorGuardFinding {
+    /// SUPPRESS, SKIP, DELETED_TEST, ASSERT_DROP, STUB, THRESHOLD_DOWN.
+    pub kind: String,
+    /// File.
+    pub path: String,
+    /// Line in the new file.
+    pub line: u32,
+    /// Stripped snippet (at most 100 characters).
+    pub snippet: String,
+    /// Carried a `floor-guard: allow` waiver.
+    #[serde(default)]
+    pub waived: bool,
+}
+
+/// Payload of `floor-guard.finished`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FloorGuardResult {
+    /// Iteration.
+    pub iteration: u32,
+    /// Base ref the diff was taken against.
+    pub base: String,
+    /// Every line printed, in order.
+    #[serde(default)]
+    pub findings: Vec<FloorGuardFinding>,
+    /// Counted (not waived) findings.
+    pub counted: u32,
+    /// Waived findings.
+    pub waived: u32,
+}
+
+/// Payload of `human.requested`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HumanRequest {
+    /// Stable id, `hg-<iter>-<gate>-<n>`.
+    pub id: String,
+    /// Why the run waits.
+    pub kind: HumanGateKind,
+    /// The gate that asked, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateName>,
+    /// Iteration.
+    #[serde(default)]
+    pub iteration: u32,
+    /// Criterion id, finding id or file path.
+    #[serde(default)]
+    pub subject: String,
+    /// One-line summary.
+    #[serde(default)]
+    pub summary: String,
+    /// Decisions allowed.
+    pub options: Vec<Decision>,
+    /// What to show the person (rows, paths, output).
+    #[serde(default)]
+    pub evidence: Value,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+/// Content hashes of a contract edited by a decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ContractEdit {
+    /// Contract path.
+    pub path: String,
+    /// `sha256:<hex>` before.
+    pub before: String,
+    /// `sha256:<hex>` after.
+    pub after: String,
+}
+
+/// Payload of `human.decided`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HumanDecision {
+    /// The gate decided.
+    pub id: String,
+    /// One of the request's options.
+    pub decision: Decision,
+    /// Why (never empty).
+    pub reason: String,
+    /// `user@host`.
+    #[serde(default)]
+    pub by: String,
+    /// `sha256:<hex>` of the evidence the person was shown.
+    #[serde(default)]
+    pub evidence_hash: String,
+    /// The contract edit this decision made, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract_edit: Option<ContractEdit>,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+/// Payload of `run.ended`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunEnded {
+    /// How it ended.
+    pub status: EndStatus,
+    /// Report path, relative to `.pipeline/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<String>,
+}
+
+/// Why a journal line is not an event.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum EventError {
+    /// Not JSON, or not an object.
+    #[error("invalid JSON at column {column}: {message}")]
+    Json {
+        /// 1-based column.
+        column: usize,
+        /// serde_json's message.
+        message: String,
+    },
+    /// A common field is missing or of the wrong type.
+    #[error("{0}")]
+    Header(String),
+    /// A known type whose payload does not fit.
+    #[error("{type_name}: {message}")]
+    Payload {
+        /// The event type.
+        type_name: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Event {
+    /// Parses one journal line (without its `\n`).
+    pub fn parse_line(line: &[u8]) -> Result<Event, EventError> {
+        let mut map: Map<String, Value> = serde_json::from_slice(line).map_err(|e| EventError::Json {
+            column: e.column(),
+            message: strip_position(&e.to_string()),
+        })?;
+        let v = take_u64(&mut map, "v")?;
+        let seq = take_u64(&mut map, "seq")?;
+        if seq == 0 {
+            return Err(EventError::Header("\"seq\" must be at least 1".into()));
+        }
+        let at = match map.remove("at") {
+            Some(Value::String(s)) => s,
+            Some(_) => return Err(EventError::Header("\"at\" must be a string".into())),
+            None => return Err(EventError::Header("missing field \"at\"".into())),
+        };
+        let type_name = match map.get("type") {
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err(EventError::Header("\"type\" must be a string".into())),
+            None => return Err(EventError::Header("missing field \"type\"".into())),
+        };
+        let body = if is_known_type(&type_name) {
+            serde_json::from_value::<EventBody>(Value::Object(map)).map_err(|e| EventError::Payload {
+                type_name: type_name.clone(),
+                message: e.to_string(),
+            })?
+        } else {
+            map.remove("type");
+            EventBody::Unknown { type_name, fields: map }
+        };
+        Ok(Event {
+            v: u32::try_from(v).map_err(|_| EventError::Header("\"v\" is too large".into()))?,
+            seq,
+            at,
+            body,
+        })
+    }
+
+    /// The event as one JSON object (field order: v, seq, at, type, payload).
+    pub fn to_value(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("v".into(), Value::from(self.v));
+        out.insert("seq".into(), Value::from(self.seq));
+        out.insert("at".into(), Value::from(self.at.clone()));
+        match &self.body {
+            EventBody::Unknown { type_name, fields } => {
+                out.insert("type".into(), Value::from(type_name.clone()));
+                for (k, v) in fields {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            body => {
+                // Invariant: every known payload serialises to an object
+                // (internally tagged enum of structs).
+                if let Ok(Value::Object(m)) = serde_json::to_value(body) {
+                    for (k, v) in m {
+                        out.insert(k, v);
+                    }
+                }
+            }
+        }
+        Value::Object(out)
+    }
+
+    /// The journal line for this event, without `\n`.
+    pub fn to_line(&self) -> String {
+        self.to_value().to_string()
+    }
+}
+
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let bytes = serde_json::to_vec(&v).map_err(serde::de::Error::custom)?;
+        Event::parse_line(&bytes).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The `type` strings this version parses into typed payloads.
+pub const KNOWN_TYPES: [&str; 14] = [
+    "run.started",
+    "iteration.started",
+    "gate.started",
+    "gate.finished",
+    "findings.verified",
+    "triage.recorded",
+    "verify.result",
+    "verify.summary",
+    "floor-guard.finished",
+    "human.requested",
+    "human.decided",
+    "dev.dispatched",
+    "run.ended",
+    "note",
+];
+
+fn is_known_type(t: &str) -> bool {
+    KNOWN_TYPES.contains(&t)
+}
+
+fn take_u64(map: &mut Map<String, Value>, key: &str) -> Result<u64, EventError> {
+    match map.remove(key) {
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .ok_or_else(|| EventError::Header(format!("\"{key}\" must be a non-negative integer"))),
+        Some(_) => Err(EventError::Header(format!("\"{key}\" must be a non-negative integer"))),
+        None => Err(EventError::Header(format!("missing field \"{key}\""))),
+    }
+}
+
+/// serde_json appends " at line L column C"; callers report their own position.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_type_and_fields_round_trip() {
+        let line = br#"{"v":1,"seq":3,"at":"2026-01-01T00:00:00Z","type":"future.thing","x":[1,2],"y":"z"}"#;
+        let ev = Event::parse_line(line).unwrap();
+        assert_eq!(ev.body.type_name(), "future.thing");
+        assert_eq!(ev.to_line().as_bytes(), &line[..]);
+    }
+
+    #[test]
+    fn unknown_field_in_known_type_is_kept() {
+        let line = br#"{"v":1,"seq":1,"at":"t","type":"human.decided","id":"hg-1","decision":"approve","reason":"ok","by":"a@b","evidenceHash":"h","mood":"good"}"#;
+        let ev = Event::parse_line(line).unwrap();
+        assert!(ev.to_line().contains(r#""mood":"good""#));
+    }
+
+    #[test]
+    fn wrong_types_are_errors_naming_the_field() {
+        let err = Event::parse_line(br#"{"v":1,"seq":"2","at":"t","type":"note","text":"x"}"#).unwrap_err();
+        assert_eq!(err.to_string(), "\"seq\" must be a non-negative integer");
+        let err = Event::parse_line(br#"{"v":1,"seq":2,"at":"t","type":"gate.started","gate":"floor","iteration":"x","round":1}"#)
+            .unwrap_err();
+        assert!(err.to_string().starts_with("gate.started: invalid type: string \"x\""), "{err}");
+        let err = Event::parse_line(br#"{"v":1,"seq":2,"at":"t""#).unwrap_err();
+        assert!(matches!(err, EventError::Json { column: 24, .. }), "{err:?}");
+    }
+}

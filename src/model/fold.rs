@@ -1,0 +1,182 @@
+//! Folding events into [`State`]: pure, deterministic, total.
+//!
+//! Every event is accepted: an event that refers to an iteration not yet
+//! started creates it, a decision on an unknown or already decided gate is
+//! ignored (the first decision stands), unknown types are counted.
+
+use super::event::*;
+use super::rules;
+use super::state::*;
+use super::types::*;
+
+/// Folds a whole sequence of events from the empty state.
+pub fn fold<'a>(events: impl IntoIterator<Item = &'a Event>) -> State {
+    let mut state = State::default();
+    for ev in events {
+        state.apply(ev);
+    }
+    state.finish();
+    state
+}
+
+impl State {
+    /// Applies one event. Call [`State::finish`] after the last one of a batch
+    /// to bring `status` and `next` up to date.
+    pub fn apply(&mut self, ev: &Event) {
+        self.seq = ev.seq;
+        self.last_event_at = Some(ev.at.clone());
+        match &ev.body {
+            EventBody::RunStarted { run } => {
+                *self = State::default();
+                self.seq = ev.seq;
+                self.last_event_at = Some(ev.at.clone());
+                self.caps = PerGate::splat(run.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS).max(1));
+                self.run = Some(run.clone());
+            }
+            EventBody::IterationStarted { iteration, trigger } => {
+                let it = self.iteration_mut(*iteration, ev);
+                it.trigger.clone_from(trigger);
+                self.marks.last_dev_seq = ev.seq;
+            }
+            EventBody::GateStarted { gate, iteration, round } => {
+                self.iteration_mut(*iteration, ev);
+                self.current_gate = Some(GateInProgress {
+                    gate: *gate,
+                    iteration: *iteration,
+                    round: *round,
+                    since: ev.at.clone(),
+                });
+            }
+            EventBody::GateFinished(g) => {
+                let outcome = rules::round_outcome(g);
+                match outcome {
+                    rules::RoundOutcome::Structural => *self.structural_strikes.get_mut(g.gate) += 1,
+                    rules::RoundOutcome::Failed => {
+                        *self.counters.get_mut(g.gate) += 1;
+                        *self.structural_strikes.get_mut(g.gate) = 0;
+                    }
+                    rules::RoundOutcome::Passed | rules::RoundOutcome::Contract => {
+                        *self.structural_strikes.get_mut(g.gate) = 0;
+                    }
+                }
+                if self.current_gate.as_ref().is_some_and(|c| c.gate == g.gate) {
+                    self.current_gate = None;
+                }
+                self.iteration_mut(g.iteration, ev).gates.push(g.clone());
+                self.marks.last_gate_seq = ev.seq;
+            }
+            EventBody::FindingsVerified { iteration, findings } => {
+                let it = self.iteration_mut(*iteration, ev);
+                for f in findings {
+                    match it.findings.iter_mut().find(|x| x.id == f.id) {
+                        Some(slot) => *slot = f.clone(),
+                        None => it.findings.push(f.clone()),
+                    }
+                }
+            }
+            EventBody::TriageRecorded { iteration, file, counts } => {
+                self.iteration_mut(*iteration, ev).triage = Some(TriageRecord {
+                    file: file.clone(),
+                    counts: *counts,
+                });
+            }
+            EventBody::VerifyResult(r) => {
+                let it = self.iteration_mut(r.iteration, ev);
+                match it.verifications.iter_mut().find(|x| x.finding == r.finding) {
+                    Some(slot) => *slot = r.clone(),
+                    None => it.verifications.push(r.clone()),
+                }
+            }
+            EventBody::VerifySummary(s) => {
+                self.iteration_mut(s.iteration, ev).verify_by_test = Some(s.clone());
+            }
+            EventBody::FloorGuardFinished(f) => {
+                self.iteration_mut(f.iteration, ev).floor_guard = Some(f.clone());
+            }
+            EventBody::HumanRequested(req) => {
+                if self.human_gate(&req.id).is_none() {
+                    self.human_gates.push(HumanGate {
+                        request: req.clone(),
+                        requested_at: ev.at.clone(),
+                        requested_seq: ev.seq,
+                        status: GateStatus::Open,
+                        decision: None,
+                    });
+                }
+            }
+            EventBody::HumanDecided(d) => {
+                let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == d.id) else {
+                    return;
+                };
+                if !gate.is_open() {
+                    return;
+                }
+                gate.status = GateStatus::Decided;
+                gate.decision = Some(DecisionRecord {
+                    decision: d.clone(),
+                    at: ev.at.clone(),
+                    seq: ev.seq,
+                });
+                if d.decision == Decision::Extend
+                    && let Some(g) = gate.request.gate
+                {
+                    *self.caps.get_mut(g) += 1;
+                    *self.structural_strikes.get_mut(g) = 0;
+                }
+                if d.decision == Decision::Retry
+                    && let Some(g) = gate.request.gate
+                {
+                    *self.structural_strikes.get_mut(g) = 0;
+                }
+            }
+            EventBody::DevDispatched { iteration, inputs } => {
+                self.iteration_mut(*iteration, ev).dev_inputs.extend(inputs.iter().cloned());
+                self.marks.last_dev_seq = ev.seq;
+            }
+            EventBody::RunEnded(end) => {
+                self.ended = Some(end.clone());
+                self.current_gate = None;
+            }
+            EventBody::Note { .. } => {}
+            EventBody::Unknown { .. } => self.unknown_events += 1,
+        }
+    }
+
+    /// Brings the derived fields (`status`, `next`) up to date.
+    pub fn finish(&mut self) {
+        self.status = if self.ended.is_some() {
+            RunStatus::Ended
+        } else if self.open_human_gates().next().is_some() {
+            RunStatus::AwaitingHuman
+        } else if self.run.is_some() || self.seq > 0 {
+            RunStatus::Running
+        } else {
+            RunStatus::Idle
+        };
+        self.next = rules::next(self);
+    }
+
+    fn iteration_mut(&mut self, n: u32, ev: &Event) -> &mut Iteration {
+        let pos = match self.review_iterations.iter().position(|i| i.iteration == n) {
+            Some(p) => p,
+            None => {
+                let at = self
+                    .review_iterations
+                    .iter()
+                    .position(|i| i.iteration > n)
+                    .unwrap_or(self.review_iterations.len());
+                self.review_iterations.insert(
+                    at,
+                    Iteration {
+                        iteration: n,
+                        started_at: ev.at.clone(),
+                        start_seq: ev.seq,
+                        ..Iteration::default()
+                    },
+                );
+                at
+            }
+        };
+        &mut self.review_iterations[pos]
+    }
+}

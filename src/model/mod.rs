@@ -1,0 +1,19 @@
+//! The domain: runs, iterations, gates and rounds, verdicts, findings,
+//! verify-by-test results, human gates and decisions, and the events of the
+//! journal. [`fold`] turns a sequence of events into the [`State`] of
+//! `state.json`; [`rules`] says what the loop does next.
+//!
+//! Never does I/O and never imports a terminal crate: every headless command
+//! and every other program can use it as it is.
+
+pub mod event;
+pub mod fold;
+pub mod rules;
+pub mod state;
+pub mod types;
+
+pub use event::{Event, EventBody};
+pub use fold::fold;
+pub use rules::Next;
+pub use state::{HumanGate, Iteration, State};
+pub use types::*;

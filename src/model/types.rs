@@ -1,0 +1,610 @@
+//! Value types shared by events, state and parsers.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Unknown fields of an object, kept verbatim (forward compatibility).
+pub type Extra = Map<String, Value>;
+
+/// One of the three gates of the loop, as named in files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GateName {
+    /// GATE 0: the deterministic floor.
+    Floor,
+    /// GATE 1: the conformity verifier.
+    Conformity,
+    /// GATE 2: the security auditor.
+    Security,
+}
+
+impl GateName {
+    /// All gates, in loop order.
+    pub const ALL: [GateName; 3] = [GateName::Floor, GateName::Conformity, GateName::Security];
+
+    /// The name used in files and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateName::Floor => "floor",
+            GateName::Conformity => "conformity",
+            GateName::Security => "security",
+        }
+    }
+
+    /// `0`, `1` or `2`.
+    pub fn number(self) -> u8 {
+        match self {
+            GateName::Floor => 0,
+            GateName::Conformity => 1,
+            GateName::Security => 2,
+        }
+    }
+
+    /// The gate after this one in loop order, if any.
+    pub fn next(self) -> Option<GateName> {
+        match self {
+            GateName::Floor => Some(GateName::Conformity),
+            GateName::Conformity => Some(GateName::Security),
+            GateName::Security => None,
+        }
+    }
+}
+
+impl std::fmt::Display for GateName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for GateName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "floor" => Ok(GateName::Floor),
+            "conformity" => Ok(GateName::Conformity),
+            "security" => Ok(GateName::Security),
+            other => Err(format!("unknown gate '{other}' (expected floor, conformity or security)")),
+        }
+    }
+}
+
+/// The verdict token of a gate's VERDICT line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum VerdictKind {
+    /// GATE 0: every runnable criterion passed.
+    Met,
+    /// GATE 0: a runnable criterion failed.
+    Unmet,
+    /// GATE 0 (status mode): recorded NOT-MET or never-run criteria.
+    Pending,
+    /// GATE 0 / GATE 1: a criterion was handed off as impossible.
+    Abandoned,
+    /// Any gate: the gate could not judge (or the contract is malformed).
+    Error,
+    /// GATE 1: conform.
+    Conforme,
+    /// GATE 1: gaps.
+    Ecarts,
+    /// GATE 2: no blocking finding.
+    Pass,
+    /// GATE 2: blocking findings.
+    Block,
+    /// GATE 2: a bare `DEGRADED` verdict (tooling absent).
+    Degraded,
+}
+
+impl VerdictKind {
+    /// The token as printed on a VERDICT line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictKind::Met => "MET",
+            VerdictKind::Unmet => "UNMET",
+            VerdictKind::Pending => "PENDING",
+            VerdictKind::Abandoned => "ABANDONED",
+            VerdictKind::Error => "ERROR",
+            VerdictKind::Conforme => "CONFORME",
+            VerdictKind::Ecarts => "ECARTS",
+            VerdictKind::Pass => "PASS",
+            VerdictKind::Block => "BLOCK",
+            VerdictKind::Degraded => "DEGRADED",
+        }
+    }
+
+    /// True for the verdicts that let the loop go on to the next gate.
+    pub fn is_pass(self) -> bool {
+        matches!(
+            self,
+            VerdictKind::Met | VerdictKind::Conforme | VerdictKind::Pass | VerdictKind::Degraded
+        )
+    }
+}
+
+/// A gate's verdict: the token, its count and, for ERROR, the reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Verdict {
+    /// The token.
+    pub kind: VerdictKind,
+    /// The count in `UNMET(n)`, `ECARTS(n)`, `BLOCK(n)`, `ERROR(n)`...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    /// The reason in `ERROR(<reason>)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Verdict {
+    /// A verdict without count or reason.
+    pub fn bare(kind: VerdictKind) -> Self {
+        Verdict { kind, n: None, reason: None }
+    }
+
+    /// A verdict with a count.
+    pub fn counted(kind: VerdictKind, n: u32) -> Self {
+        Verdict { kind, n: Some(n), reason: None }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.kind.as_str())?;
+        if let Some(n) = self.n {
+            write!(f, "({n})")
+        } else if let Some(r) = &self.reason {
+            write!(f, "({r})")
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// State of a criterion row in a GATE 0 report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum FloorState {
+    /// Ran, exit 0 and marker found.
+    #[serde(rename = "MET")]
+    Met,
+    /// Ran and failed.
+    #[serde(rename = "NOT-MET")]
+    NotMet,
+    /// No CHECK: judged by a person or the verifier.
+    #[serde(rename = "MANUAL")]
+    Manual,
+    /// Handed off by an ABANDON line.
+    #[serde(rename = "ABANDONED")]
+    Abandoned,
+    /// Status mode: evidence on file says MET.
+    #[serde(rename = "MET-RECORDED")]
+    MetRecorded,
+    /// Status mode: never run, or recorded NOT-MET.
+    #[serde(rename = "PENDING")]
+    Pending,
+}
+
+impl FloorState {
+    /// The word used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FloorState::Met => "MET",
+            FloorState::NotMet => "NOT-MET",
+            FloorState::Manual => "MANUAL",
+            FloorState::Abandoned => "ABANDONED",
+            FloorState::MetRecorded => "MET-RECORDED",
+            FloorState::Pending => "PENDING",
+        }
+    }
+}
+
+/// One criterion row of a GATE 0 run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FloorRow {
+    /// Criterion id (the number before the dot).
+    pub id: String,
+    /// Its state in this run.
+    pub state: FloorState,
+    /// First line of the criterion text.
+    pub text: String,
+    /// The evidence text (empty when nothing ran).
+    #[serde(default)]
+    pub evidence: String,
+}
+
+/// Status of a criterion as judged by the conformity verifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum CriterionStatus {
+    /// Met.
+    #[serde(rename = "MET")]
+    Met,
+    /// Not met.
+    #[serde(rename = "NOT-MET")]
+    NotMet,
+    /// The verifier could not tell.
+    #[serde(rename = "UNVERIFIABLE")]
+    Unverifiable,
+    /// Proven impossible; handed off.
+    #[serde(rename = "ABANDONED")]
+    Abandoned,
+}
+
+impl CriterionStatus {
+    /// The word used in verifier output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CriterionStatus::Met => "MET",
+            CriterionStatus::NotMet => "NOT-MET",
+            CriterionStatus::Unverifiable => "UNVERIFIABLE",
+            CriterionStatus::Abandoned => "ABANDONED",
+        }
+    }
+}
+
+/// One `CRITERIA:` row of a conformity verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CriterionRow {
+    /// Criterion id.
+    pub id: String,
+    /// Criterion text as the verifier quoted it.
+    pub text: String,
+    /// The verifier's status.
+    pub status: CriterionStatus,
+    /// Evidence or explanation.
+    #[serde(default)]
+    pub detail: String,
+}
+
+/// One `BLOCKING:` row of a security verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SecurityRow {
+    /// Row number as printed.
+    pub n: u32,
+    /// CRITICAL, HIGH, MEDIUM, LOW...
+    pub severity: String,
+    /// Rule id.
+    pub rule: String,
+    /// `file:line`.
+    pub location: String,
+    /// Why it blocks.
+    #[serde(default)]
+    pub why: String,
+    /// The auditor's hint.
+    #[serde(default)]
+    pub hint: String,
+}
+
+/// One `REPORTED (non-blocking)` row of a security verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReportedRow {
+    /// Severity word.
+    pub severity: String,
+    /// Rule id.
+    pub rule: String,
+    /// `file:line`.
+    pub location: String,
+}
+
+/// A row of `gate.finished`: its shape depends on the gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum GateRow {
+    /// GATE 0 row.
+    Floor(FloorRow),
+    /// GATE 1 row.
+    Criterion(CriterionRow),
+    /// GATE 2 row.
+    Security(SecurityRow),
+    /// A row of a shape this version does not know, kept as is.
+    Other(Value),
+}
+
+/// `SCOPE:` of a conformity verdict.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scope {
+    /// Number of in-scope files.
+    #[serde(default)]
+    pub in_scope: u32,
+    /// Files changed outside FILE SCOPE.
+    #[serde(default)]
+    pub out_of_scope: Vec<String>,
+}
+
+/// The finding verifier's verdict on one finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum FindingVerdict {
+    /// The code does what the finding says (evidence quoted).
+    Verified,
+    /// Proof that the code does not exist or does not do that.
+    False,
+    /// Cannot be checked against the working tree (note says why).
+    Unverifiable,
+}
+
+impl FindingVerdict {
+    /// The token as written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingVerdict::Verified => "VERIFIED",
+            FindingVerdict::False => "FALSE",
+            FindingVerdict::Unverifiable => "UNVERIFIABLE",
+        }
+    }
+}
+
+/// A review finding with the finding verifier's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Finding {
+    /// Finding id (taken from the finding, never from a model's echo).
+    pub id: String,
+    /// blocking, major, minor, nit (free text from other tools is kept).
+    #[serde(default)]
+    pub severity: String,
+    /// File the finding is about.
+    #[serde(default)]
+    pub path: String,
+    /// Line or range, as text (`80-92`).
+    #[serde(default)]
+    pub lines: String,
+    /// What the finding claims.
+    #[serde(default)]
+    pub claim: String,
+    /// The verifier's verdict.
+    pub verdict: FindingVerdict,
+    /// Decisive lines quoted as `path:line`.
+    #[serde(default)]
+    pub evidence: String,
+    /// Why UNVERIFIABLE (or any remark).
+    #[serde(default)]
+    pub note: String,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+/// Outcome of one verify-by-test attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerifyOutcome {
+    /// The repro test failed as predicted: the finding stands, the test is kept.
+    Confirmed,
+    /// The repro test passed (and the evidence gate agreed): downgraded to deferred.
+    NotReproduced,
+    /// Compile error, timeout, not unit-testable: the judgement stands.
+    Inconclusive,
+    /// Past `maxFindings`: judgement only.
+    CapExceeded,
+}
+
+impl VerifyOutcome {
+    /// The token as written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifyOutcome::Confirmed => "confirmed",
+            VerifyOutcome::NotReproduced => "not-reproduced",
+            VerifyOutcome::Inconclusive => "inconclusive",
+            VerifyOutcome::CapExceeded => "cap-exceeded",
+        }
+    }
+}
+
+/// A repro test kept because it confirmed a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RedTest {
+    /// Test file.
+    pub file: String,
+    /// Test reference (`file::name`).
+    pub test_ref: String,
+    /// The finding it proves.
+    pub issue: String,
+}
+
+/// The kinds of human gate (PROTOCOL §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum HumanGateKind {
+    /// GATE 1 reported ABANDONED criteria.
+    Abandoned,
+    /// All MET but criteria or findings remain UNVERIFIABLE.
+    Unverifiable,
+    /// The diff touches a file outside FILE SCOPE.
+    OutOfScope,
+    /// A gate used all its rounds.
+    CapReached,
+    /// A verifier or auditor failed structurally twice.
+    Structural,
+}
+
+impl HumanGateKind {
+    /// All kinds.
+    pub const ALL: [HumanGateKind; 5] = [
+        HumanGateKind::Abandoned,
+        HumanGateKind::Unverifiable,
+        HumanGateKind::OutOfScope,
+        HumanGateKind::CapReached,
+        HumanGateKind::Structural,
+    ];
+
+    /// The name used in files and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HumanGateKind::Abandoned => "abandoned",
+            HumanGateKind::Unverifiable => "unverifiable",
+            HumanGateKind::OutOfScope => "out-of-scope",
+            HumanGateKind::CapReached => "cap-reached",
+            HumanGateKind::Structural => "structural",
+        }
+    }
+
+    /// The decisions a person may take on a gate of this kind (PROTOCOL §1).
+    pub fn options(self) -> &'static [Decision] {
+        use Decision::*;
+        match self {
+            HumanGateKind::Abandoned => &[Lift, AcceptPartial],
+            HumanGateKind::Unverifiable => &[Accept, Reject],
+            HumanGateKind::OutOfScope => &[Approve, Deny],
+            HumanGateKind::CapReached => &[Extend, TakeOver, Abort],
+            HumanGateKind::Structural => &[Retry, Extend, TakeOver, Abort],
+        }
+    }
+}
+
+impl std::fmt::Display for HumanGateKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for HumanGateKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        HumanGateKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown human gate kind '{s}' (expected abandoned, unverifiable, out-of-scope, cap-reached or structural)"
+                )
+            })
+    }
+}
+
+/// A decision token, as written in files and on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    /// abandoned: the criterion becomes normal again and goes back to the developer.
+    Lift,
+    /// abandoned: the run may finish, never reported as fully complete.
+    AcceptPartial,
+    /// unverifiable: checked by hand.
+    Accept,
+    /// unverifiable: the run stops as not conformant.
+    Reject,
+    /// out-of-scope: the file joins FILE SCOPE with `[gated YYYY-MM-DD]`.
+    Approve,
+    /// out-of-scope: the developer must remove the change.
+    Deny,
+    /// cap-reached / structural: one more round.
+    Extend,
+    /// cap-reached / structural: the loop stops; a person finishes.
+    TakeOver,
+    /// cap-reached / structural: the run is aborted.
+    Abort,
+    /// structural: run the gate again.
+    Retry,
+}
+
+impl Decision {
+    /// All decisions.
+    pub const ALL: [Decision; 10] = [
+        Decision::Lift,
+        Decision::AcceptPartial,
+        Decision::Accept,
+        Decision::Reject,
+        Decision::Approve,
+        Decision::Deny,
+        Decision::Extend,
+        Decision::TakeOver,
+        Decision::Abort,
+        Decision::Retry,
+    ];
+
+    /// The token.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Lift => "lift",
+            Decision::AcceptPartial => "accept-partial",
+            Decision::Accept => "accept",
+            Decision::Reject => "reject",
+            Decision::Approve => "approve",
+            Decision::Deny => "deny",
+            Decision::Extend => "extend",
+            Decision::TakeOver => "take-over",
+            Decision::Abort => "abort",
+            Decision::Retry => "retry",
+        }
+    }
+
+    /// A human label for buttons and reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Decision::Lift => "lift",
+            Decision::AcceptPartial => "accept partial",
+            Decision::Accept => "accept",
+            Decision::Reject => "reject",
+            Decision::Approve => "approve",
+            Decision::Deny => "deny",
+            Decision::Extend => "extend",
+            Decision::TakeOver => "take over",
+            Decision::Abort => "abort",
+            Decision::Retry => "retry",
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Decision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Decision::ALL.into_iter().find(|d| d.as_str() == s).ok_or_else(|| {
+            format!(
+                "unknown decision '{s}' (expected one of: lift, accept-partial, accept, reject, approve, deny, extend, take-over, abort, retry)"
+            )
+        })
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndStatus {
+    /// Every gate passed, nothing abandoned.
+    Complete,
+    /// Finished with an accepted abandonment.
+    Partial,
+    /// A person rejected an UNVERIFIABLE leftover.
+    NotConformant,
+    /// A person took over.
+    Stopped,
+    /// Aborted.
+    Aborted,
+}
+
+impl EndStatus {
+    /// The token.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndStatus::Complete => "complete",
+            EndStatus::Partial => "partial",
+            EndStatus::NotConformant => "not-conformant",
+            EndStatus::Stopped => "stopped",
+            EndStatus::Aborted => "aborted",
+        }
+    }
+}
+
+impl std::str::FromStr for EndStatus {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [
+            EndStatus::Complete,
+            EndStatus::Partial,
+            EndStatus::NotConformant,
+            EndStatus::Stopped,
+            EndStatus::Aborted,
+        ]
+        .into_iter()
+        .find(|e| e.as_str() == s)
+        .ok_or_else(|| {
+            format!("unknown run status '{s}' (expected complete, partial, not-conformant, stopped or aborted)")
+        })
+    }
+}
