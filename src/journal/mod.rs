@@ -1,2 +1,18 @@
-//! The `.pipeline` store: discovery, locked append, state snapshot, tail
-//! reading. Every writer goes through [`append`].
+//! The `.pipeline` store (PROTOCOL §2, §5): discovery, the locked append that
+//! every writer goes through, the `state.json` snapshot, and the tail reader
+//! every reader uses.
+//!
+//! Never prints and never touches the terminal; errors carry the path and
+//! the operation that failed.
+
+mod append;
+mod error;
+mod lock;
+mod pipeline;
+mod reader;
+
+pub use append::{AppendOptions, Appended, append, append_with, write_state};
+pub use error::JournalError;
+pub use lock::{DEFAULT_LOCK_TIMEOUT, PipelineLock};
+pub use pipeline::Pipeline;
+pub use reader::{JournalReader, LineProblem, MAX_LINE_BYTES, ReadBatch, read_all};

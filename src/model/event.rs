@@ -496,7 +496,7 @@ impl Event {
         if seq == 0 {
             return Err(EventError::Header("\"seq\" must be at least 1".into()));
         }
-        let at = match map.remove("at") {
+        let at = match map.shift_remove("at") {
             Some(Value::String(s)) => s,
             Some(_) => return Err(EventError::Header("\"at\" must be a string".into())),
             None => return Err(EventError::Header("missing field \"at\"".into())),
@@ -512,7 +512,7 @@ impl Event {
                 message: e.to_string(),
             })?
         } else {
-            map.remove("type");
+            map.shift_remove("type");
             EventBody::Unknown { type_name, fields: map }
         };
         Ok(Event {
@@ -592,7 +592,7 @@ fn is_known_type(t: &str) -> bool {
 }
 
 fn take_u64(map: &mut Map<String, Value>, key: &str) -> Result<u64, EventError> {
-    match map.remove(key) {
+    match map.shift_remove(key) {
         Some(Value::Number(n)) => n
             .as_u64()
             .ok_or_else(|| EventError::Header(format!("\"{key}\" must be a non-negative integer"))),
@@ -636,6 +636,6 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().starts_with("gate.started: invalid type: string \"x\""), "{err}");
         let err = Event::parse_line(br#"{"v":1,"seq":2,"at":"t""#).unwrap_err();
-        assert!(matches!(err, EventError::Json { column: 24, .. }), "{err:?}");
+        assert!(matches!(err, EventError::Json { column: 23, .. }), "{err:?}");
     }
 }

@@ -1,0 +1,247 @@
+//! The one write path (PROTOCOL §5): lock, learn the last seq, append whole
+//! lines with a single write, fsync, rewrite `state.json` atomically, unlock.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use crate::model::event::EVENT_VERSION;
+use crate::model::{Event, EventBody, State, fold};
+use crate::util::{now_rfc3339, replace_atomically};
+
+use super::{JournalError, Pipeline, PipelineLock, read_all};
+
+/// Options of an append.
+#[derive(Debug, Clone)]
+pub struct AppendOptions {
+    /// How long to wait for the lock.
+    pub lock_timeout: Duration,
+}
+
+impl Default for AppendOptions {
+    fn default() -> Self {
+        AppendOptions { lock_timeout: PipelineLock::timeout_from_env() }
+    }
+}
+
+/// What an append wrote.
+#[derive(Debug, Clone)]
+pub struct Appended {
+    /// The events written, with their seq and time.
+    pub events: Vec<Event>,
+    /// The state after them (as written to `state.json`).
+    pub state: State,
+}
+
+/// Appends events computed from the current state, under the lock.
+///
+/// `make` sees the state folded from the journal as it is under the lock
+/// and returns the payloads to append (or refuses with an error, which
+/// leaves everything untouched). This is how rules that depend on the
+/// state (ids, counters, "already decided") are applied without a race.
+pub fn append_with<F>(pipeline: &Pipeline, opts: &AppendOptions, make: F) -> Result<Appended, JournalError>
+where
+    F: FnOnce(&State) -> Result<Vec<EventBody>, JournalError>,
+{
+    let dir = pipeline.dir();
+    fs::create_dir_all(dir).map_err(|e| JournalError::io("create", dir, e))?;
+    let _lock = PipelineLock::acquire(&pipeline.lock_path(), opts.lock_timeout)?;
+
+    let journal_path = pipeline.journal_path();
+    let mut journal = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(&journal_path)
+        .map_err(|e| JournalError::io("open", &journal_path, e))?;
+    repair_partial_tail(&mut journal, &journal_path)?;
+
+    let mut state = load_state(pipeline, &journal_path)?;
+    let bodies = make(&state)?;
+    if bodies.is_empty() {
+        return Ok(Appended { events: Vec::new(), state });
+    }
+
+    let at = now_rfc3339();
+    let mut events = Vec::with_capacity(bodies.len());
+    let mut buf = Vec::new();
+    for (i, body) in bodies.into_iter().enumerate() {
+        let ev = Event { v: EVENT_VERSION, seq: state.seq + 1 + i as u64, at: at.clone(), body };
+        serde_json::to_writer(&mut buf, &ev.to_value())?;
+        buf.push(b'\n');
+        events.push(ev);
+    }
+    let before = journal.metadata().map_err(|e| JournalError::io("stat", &journal_path, e))?.len();
+    // One write for the whole batch: readers see complete lines or a partial
+    // tail they ignore; a short write is rolled back so no half line stays.
+    match journal.write(&buf) {
+        Ok(n) if n == buf.len() => {}
+        Ok(n) => {
+            let _ = journal.set_len(before);
+            return Err(JournalError::io(
+                "append to",
+                &journal_path,
+                std::io::Error::new(std::io::ErrorKind::WriteZero, format!("short write ({n} of {} bytes)", buf.len())),
+            ));
+        }
+        Err(e) => {
+            let _ = journal.set_len(before);
+            return Err(JournalError::io("append to", &journal_path, e));
+        }
+    }
+    journal.sync_data().map_err(|e| JournalError::io("fsync", &journal_path, e))?;
+
+    for ev in &events {
+        state.apply(ev);
+    }
+    state.finish();
+    write_state(pipeline, &state)?;
+    Ok(Appended { events, state })
+}
+
+/// Appends fixed payloads.
+pub fn append(pipeline: &Pipeline, opts: &AppendOptions, bodies: Vec<EventBody>) -> Result<Appended, JournalError> {
+    append_with(pipeline, opts, |_| Ok(bodies))
+}
+
+/// Writes `state.json` (temp + fsync + rename + fsync of the folder).
+pub fn write_state(pipeline: &Pipeline, state: &State) -> Result<(), JournalError> {
+    let path = pipeline.state_path();
+    let mut bytes = serde_json::to_vec_pretty(state)?;
+    bytes.push(b'\n');
+    replace_atomically(&path, &bytes).map_err(|e| JournalError::io("write", path, e))
+}
+
+/// A crashed writer may have left a last line without `\n`: cut it off.
+fn repair_partial_tail(journal: &mut File, path: &Path) -> Result<(), JournalError> {
+    let len = journal.metadata().map_err(|e| JournalError::io("stat", path, e))?.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let mut pos = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut last_byte_checked = false;
+    while pos > 0 {
+        let n = buf.len().min(pos as usize);
+        pos -= n as u64;
+        journal.seek(SeekFrom::Start(pos)).map_err(|e| JournalError::io("seek", path, e))?;
+        journal.read_exact(&mut buf[..n]).map_err(|e| JournalError::io("read", path, e))?;
+        if !last_byte_checked {
+            if buf[n - 1] == b'\n' {
+                return Ok(());
+            }
+            last_byte_checked = true;
+        }
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            let keep = pos + i as u64 + 1;
+            tracing::warn!(path = %path.display(), cut = len - keep, "repairing a partial last line left by a crashed writer");
+            return journal.set_len(keep).map_err(|e| JournalError::io("truncate", path, e));
+        }
+    }
+    journal.set_len(0).map_err(|e| JournalError::io("truncate", path, e))
+}
+
+/// The state of the journal: `state.json` when it is ours and up to date
+/// with the journal's last seq, else a fold of the whole journal.
+fn load_state(pipeline: &Pipeline, journal_path: &Path) -> Result<State, JournalError> {
+    let last_seq = last_seq(journal_path)?;
+    if let Ok(bytes) = fs::read(pipeline.state_path())
+        && let Ok(state) = serde_json::from_slice::<State>(&bytes)
+        && state.v == crate::model::state::STATE_VERSION
+        && state.seq == last_seq
+    {
+        return Ok(state);
+    }
+    let batch = read_all(journal_path).map_err(|e| JournalError::io("read", journal_path, e))?;
+    Ok(fold(&batch.events))
+}
+
+/// Seq of the last complete, parsable line (0 for an empty journal).
+fn last_seq(journal_path: &Path) -> Result<u64, JournalError> {
+    let mut f = File::open(journal_path).map_err(|e| JournalError::io("open", journal_path, e))?;
+    let len = f.metadata().map_err(|e| JournalError::io("stat", journal_path, e))?.len();
+    let mut window = 4096u64;
+    loop {
+        let start = len.saturating_sub(window);
+        f.seek(SeekFrom::Start(start)).map_err(|e| JournalError::io("seek", journal_path, e))?;
+        let mut buf = Vec::new();
+        Read::by_ref(&mut f).take(len - start).read_to_end(&mut buf).map_err(|e| JournalError::io("read", journal_path, e))?;
+        let mut lines: Vec<&[u8]> = buf.split(|&b| b == b'\n').collect();
+        if start > 0 {
+            lines.remove(0); // may be cut
+        }
+        for line in lines.iter().rev() {
+            if let Ok(ev) = Event::parse_line(line) {
+                return Ok(ev.seq);
+            }
+        }
+        if start == 0 {
+            return Ok(0);
+        }
+        window = window.saturating_mul(4);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EventBody;
+
+    fn note(t: &str) -> EventBody {
+        EventBody::Note { text: t.into() }
+    }
+
+    #[test]
+    fn appends_numbered_lines_and_writes_state() {
+        let d = tempfile::tempdir().unwrap();
+        let p = Pipeline::at(d.path().join(".pipeline"));
+        let o = AppendOptions::default();
+        append(&p, &o, vec![note("a"), note("b")]).unwrap();
+        let out = append(&p, &o, vec![note("c")]).unwrap();
+        assert_eq!(out.events[0].seq, 3);
+        let batch = read_all(&p.journal_path()).unwrap();
+        assert_eq!(batch.events.len(), 3);
+        let state: State = serde_json::from_slice(&fs::read(p.state_path()).unwrap()).unwrap();
+        assert_eq!(state, fold(&batch.events));
+    }
+
+    #[test]
+    fn a_partial_tail_is_repaired_before_appending() {
+        let d = tempfile::tempdir().unwrap();
+        let p = Pipeline::at(d.path().join(".pipeline"));
+        let o = AppendOptions::default();
+        append(&p, &o, vec![note("a")]).unwrap();
+        OpenOptions::new().append(true).open(p.journal_path()).unwrap().write_all(b"{\"v\":1,\"seq\":2,\"at").unwrap();
+        append(&p, &o, vec![note("b")]).unwrap();
+        let text = fs::read_to_string(p.journal_path()).unwrap();
+        assert_eq!(text.lines().count(), 2);
+        assert!(text.ends_with("\"text\":\"b\"}\n"));
+        let batch = read_all(&p.journal_path()).unwrap();
+        assert!(batch.problems.is_empty());
+        assert_eq!(batch.events[1].seq, 2);
+    }
+
+    #[test]
+    fn a_stale_state_json_is_rebuilt_from_the_journal() {
+        let d = tempfile::tempdir().unwrap();
+        let p = Pipeline::at(d.path().join(".pipeline"));
+        let o = AppendOptions::default();
+        append(&p, &o, vec![note("a")]).unwrap();
+        fs::write(p.state_path(), b"{\"v\":1,\"seq\":99}").unwrap();
+        let out = append(&p, &o, vec![note("b")]).unwrap();
+        assert_eq!(out.state.seq, 2);
+    }
+
+    #[test]
+    fn a_refusal_writes_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let p = Pipeline::at(d.path().join(".pipeline"));
+        let o = AppendOptions::default();
+        append(&p, &o, vec![note("a")]).unwrap();
+        let before = fs::read(p.journal_path()).unwrap();
+        let err = append_with(&p, &o, |_| Err(JournalError::Refused("no".into()))).unwrap_err();
+        assert_eq!(err.to_string(), "no");
+        assert_eq!(fs::read(p.journal_path()).unwrap(), before);
+    }
+}

@@ -1,0 +1,138 @@
+//! Finding the `.pipeline` folder and the paths inside it.
+
+use std::path::{Path, PathBuf};
+
+/// A `.pipeline` folder (it may not exist yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pipeline {
+    dir: PathBuf,
+}
+
+impl Pipeline {
+    /// The folder name.
+    pub const DIR_NAME: &'static str = ".pipeline";
+
+    /// A pipeline at exactly this folder.
+    pub fn at(dir: impl Into<PathBuf>) -> Self {
+        Pipeline { dir: dir.into() }
+    }
+
+    /// Interprets a path given by a person: a `.pipeline` folder itself (its
+    /// name, or it holds `events.jsonl` / `state.json`), or a worktree whose
+    /// `.pipeline` is meant.
+    pub fn from_user_path(path: &Path) -> Self {
+        let is_pipeline = path.file_name().is_some_and(|n| n == Self::DIR_NAME)
+            || path.join("events.jsonl").exists()
+            || path.join("state.json").exists();
+        if is_pipeline {
+            Pipeline::at(path)
+        } else {
+            Pipeline::at(path.join(Self::DIR_NAME))
+        }
+    }
+
+    /// Walks up from `start` like git finds `.git`: the first existing
+    /// `.pipeline` folder.
+    pub fn discover(start: &Path) -> Option<Self> {
+        start
+            .ancestors()
+            .map(|a| a.join(Self::DIR_NAME))
+            .find(|p| p.is_dir())
+            .map(Pipeline::at)
+    }
+
+    /// The pipeline to write to from `start`: an existing one found upwards,
+    /// else a new one at the root of the enclosing git worktree, else in `start`.
+    pub fn discover_or_new(start: &Path) -> Self {
+        if let Some(p) = Self::discover(start) {
+            return p;
+        }
+        let root = start
+            .ancestors()
+            .find(|a| a.join(".git").exists())
+            .unwrap_or(start);
+        Pipeline::at(root.join(Self::DIR_NAME))
+    }
+
+    /// Where a pipeline would be looked for from `start` (for messages).
+    pub fn search_hint(start: &Path) -> PathBuf {
+        Self::discover_or_new(start).dir
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The worktree holding it (its parent folder).
+    pub fn worktree(&self) -> &Path {
+        self.dir.parent().unwrap_or(Path::new("."))
+    }
+
+    /// `events.jsonl`.
+    pub fn journal_path(&self) -> PathBuf {
+        self.dir.join("events.jsonl")
+    }
+
+    /// `state.json`.
+    pub fn state_path(&self) -> PathBuf {
+        self.dir.join("state.json")
+    }
+
+    /// `lock`.
+    pub fn lock_path(&self) -> PathBuf {
+        self.dir.join("lock")
+    }
+
+    /// `gates/`.
+    pub fn gates_dir(&self) -> PathBuf {
+        self.dir.join("gates")
+    }
+
+    /// True when the folder exists.
+    pub fn exists(&self) -> bool {
+        self.dir.is_dir()
+    }
+
+    /// Resolves a path recorded in an event (relative to `.pipeline/`),
+    /// refusing anything that would leave the pipeline's worktree: absolute
+    /// paths, `..` components. Returns why it is refused.
+    pub fn resolve_recorded(&self, rel: &str) -> Result<PathBuf, String> {
+        let p = Path::new(rel);
+        if rel.is_empty() {
+            return Err("empty path".into());
+        }
+        if p.is_absolute() {
+            return Err(format!("absolute path refused: {rel}"));
+        }
+        if p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+            return Err(format!("path leaving the pipeline refused: {rel}"));
+        }
+        Ok(self.dir.join(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovers_upwards_and_creates_at_git_root() {
+        let d = tempfile::tempdir().unwrap();
+        let deep = d.path().join("a/b/c");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir(d.path().join(".git")).unwrap();
+        assert_eq!(Pipeline::discover(&deep), None);
+        assert_eq!(Pipeline::discover_or_new(&deep).dir(), d.path().join(".pipeline"));
+        std::fs::create_dir(d.path().join("a/.pipeline")).unwrap();
+        assert_eq!(Pipeline::discover(&deep).unwrap().dir(), d.path().join("a/.pipeline"));
+    }
+
+    #[test]
+    fn recorded_paths_stay_inside() {
+        let p = Pipeline::at("/w/.pipeline");
+        assert_eq!(p.resolve_recorded("gates/1-floor-1.out").unwrap(), Path::new("/w/.pipeline/gates/1-floor-1.out"));
+        assert!(p.resolve_recorded("../etc/passwd").is_err());
+        assert!(p.resolve_recorded("/etc/passwd").is_err());
+    }
+}
