@@ -7,6 +7,7 @@
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`util`]: atomic file replacement, hashes, time, `user@host`.
+//! - [`recorder`]: what the orchestrator's calls write, with the loop's rules applied under the lock.
 //! - [`cli`]: clap definitions and one small function per subcommand.
 //!
 //! `model`, `parse`, `journal`, `gate0` and `checks` never touch the terminal.
@@ -17,4 +18,6 @@ pub mod gate0;
 pub mod journal;
 pub mod model;
 pub mod parse;
+pub mod recorder;
 pub mod util;
+pub mod watch;

@@ -44,7 +44,7 @@ impl PipelineLock {
                         });
                     }
                     std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(20));
+                    pause = (pause * 2).min(Duration::from_millis(4));
                 }
                 Err(TryLockError::Error(e)) => return Err(JournalError::io("lock", path, e)),
             }

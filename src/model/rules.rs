@@ -70,11 +70,34 @@ pub struct Next {
     /// One line for people.
     #[serde(default)]
     pub why: String,
+    /// For done and stop: the status the run should end with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<EndStatus>,
 }
 
 impl Next {
     fn new(action: NextAction, gate: Option<GateName>, why: impl Into<String>) -> Self {
-        Next { action, gate, human: None, why: why.into() }
+        Next { action, gate, human: None, why: why.into(), end: None }
+    }
+
+    /// The same, with the status the run should end with.
+    fn ending(mut self, end: EndStatus) -> Self {
+        self.end = Some(end);
+        self
+    }
+
+    /// `<action> [gate | human id | end status]`, for scripts (`status --next`).
+    pub fn machine_line(&self) -> String {
+        let arg = match self.action {
+            NextAction::Human => self.human.clone(),
+            NextAction::NextGate | NextAction::Retry => self.gate.map(|g| g.as_str().to_string()),
+            NextAction::Done | NextAction::Stop => self.end.map(|e| e.as_str().to_string()),
+            NextAction::Dev => None,
+        };
+        match arg {
+            Some(a) => format!("{} {a}", self.action.as_str()),
+            None => self.action.as_str().to_string(),
+        }
     }
 
     /// The `NEXT: ...` line of a recording command.
@@ -272,8 +295,8 @@ pub fn assign_ids(state: &State, iteration: u32, reqs: Vec<GateRequest>, scope: 
 
 /// What the orchestrator does next, from the state alone.
 pub fn next(s: &State) -> Next {
-    if s.ended.is_some() {
-        return Next::new(NextAction::Done, None, "the run has ended");
+    if let Some(e) = &s.ended {
+        return Next::new(NextAction::Done, None, "the run has ended").ending(e.status);
     }
     if let Some(g) = s.open_human_gates().next() {
         return Next {
@@ -281,6 +304,7 @@ pub fn next(s: &State) -> Next {
             gate: g.request.gate,
             human: Some(g.request.id.clone()),
             why: format!("waiting on a person: {} ({})", g.request.id, g.request.kind),
+            end: None,
         };
     }
     if let Some((id, d)) = s.human_gates.iter().find_map(|g| {
@@ -288,7 +312,12 @@ pub fn next(s: &State) -> Next {
         matches!(d.decision.decision, Decision::TakeOver | Decision::Abort | Decision::Reject)
             .then_some((&g.request.id, d.decision.decision))
     }) {
-        return Next::new(NextAction::Stop, None, format!("{id} decided {d}: record the end of the run"));
+        let end = match d {
+            Decision::Reject => EndStatus::NotConformant,
+            Decision::Abort => EndStatus::Aborted,
+            _ => EndStatus::Stopped,
+        };
+        return Next::new(NextAction::Stop, None, format!("{id} decided {d}: record the end of the run")).ending(end);
     }
     if s.run.is_none() && s.seq == 0 {
         return Next::new(NextAction::NextGate, Some(GateName::Floor), "no run yet");
@@ -335,7 +364,13 @@ pub fn next(s: &State) -> Next {
     }
     match g.gate.next() {
         Some(n) => Next::new(NextAction::NextGate, Some(n), format!("GATE {} passed: run GATE {}", g.gate.number(), n.number())),
-        None => Next::new(NextAction::Done, None, "every gate passed: record the end of the run"),
+        None => {
+            let partial = s.human_gates.iter().any(|h| {
+                h.decision.as_ref().is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
+            });
+            let end = if partial { EndStatus::Partial } else { EndStatus::Complete };
+            Next::new(NextAction::Done, None, "every gate passed: record the end of the run").ending(end)
+        }
     }
 }
 

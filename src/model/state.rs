@@ -195,7 +195,7 @@ impl HumanGate {
 
 /// The fold of a journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct State {
     /// Format version (1).
     pub v: u32,

@@ -1,0 +1,202 @@
+//! `loopwatch ask`, `await` and `decide`: the human gates from the command line.
+
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::Args;
+use notify::{RecursiveMode, Watcher};
+
+use super::Globals;
+use super::output::{finish, shown};
+use crate::journal::{JournalReader, Pipeline};
+use crate::model::event::HumanDecision;
+use crate::model::rules::GateRequest;
+use crate::model::*;
+use crate::recorder::Recorder;
+
+/// `ask`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "Prints the new gate's id on the first line.\n\nExit codes: 10 the gate is open (await it), 2 bad input.")]
+pub struct AskArgs {
+    /// abandoned, unverifiable, out-of-scope, cap-reached or structural.
+    pub kind: HumanGateKind,
+    /// Criterion id, finding id, file path or gate.
+    #[arg(long)]
+    pub subject: String,
+    /// One line for the person.
+    #[arg(long)]
+    pub summary: String,
+    /// The gate that asks (floor, conformity, security).
+    #[arg(long)]
+    pub gate: Option<GateName>,
+    /// What to show the person, as JSON (rows, paths, output).
+    #[arg(long)]
+    pub evidence: Option<String>,
+}
+
+/// `await`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Blocks until the human gate ID is decided (in the TUI, by `loopwatch decide`, or by
+another program appending to the journal), then prints the decision as one JSON line:
+{\"id\",\"decision\",\"reason\",\"by\",\"at\"}. It wakes on filesystem events, not by polling.
+
+What the orchestrator does with each decision:
+  lift            the abandonment is lifted: the criterion is a normal criterion again and
+                  goes back to the developer. Nothing is removed from the contract by this
+                  decision itself: the orchestrator removes the ABANDON line.
+  accept-partial  the run may finish, as partial (never reported complete).
+  accept          the UNVERIFIABLE item counts as checked by hand.
+  reject          the run stops as not conformant.
+  approve         the file was added to FILE SCOPE with [gated YYYY-MM-DD]; go on.
+  deny            the developer must remove the change to that file.
+  extend          one more round of that gate.
+  take-over       the loop stops; a person finishes.
+  abort           the run is aborted.
+  retry           run the gate again.
+
+Exit codes: 0 decided (JSON on stdout), 124 timed out, 2 no such gate or bad input,
+3 no pipeline.")]
+pub struct AwaitArgs {
+    /// The human gate id (`hg-<iter>-<gate>-<n>`).
+    pub id: String,
+    /// Give up after this many seconds (exit 124).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+}
+
+/// `decide`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason).")]
+pub struct DecideArgs {
+    /// The human gate id.
+    pub id: String,
+    /// The decision (lift, accept-partial, accept, reject, approve, deny, extend, take-over, abort, retry).
+    pub decision: Decision,
+    /// Why (required).
+    #[arg(long)]
+    pub reason: String,
+}
+
+/// Runs `ask`.
+pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let evidence = match a.evidence {
+        Some(s) => serde_json::from_str(&s).context("--evidence is not JSON")?,
+        None => serde_json::Value::Null,
+    };
+    let rec = Recorder::new(globals.pipeline_for_writing()?);
+    let (id, out) = rec.ask(GateRequest { kind: a.kind, gate: a.gate, subject: a.subject, summary: a.summary, evidence })?;
+    println!("{id}");
+    Ok(finish(&out, false))
+}
+
+/// Runs `decide`.
+pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let pipeline = globals.pipeline_for_reading()?;
+    let rec = Recorder::new(pipeline);
+    let evidence_hash = crate::journal::snapshot(rec.pipeline())?
+        .and_then(|s| s.state.human_gate(&a.id).map(|g| crate::util::sha256_tagged(g.request.evidence.to_string().as_bytes())))
+        .unwrap_or_default();
+    let decision = HumanDecision {
+        id: a.id.clone(),
+        decision: a.decision,
+        reason: a.reason,
+        by: crate::util::user_at_host(),
+        evidence_hash,
+        contract_edit: None,
+        extra: Default::default(),
+    };
+    let out = crate::decision::record(&rec, decision)?;
+    println!("decision saved ({}: {})", shown(&a.id), a.decision);
+    Ok(finish(&out, false))
+}
+
+/// Runs `await`.
+pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let pipeline = globals.pipeline_for_reading()?;
+    let deadline = a.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+    let (tx, rx) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(move |_res| {
+        let _ = tx.send(());
+    })
+    .context("start watching the pipeline")?;
+    watcher
+        .watch(pipeline.dir(), RecursiveMode::NonRecursive)
+        .with_context(|| format!("watch {}", pipeline.dir().display()))?;
+    let mut reader = JournalReader::new(pipeline.journal_path());
+    let mut state = State::default();
+    let mut first = true;
+    loop {
+        let batch = reader.read_new().with_context(|| format!("read {}", reader.path().display()))?;
+        if batch.reset {
+            state = State::default();
+        }
+        for ev in &batch.events {
+            state.apply(ev);
+        }
+        state.finish();
+        if let Some(gate) = state.human_gate(&a.id) {
+            if let Some(d) = &gate.decision {
+                let out = serde_json::json!({
+                    "id": d.decision.id,
+                    "decision": d.decision.decision,
+                    "reason": d.decision.reason,
+                    "by": d.decision.by,
+                    "at": d.at,
+                });
+                println!("{out}");
+                return Ok(ExitCode::SUCCESS);
+            }
+        } else if first {
+            eprintln!("loopwatch: no human gate {} in {}", shown(&a.id), pipeline.dir().display());
+            return Ok(ExitCode::from(2));
+        }
+        first = false;
+        // Wake on filesystem events; a slow re-read guards against a missed one.
+        let wait = match deadline {
+            Some(d) => match d.checked_duration_since(Instant::now()) {
+                Some(left) => left.min(Duration::from_secs(5)),
+                None => {
+                    eprintln!("loopwatch: {} still open after the timeout", shown(&a.id));
+                    return Ok(ExitCode::from(124));
+                }
+            },
+            None => Duration::from_secs(5),
+        };
+        match rx.recv_timeout(wait) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {
+                while rx.try_recv().is_ok() {}
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => anyhow::bail!("the watcher stopped"),
+        }
+    }
+}
+
+impl Globals {
+    /// The pipeline to write to: `--pipeline`, else found upwards, else a new
+    /// one at the worktree root.
+    pub fn pipeline_for_writing(&self) -> anyhow::Result<Pipeline> {
+        match &self.pipeline {
+            Some(p) => Ok(Pipeline::from_user_path(p)),
+            None => Ok(Pipeline::discover_or_new(&std::env::current_dir().context("current directory")?)),
+        }
+    }
+
+    /// The pipeline to read: `--pipeline`, else found upwards; an error
+    /// naming where it looked when there is none.
+    pub fn pipeline_for_reading(&self) -> anyhow::Result<Pipeline> {
+        let p = match &self.pipeline {
+            Some(p) => Pipeline::from_user_path(p),
+            None => {
+                let cwd = std::env::current_dir().context("current directory")?;
+                Pipeline::discover(&cwd).ok_or(crate::journal::JournalError::NoPipeline { start: cwd })?
+            }
+        };
+        if !p.exists() {
+            return Err(crate::journal::JournalError::NoPipeline { start: p.dir().to_path_buf() }.into());
+        }
+        Ok(p)
+    }
+}

@@ -1,0 +1,122 @@
+//! `loopwatch status [--json]`: a one-shot summary of the pipeline.
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::Globals;
+use super::output::shown;
+use crate::journal::{Pipeline, Source, snapshot};
+use crate::model::*;
+
+/// `status`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+--json prints the whole state (the fold of events.jsonl, as in state.json) plus
+`openHumanGates` (ids of the gates waiting on a person) and `problems` (journal lines
+that could not be used).
+
+Exit codes: 0 nothing waits on a person, 10 a human gate is open, 3 no pipeline,
+2 the pipeline could not be read.")]
+pub struct StatusArgs {
+    /// Print JSON instead of text.
+    #[arg(long, conflicts_with = "next")]
+    pub json: bool,
+    /// Print only what comes next, for scripts: `next-gate <gate>`, `retry <gate>`,
+    /// `dev`, `human <id>`, `done <end status>` or `stop <end status>`.
+    #[arg(long)]
+    pub next: bool,
+}
+
+/// Runs `status`.
+pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let pipeline = match &globals.pipeline {
+        Some(p) => Some(Pipeline::from_user_path(p)),
+        None => Pipeline::discover(&std::env::current_dir()?),
+    };
+    let Some(snap) = pipeline.as_ref().map(snapshot).transpose()?.flatten() else {
+        let looked = pipeline.map_or_else(
+            || Pipeline::search_hint(&std::env::current_dir().unwrap_or_default()),
+            |p| p.dir().to_path_buf(),
+        );
+        if a.json {
+            println!("{}", serde_json::json!({ "error": "no pipeline", "lookedIn": looked }));
+        } else {
+            eprintln!("loopwatch: no pipeline (looked in {} and above)", looked.display());
+        }
+        return Ok(ExitCode::from(3));
+    };
+    let state = &snap.state;
+    let open: Vec<&str> = state.open_human_gates().map(|g| g.request.id.as_str()).collect();
+    if a.next {
+        println!("{}", state.next.machine_line());
+    } else if a.json {
+        let mut v = serde_json::to_value(state)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("openHumanGates".into(), serde_json::json!(open));
+            o.insert(
+                "problems".into(),
+                serde_json::json!(snap.problems.iter().map(ToString::to_string).collect::<Vec<_>>()),
+            );
+            o.insert("source".into(), serde_json::json!(match snap.source {
+                Source::Journal => "events.jsonl",
+                Source::ForeignState => "state.json",
+            }));
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{}", shown(&text(state)));
+        for p in &snap.problems {
+            println!("problem: {}", shown(&p.to_string()));
+        }
+    }
+    Ok(ExitCode::from(if open.is_empty() { 0 } else { 10 }))
+}
+
+/// The text form of `status`.
+pub fn text(s: &State) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    match &s.run {
+        Some(r) => {
+            let _ = writeln!(out, "run {} · {} · contract {}", r.id, r.flow, r.contract);
+        }
+        None => out.push_str("no run started\n"),
+    }
+    let _ = writeln!(
+        out,
+        "status {} · iteration {} · last event {}",
+        s.status.as_str(),
+        s.iteration_number(),
+        s.last_event_at.as_deref().unwrap_or("never")
+    );
+    let strip: Vec<String> = GateName::ALL
+        .iter()
+        .map(|&g| {
+            let last = s.last_round(g).map_or_else(|| "—".to_string(), |r| r.verdict.to_string());
+            format!("GATE {} {g} {}/{} {last}", g.number(), s.counters.get(g), s.caps.get(g))
+        })
+        .collect();
+    let _ = writeln!(out, "{}", strip.join(" · "));
+    let open: Vec<&HumanGate> = s.open_human_gates().collect();
+    if !open.is_empty() {
+        let _ = writeln!(out, "waiting on you ({}):", open.len());
+        for g in open {
+            let _ = writeln!(out, "  {}  {}  {}", g.request.id, g.request.kind, g.request.summary);
+        }
+    }
+    for g in s.human_gates.iter().filter(|g| !g.is_open()) {
+        if let Some(d) = &g.decision {
+            let _ = writeln!(
+                out,
+                "decided {}: {} by {} at {} — {} ({})",
+                g.request.id, d.decision.decision, d.decision.by, d.at, d.decision.reason, d.decision.evidence_hash
+            );
+        }
+    }
+    if let Some(e) = &s.ended {
+        let _ = writeln!(out, "ended {}", e.status.as_str());
+    }
+    let _ = writeln!(out, "{}", s.next.line());
+    out
+}

@@ -1,0 +1,150 @@
+//! `loopwatch validate FILE...`: schema check of journals, states, triage
+//! files and finding verdicts, with errors naming file, line and field.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use serde_json::Value;
+
+use super::Globals;
+use super::output::shown;
+use crate::schema::{FileKind, for_kind};
+
+/// `validate`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+The kind of each file is taken from --kind, else from its name (*.jsonl: journal,
+state.json: state, triage*.json: triage), else from its content (an array: verdicts,
+an object with schemaVersion: triage, with reviewIterations: state).
+
+Exit codes: 0 every file is valid, 1 some file is not (each problem printed as
+file:line: /json/path: message), 2 usage or unreadable file.")]
+pub struct ValidateArgs {
+    /// Files to check.
+    #[arg(required = true)]
+    pub files: Vec<std::path::PathBuf>,
+    /// Force the kind of every file.
+    #[arg(long, value_enum)]
+    pub kind: Option<FileKind>,
+}
+
+/// Runs `validate`.
+pub fn run(a: ValidateArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
+    let mut bad = 0usize;
+    for path in &a.files {
+        let (_, bytes) = super::output::read_input(path)?;
+        let name = path.display().to_string();
+        let kind = match a.kind {
+            Some(k) => k,
+            None => guess_kind(path, &bytes).with_context(|| format!("{name}: cannot tell what kind of file this is (pass --kind)"))?,
+        };
+        let problems = check(&name, kind, &bytes)?;
+        if problems.is_empty() {
+            println!("{}: valid {}", shown(&name), kind_name(kind));
+        } else {
+            bad += 1;
+            for p in problems {
+                println!("{}", shown(&p));
+            }
+        }
+    }
+    Ok(ExitCode::from(u8::from(bad > 0)))
+}
+
+fn kind_name(k: FileKind) -> &'static str {
+    match k {
+        FileKind::Journal => "journal",
+        FileKind::State => "state",
+        FileKind::Triage => "triage file",
+        FileKind::Verdicts => "finding verdicts",
+    }
+}
+
+fn guess_kind(path: &Path, bytes: &[u8]) -> Option<FileKind> {
+    let name = path.file_name()?.to_string_lossy().to_string();
+    if name.ends_with(".jsonl") {
+        return Some(FileKind::Journal);
+    }
+    if name == "state.json" {
+        return Some(FileKind::State);
+    }
+    if name.starts_with("triage") && name.ends_with(".json") {
+        return Some(FileKind::Triage);
+    }
+    match serde_json::from_slice::<Value>(bytes).ok()? {
+        Value::Array(_) => Some(FileKind::Verdicts),
+        Value::Object(o) if o.contains_key("schemaVersion") => Some(FileKind::Triage),
+        Value::Object(o) if o.contains_key("reviewIterations") => Some(FileKind::State),
+        _ => None,
+    }
+}
+
+/// Every problem of one file, as `file:line: /path: message`.
+pub fn check(name: &str, kind: FileKind, bytes: &[u8]) -> anyhow::Result<Vec<String>> {
+    let validator = jsonschema::validator_for(&for_kind(kind)).context("compile schema")?;
+    let mut out = Vec::new();
+    if kind == FileKind::Journal {
+        let mut last_seq = 0u64;
+        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            let n = i + 1;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let v: Value = match serde_json::from_slice(line) {
+                Ok(v) => v,
+                Err(e) => {
+                    out.push(format!("{name}:{n}:{}: invalid JSON: {e}", e.column()));
+                    continue;
+                }
+            };
+            let known = v
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| crate::model::event::KNOWN_TYPES.contains(&t));
+            if known {
+                for e in validator.iter_errors(&v) {
+                    out.push(format!("{name}:{n}: {}: {e}", pointer(&e.instance_path().to_string())));
+                }
+            } else if let Err(e) = crate::model::Event::parse_line(line) {
+                out.push(format!("{name}:{n}: {e}"));
+            }
+            if let Some(seq) = v.get("seq").and_then(Value::as_u64) {
+                if seq != last_seq + 1 {
+                    out.push(format!("{name}:{n}: seq {seq} follows {last_seq} (expected {})", last_seq + 1));
+                }
+                last_seq = last_seq.max(seq);
+            }
+        }
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            let n = bytes.split(|&b| b == b'\n').count();
+            out.push(format!("{name}:{n}: last line has no newline (a write in progress, or a crashed writer)"));
+        }
+        return Ok(out);
+    }
+    let v: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => return Ok(vec![format!("{name}:{}:{}: invalid JSON: {e}", e.line(), e.column())]),
+    };
+    for e in validator.iter_errors(&v) {
+        let ptr = e.instance_path().to_string();
+        let line = line_of_pointer(bytes, &ptr);
+        out.push(format!("{name}:{line}: {}: {e}", pointer(&ptr)));
+    }
+    Ok(out)
+}
+
+fn pointer(p: &str) -> &str {
+    if p.is_empty() { "/" } else { p }
+}
+
+/// Best-effort line of a JSON pointer's last key in the text (1 when unknown).
+fn line_of_pointer(bytes: &[u8], ptr: &str) -> usize {
+    let text = String::from_utf8_lossy(bytes);
+    let Some(last) = ptr.rsplit('/').next().filter(|s| !s.is_empty() && s.parse::<usize>().is_err()) else {
+        return 1;
+    };
+    let needle = format!("\"{last}\"");
+    text.find(&needle).map_or(1, |pos| text[..pos].matches('\n').count() + 1)
+}

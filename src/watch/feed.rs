@@ -1,0 +1,169 @@
+//! A pipeline read incrementally: the journal from its last offset folded
+//! into the state, or, when there is no journal, a `state.json` written by
+//! another program (each distinct version kept, for replay).
+
+use std::time::SystemTime;
+
+use crate::journal::{JournalReader, LineProblem, Pipeline, read_foreign_state};
+use crate::model::{Event, State};
+
+/// How many recent problems a feed keeps.
+const MAX_PROBLEMS: usize = 64;
+
+/// What one [`Feed::refresh`] changed.
+#[derive(Debug, Default, Clone)]
+pub struct FeedUpdate {
+    /// Events appended since the last refresh.
+    pub new_events: usize,
+    /// The journal was truncated or replaced: everything was re-read.
+    pub reset: bool,
+    /// New problems found.
+    pub problems: Vec<LineProblem>,
+    /// Anything visible changed (state, partial flag, problems).
+    pub changed: bool,
+}
+
+/// One pipeline's live view of the disk.
+#[derive(Debug)]
+pub struct Feed {
+    pipeline: Pipeline,
+    reader: JournalReader,
+    state: State,
+    events: Vec<Event>,
+    problems: Vec<LineProblem>,
+    partial_since: Option<SystemTime>,
+    foreign_versions: Vec<(SystemTime, State)>,
+    foreign_hash: Option<String>,
+    exists: bool,
+}
+
+impl Feed {
+    /// A feed on a pipeline (which may not exist yet).
+    pub fn new(pipeline: Pipeline) -> Self {
+        let reader = JournalReader::new(pipeline.journal_path());
+        Feed {
+            pipeline,
+            reader,
+            state: State::default(),
+            events: Vec::new(),
+            problems: Vec::new(),
+            partial_since: None,
+            foreign_versions: Vec::new(),
+            foreign_hash: None,
+            exists: false,
+        }
+    }
+
+    /// Reads what changed on disk.
+    pub fn refresh(&mut self) -> FeedUpdate {
+        let mut up = FeedUpdate::default();
+        let was_partial = self.partial_since.is_some();
+        let existed = self.exists;
+        self.exists = self.pipeline.exists();
+        match self.reader.read_new() {
+            Ok(batch) if !batch.missing => {
+                if batch.reset {
+                    self.state = State::default();
+                    self.events.clear();
+                    up.reset = true;
+                }
+                for ev in &batch.events {
+                    self.state.apply(ev);
+                }
+                if !batch.events.is_empty() || batch.reset {
+                    self.state.finish();
+                }
+                up.new_events = batch.events.len();
+                self.events.extend(batch.events);
+                self.partial_since = if batch.partial { self.partial_since.or_else(|| Some(SystemTime::now())) } else { None };
+                up.problems = batch.problems;
+            }
+            Ok(batch) => {
+                if batch.reset {
+                    self.state = State::default();
+                    self.events.clear();
+                    up.reset = true;
+                }
+                self.partial_since = None;
+                self.refresh_foreign(&mut up);
+            }
+            Err(e) => up.problems.push(LineProblem {
+                path: self.reader.path().to_path_buf(),
+                line: 0,
+                column: None,
+                message: format!("cannot read: {e}"),
+            }),
+        }
+        self.problems.extend(up.problems.iter().cloned());
+        if self.problems.len() > MAX_PROBLEMS {
+            let cut = self.problems.len() - MAX_PROBLEMS;
+            self.problems.drain(..cut);
+        }
+        up.changed = up.new_events > 0
+            || up.reset
+            || !up.problems.is_empty()
+            || was_partial != self.partial_since.is_some()
+            || existed != self.exists;
+        up
+    }
+
+    fn refresh_foreign(&mut self, up: &mut FeedUpdate) {
+        let path = self.pipeline.state_path();
+        let Ok(bytes) = std::fs::read(&path) else { return };
+        let hash = crate::util::sha256_tagged(&bytes);
+        if self.foreign_hash.as_deref() == Some(hash.as_str()) {
+            return;
+        }
+        self.foreign_hash = Some(hash);
+        match read_foreign_state(&path) {
+            Ok(Some(mut s)) => {
+                s.finish();
+                self.foreign_versions.push((SystemTime::now(), s.clone()));
+                self.state = s;
+                up.new_events += 1;
+            }
+            Ok(None) => {}
+            Err(e) => up.problems.push(LineProblem { path, line: 0, column: None, message: e.to_string() }),
+        }
+    }
+
+    /// The pipeline.
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.pipeline
+    }
+
+    /// The folded state.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// Every event read, in order.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Recent problems, oldest first.
+    pub fn problems(&self) -> &[LineProblem] {
+        &self.problems
+    }
+
+    /// Since when an incomplete last line has been waiting.
+    pub fn partial_since(&self) -> Option<SystemTime> {
+        self.partial_since
+    }
+
+    /// Each distinct `state.json` seen when there is no journal (for replay).
+    pub fn foreign_versions(&self) -> &[(SystemTime, State)] {
+        &self.foreign_versions
+    }
+
+    /// True when the state comes from a foreign `state.json`.
+    pub fn is_foreign(&self) -> bool {
+        self.events.is_empty() && !self.foreign_versions.is_empty()
+    }
+
+    /// True when the pipeline folder exists.
+    pub fn exists(&self) -> bool {
+        self.exists
+    }
+}
