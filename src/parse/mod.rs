@@ -28,6 +28,7 @@ mod security;
 mod verdict;
 
 pub use conformity::parse_conformity;
+pub use security::parse_security;
 pub use error::{Structural, StructuralKind};
 
 
