@@ -29,6 +29,7 @@ mod verdict;
 
 pub use conformity::parse_conformity;
 pub use security::parse_security;
+pub use gate0_report::{FloorReport, Handoff, Runnable, parse_gate0_report};
 pub use error::{Structural, StructuralKind};
 
 
