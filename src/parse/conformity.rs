@@ -22,10 +22,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::GateOutput;
 use super::body::{count, field, is_empty_list, once, skeleton};
 use super::error::{Structural, StructuralKind};
 use super::lines::Line;
-use super::GateOutput;
 use crate::model::{CriterionRow, CriterionStatus, GateName, GateRow, Scope, VerdictKind};
 
 /// Reads a GATE 1 output named `input`.
@@ -76,8 +76,10 @@ static ROW_START: LazyLock<Regex> = LazyLock::new(|| {
 
 static STATUS: LazyLock<Regex> = LazyLock::new(|| {
     // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"[ \t]+(?:—|--)[ \t]+(NOT-MET|MET|UNVERIFIABLE|ABANDONED)(?:[ \t]+(?:—|--)(?:[ \t]+|$)|$)")
-        .expect("status pattern")
+    Regex::new(
+        r"[ \t]+(?:—|--)[ \t]+(NOT-MET|MET|UNVERIFIABLE|ABANDONED)(?:[ \t]+(?:—|--)(?:[ \t]+|$)|$)",
+    )
+    .expect("status pattern")
 });
 
 static SCOPE: LazyLock<Regex> = LazyLock::new(|| {
@@ -189,7 +191,10 @@ impl Reader<'_> {
             } else {
                 list.split(',').map(|p| p.trim().to_owned()).collect()
             };
-            Some(Scope { in_scope, out_of_scope })
+            Some(Scope {
+                in_scope,
+                out_of_scope,
+            })
         });
         match parsed {
             Some(scope) if scope.out_of_scope.iter().all(|p| !p.is_empty()) => Ok(scope),
@@ -216,14 +221,31 @@ impl Reader<'_> {
             .zip(self.row_lines.iter().copied())
             .collect();
         let n_of = |s: CriterionStatus| rows.iter().filter(|(r, _)| r.status == s).count();
-        let out_of_scope = self.out.scope.as_ref().map_or(&[][..], |s| &s.out_of_scope[..]);
+        let out_of_scope = self
+            .out
+            .scope
+            .as_ref()
+            .map_or(&[][..], |s| &s.out_of_scope[..]);
         let verdict = &self.out.verdict;
         let at = |l: usize| Some(l);
         match verdict.kind {
             VerdictKind::Conforme => {
-                self.need(self.out.proof.as_deref(), self.seen.proof, "PROOF", StructuralKind::ConformeWithoutProof, verdict_line)?;
-                self.need(self.out.floor.as_deref(), self.seen.floor, "FLOOR", StructuralKind::ConformeWithoutFloor, verdict_line)?;
-                if let Some((row, l)) = rows.iter().find(|(r, _)| r.status != CriterionStatus::Met) {
+                self.need(
+                    self.out.proof.as_deref(),
+                    self.seen.proof,
+                    "PROOF",
+                    StructuralKind::ConformeWithoutProof,
+                    verdict_line,
+                )?;
+                self.need(
+                    self.out.floor.as_deref(),
+                    self.seen.floor,
+                    "FLOOR",
+                    StructuralKind::ConformeWithoutFloor,
+                    verdict_line,
+                )?;
+                if let Some((row, l)) = rows.iter().find(|(r, _)| r.status != CriterionStatus::Met)
+                {
                     return Err(Structural::new(
                         self.input,
                         StructuralKind::ConformeNotClean,
@@ -247,8 +269,10 @@ impl Reader<'_> {
                 }
             }
             VerdictKind::Ecarts => {
-                let (not_met, unverifiable) =
-                    (n_of(CriterionStatus::NotMet), n_of(CriterionStatus::Unverifiable));
+                let (not_met, unverifiable) = (
+                    n_of(CriterionStatus::NotMet),
+                    n_of(CriterionStatus::Unverifiable),
+                );
                 let gaps = not_met + unverifiable + out_of_scope.len();
                 if verdict.n != u32::try_from(gaps).ok() || gaps == 0 {
                     return Err(Structural::new(
@@ -303,7 +327,9 @@ impl Reader<'_> {
                 self.input,
                 kind,
                 Some(verdict_line),
-                format!("CONFORME without a {name} line; expected `{name}: <text>` after the verdict"),
+                format!(
+                    "CONFORME without a {name} line; expected `{name}: <text>` after the verdict"
+                ),
             )),
         }
     }

@@ -50,10 +50,21 @@ fn conforme_reads_every_section_and_splits_on_first_status() {
                 CriterionStatus::Met,
                 "shown in ui/grid.rs:10".into()
             ),
-            ("2".into(), "Quit key works".into(), CriterionStatus::Met, String::new()),
+            (
+                "2".into(),
+                "Quit key works".into(),
+                CriterionStatus::Met,
+                String::new()
+            ),
         ]
     );
-    assert_eq!(out.scope, Some(Scope { in_scope: 2, out_of_scope: vec![] }));
+    assert_eq!(
+        out.scope,
+        Some(Scope {
+            in_scope: 2,
+            out_of_scope: vec![]
+        })
+    );
     assert_eq!(out.floor.as_deref(), Some("clean"));
     assert_eq!(out.proof.as_deref(), Some("read 2 files"));
 }
@@ -79,7 +90,10 @@ fn out_of_scope_list_is_split_on_commas() {
     let out = parse(s).unwrap();
     assert_eq!(
         out.scope,
-        Some(Scope { in_scope: 4, out_of_scope: vec!["a.lock".into(), "b/c.rs".into()] })
+        Some(Scope {
+            in_scope: 4,
+            out_of_scope: vec!["a.lock".into(), "b/c.rs".into()]
+        })
     );
 }
 
@@ -114,7 +128,10 @@ fn conforme_without_proof_or_floor() {
 
 #[test]
 fn conforme_must_be_clean() {
-    let s = CONFORME.replace("Quit key works — MET", "Quit key works — UNVERIFIABLE — no tty");
+    let s = CONFORME.replace(
+        "Quit key works — MET",
+        "Quit key works — UNVERIFIABLE — no tty",
+    );
     assert_eq!(
         failure(&s),
         (
@@ -125,7 +142,10 @@ fn conforme_must_be_clean() {
     );
     let s = CONFORME.replace("out-of-scope: none", "out-of-scope: Cargo.lock");
     let e = parse(&s).unwrap_err();
-    assert_eq!((e.kind, e.line), (StructuralKind::ConformeNotClean, Some(7)));
+    assert_eq!(
+        (e.kind, e.line),
+        (StructuralKind::ConformeNotClean, Some(7))
+    );
     assert_eq!(e.partial.map(|p| p.rows.len()), Some(2));
 }
 
@@ -141,7 +161,10 @@ fn counts_must_agree_with_rows() {
         )
     );
     assert!(parse(&s.replace("ECARTS(3)", "ECARTS(2)")).is_ok());
-    assert_eq!(failure("VERIFY — VERDICT: ECARTS(0)\n").0, StructuralKind::CountMismatch);
+    assert_eq!(
+        failure("VERIFY — VERDICT: ECARTS(0)\n").0,
+        StructuralKind::CountMismatch
+    );
     let s = "VERIFY — VERDICT: ABANDONED(2)\nCRITERIA:\n  1. a — ABANDONED — impossible\n";
     assert_eq!(
         failure(s),

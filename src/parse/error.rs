@@ -129,7 +129,12 @@ mod tests {
 
     #[test]
     fn display_names_input_and_line() {
-        let e = Structural::new("out.txt", StructuralKind::NoVerdict, None, "no VERDICT line");
+        let e = Structural::new(
+            "out.txt",
+            StructuralKind::NoVerdict,
+            None,
+            "no VERDICT line",
+        );
         assert_eq!(e.to_string(), "out.txt: no VERDICT line");
         let e = Structural::new("o", StructuralKind::UnknownLine, Some(7), "what is this");
         assert_eq!(e.to_string(), "o:7: what is this");

@@ -120,8 +120,10 @@ static HEADER: LazyLock<Regex> = LazyLock::new(|| {
 
 static ROW: LazyLock<Regex> = LazyLock::new(|| {
     // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[ \t]+([0-9]+)[ \t]+(MET-RECORDED|NOT-MET|MET|MANUAL|ABANDONED|PENDING)(?:[ \t]+(.*))?$")
-        .expect("row pattern")
+    Regex::new(
+        r"^[ \t]+([0-9]+)[ \t]+(MET-RECORDED|NOT-MET|MET|MANUAL|ABANDONED|PENDING)(?:[ \t]+(.*))?$",
+    )
+    .expect("row pattern")
 });
 
 static ROW_LIKE: LazyLock<Regex> = LazyLock::new(|| {
@@ -131,7 +133,8 @@ static ROW_LIKE: LazyLock<Regex> = LazyLock::new(|| {
 
 static HANDOFF: LazyLock<Regex> = LazyLock::new(|| {
     // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[ \t]+ABANDONED[ \t]+(\S+)[ \t]+(?:—|--)(?:[ \t]+(.*))?$").expect("handoff pattern")
+    Regex::new(r"^[ \t]+ABANDONED[ \t]+(\S+)[ \t]+(?:—|--)(?:[ \t]+(.*))?$")
+        .expect("handoff pattern")
 });
 
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -145,8 +148,7 @@ static RUNNABLE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("runnable pattern")
 });
 
-const ROW_SHAPE: &str =
-    "`  <id> <MET|NOT-MET|MANUAL|ABANDONED|MET-RECORDED|PENDING> <text>`";
+const ROW_SHAPE: &str = "`  <id> <MET|NOT-MET|MANUAL|ABANDONED|MET-RECORDED|PENDING> <text>`";
 
 fn read_line(
     input: &str,
@@ -187,7 +189,9 @@ fn read_line(
             reason: reason.to_owned(),
         });
     } else if let Some(c) = ERROR_LINE.captures(t) {
-        report.errors.push(c.get(1).map_or("", |m| m.as_str()).to_owned());
+        report
+            .errors
+            .push(c.get(1).map_or("", |m| m.as_str()).to_owned());
     } else if t.starts_with("RUNNABLE:") {
         once(input, seen_runnable, line, "RUNNABLE")?;
         let parsed = RUNNABLE.captures(t).and_then(|c| {
@@ -206,7 +210,10 @@ fn read_line(
     } else if ROW_LIKE.is_match(t) {
         return Err(err(
             StructuralKind::MalformedRow,
-            format!("malformed criterion row `{}`; expected {ROW_SHAPE}", t.trim()),
+            format!(
+                "malformed criterion row `{}`; expected {ROW_SHAPE}",
+                t.trim()
+            ),
         ));
     } else {
         return Err(err(
@@ -227,7 +234,10 @@ fn trailing(input: &str, after: &[Line<'_>]) -> Result<(), Structural> {
             input,
             StructuralKind::UnknownLine,
             Some(l.number),
-            format!("`{}` after the verdict; expected the `GATES — VERDICT:` line to be last", l.text),
+            format!(
+                "`{}` after the verdict; expected the `GATES — VERDICT:` line to be last",
+                l.text
+            ),
         )),
     }
 }
@@ -265,7 +275,10 @@ fn check(input: &str, report: &FloorReport, verdict_line: usize) -> Result<(), S
             count(n_of(FloorState::NotMet), "NOT-MET row"),
             count(n_of(FloorState::Pending), "PENDING row"),
             count(n_of(FloorState::Abandoned), "ABANDONED row"),
-            count(n_of(FloorState::Met) + n_of(FloorState::MetRecorded), "MET row"),
+            count(
+                n_of(FloorState::Met) + n_of(FloorState::MetRecorded),
+                "MET row"
+            ),
         ),
     ))
 }

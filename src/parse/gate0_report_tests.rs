@@ -24,7 +24,12 @@ fn failure(s: &str) -> (StructuralKind, Option<usize>, String) {
 }
 
 fn row(id: &str, state: FloorState, text: &str) -> FloorRow {
-    FloorRow { id: id.into(), state, text: text.into(), evidence: String::new() }
+    FloorRow {
+        id: id.into(),
+        state,
+        text: text.into(),
+        evidence: String::new(),
+    }
 }
 
 #[test]
@@ -43,9 +48,19 @@ fn run_report_reads_rows_handoffs_runnable_and_verdict() {
     );
     assert_eq!(
         r.handoffs,
-        vec![Handoff { id: "12".into(), reason: "no cluster in CI".into() }]
+        vec![Handoff {
+            id: "12".into(),
+            reason: "no cluster in CI".into()
+        }]
     );
-    assert_eq!(r.runnable, Some(Runnable { runnable: 2, total: 4, timeout_secs: 90 }));
+    assert_eq!(
+        r.runnable,
+        Some(Runnable {
+            runnable: 2,
+            total: 4,
+            timeout_secs: 90
+        })
+    );
     assert_eq!(r.verdict, Verdict::counted(VerdictKind::Unmet, 1));
     let out = r.to_gate_output();
     assert_eq!((out.gate, out.rows.len()), (GateName::Floor, 4));
@@ -60,10 +75,19 @@ fn status_and_error_reports() {
 
     let s = "GATES — c.md (run)\n  ERROR duplicate id 2\n  ERROR CHECK without EXPECT in 3\nGATES — VERDICT: ERROR(2)\n";
     let r = parse(s).unwrap();
-    assert_eq!(r.errors, vec!["duplicate id 2".to_string(), "CHECK without EXPECT in 3".into()]);
+    assert_eq!(
+        r.errors,
+        vec![
+            "duplicate id 2".to_string(),
+            "CHECK without EXPECT in 3".into()
+        ]
+    );
 
     let r = parse("GATES — VERDICT: ERROR(contract not found: x.md)\n").unwrap();
-    assert_eq!(r.verdict.reason.as_deref(), Some("contract not found: x.md"));
+    assert_eq!(
+        r.verdict.reason.as_deref(),
+        Some("contract not found: x.md")
+    );
     assert_eq!(r.contract, None);
 }
 
@@ -77,7 +101,10 @@ fn verdict_must_be_the_one_the_rows_give() {
             "MET but the report holds 0 ERROR lines, 1 NOT-MET row, 0 PENDING rows, 1 ABANDONED row and 1 MET row; expected UNMET(1)".into()
         )
     );
-    assert_eq!(failure(&RUN.replace("UNMET(1)", "UNMET(2)")).0, StructuralKind::CountMismatch);
+    assert_eq!(
+        failure(&RUN.replace("UNMET(1)", "UNMET(2)")).0,
+        StructuralKind::CountMismatch
+    );
     let abandoned_only = RUN.replace("NOT-MET  ", "MET      ");
     assert_eq!(
         failure(&abandoned_only).2,
@@ -109,10 +136,14 @@ fn malformed_lines() {
         (
             StructuralKind::UnknownLine,
             Some(10),
-            "`trailing words` after the verdict; expected the `GATES — VERDICT:` line to be last".into()
+            "`trailing words` after the verdict; expected the `GATES — VERDICT:` line to be last"
+                .into()
         )
     );
-    let s = RUN.replace("RUNNABLE: 2", "RUNNABLE: 2 of 4 criteria; timeout 90s\nRUNNABLE: 2");
+    let s = RUN.replace(
+        "RUNNABLE: 2",
+        "RUNNABLE: 2 of 4 criteria; timeout 90s\nRUNNABLE: 2",
+    );
     assert_eq!(failure(&s).0, StructuralKind::DuplicateSection);
     let e = parse(&RUN.replace("UNMET(1)", "UNMET")).unwrap_err();
     assert_eq!(e.kind, StructuralKind::UnknownVerdict);

@@ -120,7 +120,10 @@ mod tests {
 
     #[test]
     fn invalid_utf8_names_line_and_column() {
-        assert_eq!(lines(b"ok\nab\xFFc\n"), Err(InvalidUtf8 { line: 2, column: 3 }));
+        assert_eq!(
+            lines(b"ok\nab\xFFc\n"),
+            Err(InvalidUtf8 { line: 2, column: 3 })
+        );
         assert_eq!(lines(b"\xC3"), Err(InvalidUtf8 { line: 1, column: 1 }));
         assert_eq!(
             lines(b"\xEF\xBB\xBFx\xFF"),
@@ -140,8 +143,17 @@ mod tests {
 
     #[test]
     fn blank_lines_are_recognised() {
-        let l = Line { number: 1, text: "  \t" };
+        let l = Line {
+            number: 1,
+            text: "  \t",
+        };
         assert!(l.is_blank());
-        assert!(!Line { number: 1, text: " x" }.is_blank());
+        assert!(
+            !Line {
+                number: 1,
+                text: " x"
+            }
+            .is_blank()
+        );
     }
 }

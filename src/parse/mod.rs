@@ -28,10 +28,15 @@ mod security;
 mod verdict;
 
 pub use conformity::parse_conformity;
-pub use security::parse_security;
-pub use gate0_report::{FloorReport, Handoff, Runnable, parse_gate0_report};
 pub use error::{Structural, StructuralKind};
-
+pub use finding_verdicts::{FAULT_PREFIX, VerdictEntry, parse_verdicts};
+pub use findings::{
+    Matching, ReviewFinding, findings_from_verdicts, match_findings, parse_findings,
+    verify_findings,
+};
+pub use gate0_report::{FloorReport, Handoff, Runnable, parse_gate0_report};
+pub use json::JsonInputError;
+pub use security::parse_security;
 
 use crate::model::{
     Extra, GateName, GateRow, ReportedRow, Scope, Verdict, VerdictKind, event::GateFinished,

@@ -117,7 +117,12 @@ impl Reader<'_> {
             once(input, &mut self.seen.blocking, line, "BLOCKING")?;
             return self.open_list(line, "BLOCKING", v, Section::Blocking);
         } else if let Some(caps) = REPORTED_HEADER.captures(t) {
-            once(input, &mut self.seen.reported, line, "REPORTED (non-blocking)")?;
+            once(
+                input,
+                &mut self.seen.reported,
+                line,
+                "REPORTED (non-blocking)",
+            )?;
             let v = caps.get(1).map_or("", |m| m.as_str());
             return self.open_list(line, "REPORTED (non-blocking)", v, Section::Reported);
         } else if let Some(v) = field(t, "PROOF") {
@@ -179,7 +184,8 @@ impl Reader<'_> {
             .ok_or_else(|| malformed("row number out of range"))?;
         let severity = caps.get(2).map_or("", |m| m.as_str().trim());
         let rest = caps.get(3).map_or("", |m| m.as_str());
-        let (rule, after) = split_once_sep(rest).ok_or_else(|| malformed("no ` — ` after the rule"))?;
+        let (rule, after) =
+            split_once_sep(rest).ok_or_else(|| malformed("no ` — ` after the rule"))?;
         let (location, tail) = split_once_sep(after).unwrap_or((after, ""));
         let (why, hint) = match HINT.find_iter(tail).last() {
             Some(m) => (tail.get(..m.start()), tail.get(m.end()..)),
@@ -235,7 +241,10 @@ impl Reader<'_> {
         SCOPE
             .captures(value)
             .and_then(|c| c.get(1)?.as_str().parse().ok())
-            .map(|in_scope| Scope { in_scope, out_of_scope: Vec::new() })
+            .map(|in_scope| Scope {
+                in_scope,
+                out_of_scope: Vec::new(),
+            })
             .ok_or_else(|| {
                 self.err(
                     StructuralKind::MalformedField,

@@ -30,7 +30,13 @@ fn block_reads_rows_hints_and_reported() {
     assert_eq!(out.verdict, Verdict::counted(VerdictKind::Block, 2));
     assert!(!out.degraded);
     assert_eq!(out.tool.as_deref(), Some("scanner 2.1 — rulesets a, b"));
-    assert_eq!(out.scope, Some(Scope { in_scope: 3, out_of_scope: vec![] }));
+    assert_eq!(
+        out.scope,
+        Some(Scope {
+            in_scope: 3,
+            out_of_scope: vec![]
+        })
+    );
     assert_eq!(
         out.rows,
         vec![
@@ -97,12 +103,18 @@ fn counts_must_agree_with_blocking_rows() {
         failure(&BLOCK.replace("BLOCK(2)", "DEGRADED")).0,
         StructuralKind::PassWithBlocking
     );
-    assert_eq!(failure("SECURITY — VERDICT: BLOCK(0)").0, StructuralKind::CountMismatch);
+    assert_eq!(
+        failure("SECURITY — VERDICT: BLOCK(0)").0,
+        StructuralKind::CountMismatch
+    );
 }
 
 #[test]
 fn malformed_rows_and_lines() {
-    let s = BLOCK.replace("  1. [HIGH] sql.injection — src/db.rs:40", "  1. HIGH sql.injection — src/db.rs:40");
+    let s = BLOCK.replace(
+        "  1. [HIGH] sql.injection — src/db.rs:40",
+        "  1. HIGH sql.injection — src/db.rs:40",
+    );
     assert_eq!(
         failure(&s),
         (

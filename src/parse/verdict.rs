@@ -66,7 +66,11 @@ pub fn find<'a>(
                 ),
             ));
         }
-        found = Some(VerdictLine { index, number: line.number, token });
+        found = Some(VerdictLine {
+            index,
+            number: line.number,
+            token,
+        });
     }
     found.ok_or_else(|| {
         Structural::new(
@@ -128,7 +132,11 @@ fn read_token(gate: GateName, token: &str) -> Option<Verdict> {
     let count = |kind| Some(Verdict::counted(kind, arg?.parse().ok()?));
     let reason = |kind| {
         let r = arg?.trim();
-        (!r.is_empty()).then(|| Verdict { kind, n: None, reason: Some(r.to_owned()) })
+        (!r.is_empty()).then(|| Verdict {
+            kind,
+            n: None,
+            reason: Some(r.to_owned()),
+        })
     };
     let bare = |kind| arg.is_none().then(|| Verdict::bare(kind));
     use VerdictKind as K;
@@ -162,7 +170,10 @@ mod tests {
         use GateName::*;
         assert_eq!(tok(Conformity, "CONFORME").as_deref(), Some("CONFORME"));
         assert_eq!(tok(Conformity, "ECARTS(3)").as_deref(), Some("ECARTS(3)"));
-        assert_eq!(tok(Conformity, "ABANDONED(1)").as_deref(), Some("ABANDONED(1)"));
+        assert_eq!(
+            tok(Conformity, "ABANDONED(1)").as_deref(),
+            Some("ABANDONED(1)")
+        );
         assert_eq!(
             tok(Conformity, "ERROR(cargo died (101))").as_deref(),
             Some("ERROR(cargo died (101))")
@@ -190,11 +201,17 @@ mod tests {
         let lines = split("preamble VERIFY — VERDICT: X\nVERIFY -- VERDICT: CONFORME\nPROOF: p");
         let v = find("o", GateName::Conformity, &lines).unwrap();
         assert_eq!((v.index, v.number, v.token), (1, 2, "CONFORME"));
-        assert_eq!(find("o", GateName::Security, &lines).unwrap_err().kind, StructuralKind::NoVerdict);
+        assert_eq!(
+            find("o", GateName::Security, &lines).unwrap_err().kind,
+            StructuralKind::NoVerdict
+        );
 
         let two = split("VERIFY — VERDICT: CONFORME\n\nVERIFY — VERDICT: ECARTS(1)");
         let e = find("o", GateName::Conformity, &two).unwrap_err();
-        assert_eq!((e.kind, e.line), (StructuralKind::DuplicateVerdict, Some(3)));
+        assert_eq!(
+            (e.kind, e.line),
+            (StructuralKind::DuplicateVerdict, Some(3))
+        );
         assert_eq!(
             e.message,
             "second `VERIFY — VERDICT:` line (the first is line 1); expected exactly one"
