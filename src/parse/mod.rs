@@ -1,4 +1,138 @@
 //! Readers of foreign text: the agents' gate outputs, finding-verifier
 //! verdicts and triage files. Every reader takes hostile input and returns
 //! either a typed value or an error naming the input, the line and what was
-//! expected. Never does I/O beyond what it is handed.
+//! expected. Never does I/O beyond what it is handed, never panics, and reads
+//! each line once (regexes are compiled once per process).
+//!
+//! - [`parse_conformity`]: GATE 1 output (`VERIFY — VERDICT: …`).
+//! - [`parse_security`]: GATE 2 output (`SECURITY — VERDICT: …`).
+//! - [`parse_gate0_report`]: a GATE 0 report printed by another floor
+//!   implementation (`GATES — VERDICT: …`).
+//! - [`parse_verdicts`], [`parse_findings`], [`verify_findings`],
+//!   [`findings_from_verdicts`]: the finding verifier's JSON and the
+//!   verdict-gate rules.
+//!
+//! Every gate reader returns `Result<GateOutput, Structural>`: a
+//! [`Structural`] error is a gate that did not follow its format, which the
+//! loop treats as a failure of the gate, never as a pass.
+
+mod body;
+mod conformity;
+mod error;
+mod finding_verdicts;
+mod findings;
+mod gate0_report;
+mod json;
+pub mod lines;
+mod security;
+mod verdict;
+
+pub use conformity::parse_conformity;
+pub use error::{Structural, StructuralKind};
+pub use finding_verdicts::{FAULT_PREFIX, VerdictEntry, parse_verdicts};
+pub use findings::{
+    Matching, ReviewFinding, findings_from_verdicts, match_findings, parse_findings,
+    verify_findings,
+};
+pub use gate0_report::{FloorReport, Handoff, Runnable, parse_gate0_report};
+pub use json::JsonInputError;
+pub use security::parse_security;
+
+use crate::model::{
+    Extra, GateName, GateRow, ReportedRow, Scope, Verdict, VerdictKind, event::GateFinished,
+};
+
+/// Everything a gate's output says that `gate.finished` records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateOutput {
+    /// Which gate printed it.
+    pub gate: GateName,
+    /// The VERDICT line.
+    pub verdict: Verdict,
+    /// Criterion rows (GATE 1), BLOCKING rows (GATE 2) or floor rows (GATE 0).
+    pub rows: Vec<GateRow>,
+    /// GATE 2: the REPORTED (non-blocking) rows.
+    pub reported: Vec<ReportedRow>,
+    /// The SCOPE line (GATE 2 has no out-of-scope list).
+    pub scope: Option<Scope>,
+    /// GATE 1: the FLOOR line.
+    pub floor: Option<String>,
+    /// The PROOF line.
+    pub proof: Option<String>,
+    /// GATE 1: the CONTRACT line (GATE 0: the report's contract path).
+    pub contract: Option<String>,
+    /// GATE 2: the TOOL line.
+    pub tool: Option<String>,
+    /// GATE 2: the tools were absent (`TOOL: … ABSENT/DEGRADED`, or a bare
+    /// `DEGRADED` verdict).
+    pub degraded: bool,
+}
+
+impl GateOutput {
+    /// An output holding only its verdict.
+    pub fn new(gate: GateName, verdict: Verdict) -> Self {
+        GateOutput {
+            gate,
+            verdict,
+            rows: Vec::new(),
+            reported: Vec::new(),
+            scope: None,
+            floor: None,
+            proof: None,
+            contract: None,
+            tool: None,
+            degraded: false,
+        }
+    }
+
+    /// The `gate.finished` payload of this output; `output` is the path of
+    /// the verbatim `.out` file relative to `.pipeline/`.
+    pub fn into_finished(self, iteration: u32, round: u32, output: Option<String>) -> GateFinished {
+        GateFinished {
+            gate: self.gate,
+            iteration,
+            round,
+            verdict: self.verdict,
+            degraded: self.degraded,
+            rows: self.rows,
+            reported: self.reported,
+            scope: self.scope,
+            floor: self.floor,
+            proof: self.proof,
+            contract: self.contract,
+            tool: self.tool,
+            output,
+            structural: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl Structural {
+    /// The `gate.finished` payload of a structurally invalid output of
+    /// `gate`: what could be read (or an `ERROR(structural)` verdict when the
+    /// verdict itself is missing or unreadable), with `structural` set.
+    pub fn into_finished(
+        self,
+        gate: GateName,
+        iteration: u32,
+        round: u32,
+        output: Option<String>,
+    ) -> GateFinished {
+        let summary = self.summary();
+        let partial = match self.partial {
+            Some(p) => *p,
+            None => GateOutput::new(
+                gate,
+                Verdict {
+                    kind: VerdictKind::Error,
+                    n: None,
+                    reason: Some("structural".to_owned()),
+                },
+            ),
+        };
+        let mut finished = partial.into_finished(iteration, round, output);
+        finished.structural = Some(summary);
+        finished
+    }
+}
