@@ -10,6 +10,7 @@ pub mod event;
 pub mod fold;
 pub mod rules;
 pub mod state;
+pub mod triage;
 pub mod types;
 
 pub use event::{Event, EventBody};

@@ -1,0 +1,1 @@
+//! evidence-gate (placeholder while floor-guard builds).

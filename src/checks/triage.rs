@@ -1,0 +1,1 @@
+//! triage apply (placeholder).
