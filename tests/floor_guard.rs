@@ -1,0 +1,331 @@
+//! Conformance of `loopwatch floor-guard`: one throwaway git repository per
+//! case, the real binary, exact stdout and exit code.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use tempfile::TempDir;
+
+/// A repository with a base commit: a test file with three assertions, a
+/// vitest config with `lines: 80`, and a source file.
+struct Repo {
+    dir: TempDir,
+    base: String,
+}
+
+/// What one run printed.
+#[derive(Debug, PartialEq)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repo { dir, base: String::new() };
+        repo.git(&["init", "-q"]);
+        repo.write("sample.test.js", "expect(1).toBe(1);\nexpect(2).toBe(2);\nexpect(3).toBe(3);\n");
+        repo.write("vitest.config.ts", "export default {\n  coverage: {\n    lines: 80,\n  },\n};\n");
+        repo.write("src/index.js", "function add(a, b) {\n  return a + b;\n}\n");
+        repo.write(".gitignore", "ignored.test.js\n");
+        repo.commit("base");
+        let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+        Repo { base, ..repo }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn append(&self, rel: &str, text: &str) {
+        let p = self.path().join(rel);
+        let old = fs::read_to_string(&p).unwrap();
+        fs::write(p, old + text).unwrap();
+    }
+
+    fn commit(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = hermetic(Command::new("git")).current_dir(self.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        self.run_in(self.path(), args)
+    }
+
+    fn run_in(&self, cwd: &Path, args: &[&str]) -> Run {
+        let out = hermetic(Command::new(env!("CARGO_BIN_EXE_loopwatch")))
+            .current_dir(cwd)
+            .arg("floor-guard")
+            .args(args)
+            .output()
+            .unwrap();
+        Run {
+            code: out.status.code().unwrap(),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+
+    /// Runs against the base commit and expects exactly these stdout lines.
+    fn expect(&self, code: i32, lines: &[&str]) {
+        let got = self.run(&[&self.base]);
+        assert_eq!(got.stdout, lines.iter().map(|l| format!("{l}\n")).collect::<String>(), "{got:?}");
+        assert_eq!((got.code, got.stderr.as_str()), (code, ""));
+    }
+}
+
+fn hermetic(mut cmd: Command) -> Command {
+    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t");
+    cmd
+}
+
+const USAGE: &str = "usage: loopwatch floor-guard <base-ref> [-- <pathspec>...]\n";
+
+#[test]
+fn suppress() {
+    let r = Repo::new();
+    r.append("src/index.js", "// eslint-disable-next-line no-console\n");
+    r.expect(
+        2,
+        &[
+            "FLOOR SUPPRESS src/index.js:4 // eslint-disable-next-line no-console",
+            "FLOOR GUARD: 1 finding(s), 0 waived",
+        ],
+    );
+}
+
+#[test]
+fn skip() {
+    let r = Repo::new();
+    r.append("sample.test.js", "it.skip('later', () => {});\n");
+    r.expect(2, &["FLOOR SKIP sample.test.js:4 it.skip('later', () => {});", "FLOOR GUARD: 1 finding(s), 0 waived"]);
+}
+
+#[test]
+fn deleted_test() {
+    let r = Repo::new();
+    fs::remove_file(r.path().join("sample.test.js")).unwrap();
+    r.expect(2, &["FLOOR DELETED_TEST sample.test.js:1 sample.test.js", "FLOOR GUARD: 1 finding(s), 0 waived"]);
+}
+
+#[test]
+fn assert_drop() {
+    let r = Repo::new();
+    r.write("sample.test.js", "expect(1).toBe(1);\n");
+    r.expect(2, &["FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0", "FLOOR GUARD: 1 finding(s), 0 waived"]);
+}
+
+#[test]
+fn stub() {
+    let r = Repo::new();
+    r.append("src/index.js", "function todo() { throw new Error('not implemented'); }\n");
+    r.expect(
+        2,
+        &[
+            "FLOOR STUB src/index.js:4 function todo() { throw new Error('not implemented'); }",
+            "FLOOR GUARD: 1 finding(s), 0 waived",
+        ],
+    );
+}
+
+#[test]
+fn threshold_down() {
+    let r = Repo::new();
+    r.write("vitest.config.ts", "export default {\n  coverage: {\n    lines: 60,\n  },\n};\n");
+    r.expect(2, &["FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 60,", "FLOOR GUARD: 1 finding(s), 0 waived"]);
+}
+
+#[test]
+fn threshold_up_is_clean() {
+    let r = Repo::new();
+    r.write("vitest.config.ts", "export default {\n  coverage: {\n    lines: 85,\n  },\n};\n");
+    r.expect(0, &["FLOOR GUARD: clean"]);
+}
+
+#[test]
+fn waiver_is_printed_and_not_counted() {
+    let r = Repo::new();
+    r.append("src/index.js", "// eslint-disable-next-line no-console -- floor-guard: allow legacy shim\n");
+    r.expect(
+        0,
+        &[
+            "WAIVED SUPPRESS src/index.js:4 // eslint-disable-next-line no-console -- floor-guard: allow legacy shim",
+            "FLOOR GUARD: clean",
+        ],
+    );
+}
+
+#[test]
+fn waived_and_counted_findings_are_both_summed() {
+    let r = Repo::new();
+    r.append("src/index.js", "// @ts-ignore floor-guard: allow typed later\n// @ts-ignore\n");
+    r.expect(
+        2,
+        &[
+            "WAIVED SUPPRESS src/index.js:4 // @ts-ignore floor-guard: allow typed later",
+            "FLOOR SUPPRESS src/index.js:5 // @ts-ignore",
+            "FLOOR GUARD: 1 finding(s), 1 waived",
+        ],
+    );
+}
+
+#[test]
+fn exit_and_fit_lookalikes_never_flag() {
+    let r = Repo::new();
+    r.append(
+        "sample.test.js",
+        "process.exit(1);\nsys.exit(1)\nexit(0)\nmodel.fit(x);\nprofit(1)\nraise SystemExit(2)\n",
+    );
+    r.expect(0, &["FLOOR GUARD: clean"]);
+}
+
+#[test]
+fn bare_jasmine_skips_and_focuses_flag() {
+    let r = Repo::new();
+    r.append(
+        "sample.test.js",
+        "  xit('skipped', () => {});\nfit('focused', () => {});\nwrap((fit('inner')));\nxdescribe('s', f);\nfdescribe('s', f);\n",
+    );
+    r.expect(
+        2,
+        &[
+            "FLOOR SKIP sample.test.js:4 xit('skipped', () => {});",
+            "FLOOR SKIP sample.test.js:5 fit('focused', () => {});",
+            "FLOOR SKIP sample.test.js:6 wrap((fit('inner')));",
+            "FLOOR SKIP sample.test.js:7 xdescribe('s', f);",
+            "FLOOR SKIP sample.test.js:8 fdescribe('s', f);",
+            "FLOOR GUARD: 5 finding(s), 0 waived",
+        ],
+    );
+}
+
+#[test]
+fn skip_outside_test_paths_is_ignored() {
+    let r = Repo::new();
+    r.append("src/index.js", "it.only('x');\nxit('y');\n");
+    r.expect(0, &["FLOOR GUARD: clean"]);
+}
+
+#[test]
+fn untracked_files_count_and_ignored_ones_do_not() {
+    let r = Repo::new();
+    r.write("new.test.js", "// fresh\nit.only('x', f);\n");
+    r.write("my spec/a b.test.js", "xit('spaced', f);\n");
+    r.write("ignored.test.js", "it.skip('hidden', f);\n");
+    r.expect(
+        2,
+        &[
+            "FLOOR SKIP my spec/a b.test.js:1 xit('spaced', f);",
+            "FLOOR SKIP new.test.js:2 it.only('x', f);",
+            "FLOOR GUARD: 2 finding(s), 0 waived",
+        ],
+    );
+}
+
+#[test]
+fn pathspec_restricts_tracked_and_untracked_files() {
+    let r = Repo::new();
+    r.append("src/index.js", "# noqa\n");
+    r.append("sample.test.js", "it.skip('x');\n");
+    r.write("src/extra.js", "x = 1  # type: ignore\n");
+    r.write("other.js", "# nosec\n");
+    let got = r.run(&[&r.base, "--", "src"]);
+    assert_eq!(
+        got.stdout,
+        "FLOOR SUPPRESS src/extra.js:1 x = 1  # type: ignore\nFLOOR SUPPRESS src/index.js:4 # noqa\nFLOOR GUARD: 2 finding(s), 0 waived\n"
+    );
+    assert_eq!(got.code, 2);
+}
+
+#[test]
+fn clean_diff() {
+    let r = Repo::new();
+    r.append("src/index.js", "// helper\n");
+    r.expect(0, &["FLOOR GUARD: clean"]);
+}
+
+#[test]
+fn several_kinds_committed_and_uncommitted_sorted_by_path_line_kind() {
+    let r = Repo::new();
+    r.write("tests/sp ace.test.js", "expect(a).toBe(1);\nexpect(b).toBe(2);\n");
+    r.commit("more tests");
+    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    // Committed after the base...
+    r.write("vitest.config.ts", "export default {\n  coverage: {\n    lines: 70,\n  },\n};\n");
+    r.commit("lower the bar");
+    // ...and in the working tree.
+    r.write("tests/sp ace.test.js", "it.only('a', f); // @ts-ignore\n");
+    r.append("src/index.js", "try { add() } catch (e) {}\n");
+    r.append("sample.test.js", "xit('later');\n");
+    let got = r.run(&[&base]);
+    assert_eq!(
+        got.stdout,
+        [
+            "FLOOR SKIP sample.test.js:4 xit('later');",
+            "FLOOR STUB src/index.js:4 try { add() } catch (e) {}",
+            "FLOOR ASSERT_DROP tests/sp ace.test.js:1 assertion lines 2 -> 0",
+            "FLOOR SKIP tests/sp ace.test.js:1 it.only('a', f); // @ts-ignore",
+            "FLOOR SUPPRESS tests/sp ace.test.js:1 it.only('a', f); // @ts-ignore",
+            "FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 70,",
+            "FLOOR GUARD: 6 finding(s), 0 waived",
+            "",
+        ]
+        .join("\n")
+    );
+    assert_eq!(got.code, 2);
+}
+
+#[test]
+fn paths_are_from_the_repository_root_when_run_in_a_subfolder() {
+    let r = Repo::new();
+    r.append("sample.test.js", "it.skip('x');\n");
+    r.write("src/new.spec.js", "fdescribe('y');\n");
+    let got = r.run_in(&r.path().join("src"), &[&r.base]);
+    assert_eq!(
+        got.stdout,
+        "FLOOR SKIP sample.test.js:4 it.skip('x');\nFLOOR SKIP src/new.spec.js:1 fdescribe('y');\nFLOOR GUARD: 2 finding(s), 0 waived\n"
+    );
+}
+
+#[test]
+fn usage_errors_exit_3_with_the_usage_line() {
+    let r = Repo::new();
+    for args in [&[][..], &["HEAD", "src"][..], &["no-such-ref"][..], &["HEAD", "x", "--", "src"][..]] {
+        let got = r.run(args);
+        assert_eq!(got, Run { code: 3, stdout: String::new(), stderr: USAGE.into() }, "{args:?}");
+    }
+    // A blob is not a commit.
+    let blob = r.git(&["rev-parse", "HEAD:src/index.js"]).trim().to_string();
+    assert_eq!(r.run(&[&blob]).code, 3);
+    // Outside any repository nothing resolves.
+    let outside = tempfile::tempdir().unwrap();
+    assert_eq!(r.run_in(outside.path(), &["HEAD"]).code, 3);
+}
+
+#[test]
+fn an_empty_pathspec_after_the_separator_is_the_whole_tree() {
+    let r = Repo::new();
+    r.append("src/index.js", "raise NotImplementedError\n");
+    let got = r.run(&[&r.base, "--"]);
+    assert_eq!(got.stdout, "FLOOR STUB src/index.js:4 raise NotImplementedError\nFLOOR GUARD: 1 finding(s), 0 waived\n");
+}
