@@ -76,7 +76,9 @@ pub fn user_at_host() -> String {
 
 /// Current UTC time as RFC 3339 with seconds (the `at` of events).
 pub fn now_rfc3339() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
 }
 
 /// Control characters (C0 but `\n`, DEL, C1), bidi controls and zero-width
@@ -121,8 +123,16 @@ mod tests {
         let link = d.path().join("link.md");
         symlink(&real, &link).unwrap();
         replace_atomically(&link, b"new").unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs::read_to_string(&real).unwrap(), "new");
-        assert_eq!(fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(
+            fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
     }
 }

@@ -68,7 +68,9 @@ pub fn main() -> ExitCode {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let globals = Globals { pipeline: cli.pipeline };
+    let globals = Globals {
+        pipeline: cli.pipeline,
+    };
     match cli.command {
         Some(Command::Gate0(a)) => gate0::run(a, &globals),
         Some(Command::FloorGuard(a)) => floor_guard::run(a, &globals),
@@ -87,4 +89,3 @@ pub struct Globals {
     /// `--pipeline DIR`.
     pub pipeline: Option<PathBuf>,
 }
-

@@ -38,7 +38,11 @@ impl State {
                 it.trigger.clone_from(trigger);
                 self.marks.last_dev_seq = ev.seq;
             }
-            EventBody::GateStarted { gate, iteration, round } => {
+            EventBody::GateStarted {
+                gate,
+                iteration,
+                round,
+            } => {
                 self.iteration_mut(*iteration, ev);
                 self.current_gate = Some(GateInProgress {
                     gate: *gate,
@@ -50,7 +54,9 @@ impl State {
             EventBody::GateFinished(g) => {
                 let outcome = rules::round_outcome(g);
                 match outcome {
-                    rules::RoundOutcome::Structural => *self.structural_strikes.get_mut(g.gate) += 1,
+                    rules::RoundOutcome::Structural => {
+                        *self.structural_strikes.get_mut(g.gate) += 1
+                    }
                     rules::RoundOutcome::Failed => {
                         *self.counters.get_mut(g.gate) += 1;
                         *self.structural_strikes.get_mut(g.gate) = 0;
@@ -65,7 +71,10 @@ impl State {
                 self.iteration_mut(g.iteration, ev).gates.push(g.clone());
                 self.marks.last_gate_seq = ev.seq;
             }
-            EventBody::FindingsVerified { iteration, findings } => {
+            EventBody::FindingsVerified {
+                iteration,
+                findings,
+            } => {
                 let it = self.iteration_mut(*iteration, ev);
                 for f in findings {
                     match it.findings.iter_mut().find(|x| x.id == f.id) {
@@ -74,7 +83,11 @@ impl State {
                     }
                 }
             }
-            EventBody::TriageRecorded { iteration, file, counts } => {
+            EventBody::TriageRecorded {
+                iteration,
+                file,
+                counts,
+            } => {
                 self.iteration_mut(*iteration, ev).triage = Some(TriageRecord {
                     file: file.clone(),
                     counts: *counts,
@@ -130,7 +143,9 @@ impl State {
                 }
             }
             EventBody::DevDispatched { iteration, inputs } => {
-                self.iteration_mut(*iteration, ev).dev_inputs.extend(inputs.iter().cloned());
+                self.iteration_mut(*iteration, ev)
+                    .dev_inputs
+                    .extend(inputs.iter().cloned());
                 self.marks.last_dev_seq = ev.seq;
             }
             EventBody::RunEnded(end) => {

@@ -55,7 +55,11 @@ pub struct PerGate {
 impl PerGate {
     /// The same number for every gate.
     pub fn splat(n: u32) -> Self {
-        PerGate { floor: n, conformity: n, security: n }
+        PerGate {
+            floor: n,
+            conformity: n,
+            security: n,
+        }
     }
 
     /// The number of one gate.
@@ -300,7 +304,10 @@ impl State {
 
     /// The last finished round of a gate, over the whole run.
     pub fn last_round(&self, g: GateName) -> Option<&GateFinished> {
-        self.review_iterations.iter().rev().find_map(|i| i.last_gate(g))
+        self.review_iterations
+            .iter()
+            .rev()
+            .find_map(|i| i.last_gate(g))
     }
 
     /// The round number the next run of a gate will have.

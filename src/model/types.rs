@@ -8,7 +8,9 @@ use serde_json::{Map, Value};
 pub type Extra = Map<String, Value>;
 
 /// One of the three gates of the loop, as named in files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum GateName {
     /// GATE 0: the deterministic floor.
@@ -64,7 +66,9 @@ impl std::str::FromStr for GateName {
             "floor" => Ok(GateName::Floor),
             "conformity" => Ok(GateName::Conformity),
             "security" => Ok(GateName::Security),
-            other => Err(format!("unknown gate '{other}' (expected floor, conformity or security)")),
+            other => Err(format!(
+                "unknown gate '{other}' (expected floor, conformity or security)"
+            )),
         }
     }
 }
@@ -137,12 +141,20 @@ pub struct Verdict {
 impl Verdict {
     /// A verdict without count or reason.
     pub fn bare(kind: VerdictKind) -> Self {
-        Verdict { kind, n: None, reason: None }
+        Verdict {
+            kind,
+            n: None,
+            reason: None,
+        }
     }
 
     /// A verdict with a count.
     pub fn counted(kind: VerdictKind, n: u32) -> Self {
-        Verdict { kind, n: Some(n), reason: None }
+        Verdict {
+            kind,
+            n: Some(n),
+            reason: None,
+        }
     }
 }
 
