@@ -7,6 +7,8 @@
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`util`]: atomic file replacement, hashes, time, `user@host`.
+//! - [`sanitize`]: makes text from files safe to draw (visible escapes, width cuts).
+//! - [`tui`]: the terminal UI: app state, actions, keymap, screens, decision dialog.
 //! - [`cli`]: clap definitions and one small function per subcommand.
 //!
 //! `model`, `parse`, `journal`, `gate0` and `checks` never touch the terminal.
@@ -17,4 +19,6 @@ pub mod gate0;
 pub mod journal;
 pub mod model;
 pub mod parse;
+pub mod sanitize;
+pub mod tui;
 pub mod util;
