@@ -454,3 +454,6 @@ impl App {
         self.refresh();
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -17,6 +17,8 @@ pub mod effect;
 pub mod evidence;
 pub mod keymap;
 pub mod rows;
+#[cfg(test)]
+pub(crate) mod testkit;
 pub mod theme;
 pub mod view;
 
