@@ -8,6 +8,8 @@
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`util`]: atomic file replacement, hashes, time, `user@host`.
 //! - [`recorder`]: what the orchestrator's calls write, with the loop's rules applied under the lock.
+//! - [`sanitize`]: makes text from files safe to draw (visible escapes, width cuts).
+//! - [`tui`]: the terminal UI: app state, actions, keymap, screens, decision dialog.
 //! - [`cli`]: clap definitions and one small function per subcommand.
 //!
 //! `model`, `parse`, `journal`, `gate0` and `checks` never touch the terminal.
@@ -19,5 +21,7 @@ pub mod journal;
 pub mod model;
 pub mod parse;
 pub mod recorder;
+pub mod sanitize;
+pub mod tui;
 pub mod util;
 pub mod watch;

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+pub mod config;
 pub mod evidence_gate;
 pub mod floor_guard;
 pub mod gate0;
@@ -45,6 +46,8 @@ pub enum Command {
     EvidenceGate(evidence_gate::EvidenceGateArgs),
     /// Apply verify-by-test results to a triage file.
     Triage(triage::TriageArgs),
+    /// Show where the config file is looked for; `--default` prints the default file.
+    Config(config::ConfigArgs),
 }
 
 /// Entry point of the binary.
@@ -76,6 +79,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::FloorGuard(a)) => floor_guard::run(a, &globals),
         Some(Command::EvidenceGate(a)) => evidence_gate::run(a, &globals),
         Some(Command::Triage(a)) => triage::run(a, &globals),
+        Some(Command::Config(a)) => config::run(a, &globals),
         None => {
             Cli::command().print_help()?;
             Ok(ExitCode::SUCCESS)

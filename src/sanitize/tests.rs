@@ -1,0 +1,104 @@
+//! Tests of the sanitiser: exact outputs for hostile inputs, and properties.
+
+use proptest::prelude::*;
+
+use super::*;
+
+#[test]
+fn escape_sequences_are_shown_not_sent() {
+    assert_eq!(sanitize("a\u{1b}[31mred\u{1b}[0m"), "a␛[31mred␛[0m");
+    // OSC 8 hyperlink ended by BEL, then by ST.
+    assert_eq!(sanitize("\u{1b}]8;;http://x\u{7}t"), "␛]8;;http://x␇t");
+    assert_eq!(sanitize("\u{1b}]0;title\u{1b}\\"), "␛]0;title␛\\");
+    // DCS, APC, PM, SOS as ESC P / _ / ^ / X.
+    assert_eq!(sanitize("\u{1b}P1$r\u{1b}_a\u{1b}^b\u{1b}Xc"), "␛P1$r␛_a␛^b␛Xc");
+    // C1 forms: CSI (U+009B), OSC (U+009D), NEL (U+0085).
+    assert_eq!(sanitize("\u{9b}31m\u{9d}x\u{85}"), "<U+009B>31m<U+009D>x<U+0085>");
+}
+
+#[test]
+fn carriage_return_and_controls_are_visible() {
+    assert_eq!(sanitize("ok\rFAIL"), "ok␍FAIL");
+    assert_eq!(sanitize("a\u{0}b\u{8}c\u{7f}"), "a␀b␈c␡");
+    assert_eq!(sanitize("x\ny"), "x␊y");
+}
+
+#[test]
+fn bidi_and_zero_width_are_named() {
+    assert_eq!(sanitize("abc\u{202e}fed"), "abc<U+202E>fed");
+    assert_eq!(sanitize("\u{2066}x\u{2069}\u{200f}\u{61c}"), "<U+2066>x<U+2069><U+200F><U+061C>");
+    assert_eq!(sanitize("a\u{200b}b\u{feff}\u{2060}\u{200d}"), "a<U+200B>b<U+FEFF><U+2060><U+200D>");
+}
+
+#[test]
+fn tabs_expand_to_the_next_stop() {
+    assert_eq!(sanitize("\tx"), "    x");
+    assert_eq!(sanitize("ab\tc"), "ab  c");
+    assert_eq!(sanitize("abcd\te"), "abcd    e");
+}
+
+#[test]
+fn invalid_utf8_becomes_replacement() {
+    assert_eq!(sanitize_bytes(b"ok\xff\xfeend", 80), "ok\u{fffd}\u{fffd}end");
+    assert_eq!(sanitize_bytes(b"\xe2\x82", 80), "\u{fffd}");
+}
+
+#[test]
+fn long_lines_are_cut_at_the_width() {
+    assert_eq!(sanitize_line("abcdefgh", 5), "abcd…");
+    assert_eq!(sanitize_line("abcde", 5), "abcde");
+    assert_eq!(sanitize_line("abcdef", 0), "");
+    assert_eq!(sanitize_line("abcdef", 1), "…");
+    // Wide characters take two columns: a wide char that would straddle is dropped.
+    assert_eq!(sanitize_line("日本語テキスト", 6), "日本…");
+    assert_eq!(sanitize_line("日本語", 6), "日本語");
+    // Combining marks take no column.
+    assert_eq!(sanitize_line("e\u{301}e\u{301}e\u{301}", 3), "e\u{301}e\u{301}e\u{301}");
+    // A visible escape is never split in the middle.
+    assert_eq!(sanitize_line("ab\u{202e}cd", 6), "ab…");
+}
+
+#[test]
+fn ten_megabyte_line_is_cut_cheaply() {
+    let big = "\u{1b}[2J".repeat(2_500_000);
+    let out = sanitize_line(&big, 40);
+    assert_eq!(width(&out), 40);
+    assert!(out.starts_with("␛[2J␛[2J"));
+    assert!(out.ends_with('…'));
+}
+
+#[test]
+fn lines_split_on_newline_and_keep_lone_cr_visible() {
+    assert_eq!(sanitize_lines("a\r\nb\rc\n", 80), vec!["a", "b␍c", ""]);
+}
+
+#[test]
+fn input_keeps_one_line() {
+    assert_eq!(sanitize_input("fine\nby me\u{1b}\u{13}\u{202e}\t!"), "fine by me !");
+}
+
+fn allowed_output(c: char) -> bool {
+    let u = c as u32;
+    u >= 0x20 && u != 0x7f && !(0x80..=0x9f).contains(&u) && !invisible(c)
+}
+
+proptest! {
+    #[test]
+    fn output_is_inert_and_fits(input in any::<Vec<u8>>(), max in 0usize..120) {
+        let out = sanitize_bytes(&input, max);
+        prop_assert!(out.chars().all(allowed_output), "{out:?}");
+        prop_assert!(width(&out) <= max, "{out:?} is {} wide, limit {max}", width(&out));
+    }
+
+    #[test]
+    fn text_output_is_inert_and_fits(input in "\\PC*|[\u{0}-\u{9f}\u{200b}-\u{202e}\u{2060}-\u{2069}\u{fe0f}]*", max in 0usize..60) {
+        let out = sanitize_line(&input, max);
+        prop_assert!(out.chars().all(allowed_output), "{out:?}");
+        prop_assert!(width(&out) <= max);
+    }
+
+    #[test]
+    fn short_printable_text_is_unchanged(input in "[a-zA-Z0-9 .:/-]{0,40}") {
+        prop_assert_eq!(sanitize_line(&input, 40), input);
+    }
+}

@@ -1,0 +1,459 @@
+//! The app: the folded state of the run(s) plus everything the person did
+//! to the view (tab, selection, filter, dialog...). No I/O happens here:
+//! inputs arrive through `on_*` methods and [`App::update`], and anything
+//! that must touch the world leaves as an [`Effect`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::action::Action;
+use super::clock::Clock;
+use super::config::{Config, ThemeKind};
+use super::dialog::{Dialog, Outcome};
+use super::effect::Effect;
+use super::rows::{self, CriterionLine, LogEntry, RowKey};
+use super::theme::Theme;
+use crate::model::{Event, State};
+
+mod update;
+
+pub use update::FindingSort;
+
+/// The six tabs of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tab {
+    /// Contract criteria: GATE 0 evidence beside GATE 1 status.
+    Criteria,
+    /// Findings with verdicts, verify-by-test and triage.
+    Findings,
+    /// GATE 2 rows.
+    Security,
+    /// Human gates.
+    Gates,
+    /// Every event.
+    Timeline,
+    /// Gate outputs and repro logs.
+    Logs,
+}
+
+impl Tab {
+    /// Every tab, in order.
+    pub const ALL: [Tab; 6] = [Tab::Criteria, Tab::Findings, Tab::Security, Tab::Gates, Tab::Timeline, Tab::Logs];
+
+    /// The tab's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Criteria => "Criteria",
+            Tab::Findings => "Findings",
+            Tab::Security => "Security",
+            Tab::Gates => "Gates",
+            Tab::Timeline => "Timeline",
+            Tab::Logs => "Logs",
+        }
+    }
+
+    /// Position in [`Tab::ALL`].
+    pub fn index(self) -> usize {
+        Tab::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+}
+
+/// A problem reading the journal, shown as a banner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<u64>,
+    /// 1-based column, when known.
+    pub column: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+    /// Time (RFC 3339) of the last event read before the damage, when the
+    /// journal could only be read in part.
+    pub partial_since: Option<String>,
+}
+
+/// What the replay bar shows (the replay driver sets it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayBar {
+    /// Position (1-based).
+    pub event: u64,
+    /// Number of events.
+    pub total: u64,
+    /// Time of the event at the position (RFC 3339).
+    pub at: String,
+    /// Iteration at the position.
+    pub iteration: u32,
+}
+
+/// A log the event loop read for us.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogView {
+    /// Read: the bytes (a tail, for big files).
+    Loaded(Vec<u8>),
+    /// Asked for, not back yet.
+    Loading,
+    /// Could not be read.
+    Failed(String),
+}
+
+/// A triage bucket of a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bucket {
+    /// Accepted (must be fixed).
+    Accepted,
+    /// Deferred.
+    Deferred,
+    /// Rejected.
+    Rejected,
+}
+
+/// One run being watched.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    /// Its `.pipeline` folder.
+    pub pipeline: PathBuf,
+    /// The folded state.
+    pub state: State,
+    /// Every event read, in seq order.
+    pub events: Vec<Event>,
+    /// A journal problem to show.
+    pub problem: Option<Problem>,
+    /// Logs read, by path relative to `.pipeline/`.
+    pub logs: BTreeMap<String, LogView>,
+    /// Triage buckets by (iteration, finding id), when the triage file was read.
+    pub buckets: BTreeMap<(u32, String), Bucket>,
+    /// Open gates already announced (bell, hook).
+    announced: BTreeSet<String>,
+    /// A state has arrived at least once.
+    loaded: bool,
+}
+
+/// Which screen is up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// The list of runs (several runs watched).
+    RunList,
+    /// One run.
+    Run,
+}
+
+/// The app state.
+pub struct App {
+    pub(crate) clock: Box<dyn Clock>,
+    pub(crate) config: Config,
+    pub(crate) theme: Theme,
+    pub(crate) runs: Vec<Run>,
+    pub(crate) current: usize,
+    pub(crate) screen: Screen,
+    pub(crate) looking_in: Option<PathBuf>,
+    pub(crate) tab: Tab,
+    pub(crate) selected: [usize; 6],
+    pub(crate) run_selected: usize,
+    pub(crate) filter: String,
+    pub(crate) filter_editing: bool,
+    pub(crate) sort: FindingSort,
+    pub(crate) iteration: Option<u32>,
+    pub(crate) help: bool,
+    pub(crate) diff: bool,
+    pub(crate) dialog: Option<Dialog>,
+    pub(crate) status: Option<String>,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) confirm_quit: bool,
+    pub(crate) replay: Option<ReplayBar>,
+    pub(crate) page: usize,
+    /// Rows of the current tab, filtered and sorted (refreshed on every change).
+    pub(crate) rows: Vec<RowKey>,
+    pub(crate) criteria: Vec<CriterionLine>,
+    pub(crate) log_entries: Vec<LogEntry>,
+}
+
+impl App {
+    /// An app watching one run, whose `.pipeline` folder is `pipeline`.
+    pub fn new(config: Config, theme: ThemeKind, clock: Box<dyn Clock>, pipeline: PathBuf) -> App {
+        let warnings = config.warnings.clone();
+        let mut app = App {
+            clock,
+            config,
+            theme: Theme::new(theme),
+            runs: vec![Run { pipeline, ..Run::default() }],
+            current: 0,
+            screen: Screen::Run,
+            looking_in: None,
+            tab: Tab::Criteria,
+            selected: [0; 6],
+            run_selected: 0,
+            filter: String::new(),
+            filter_editing: false,
+            sort: FindingSort::Severity,
+            iteration: None,
+            help: false,
+            diff: false,
+            dialog: None,
+            status: None,
+            warnings,
+            confirm_quit: false,
+            replay: None,
+            page: 10,
+            rows: Vec::new(),
+            criteria: Vec::new(),
+            log_entries: Vec::new(),
+        };
+        app.refresh();
+        app
+    }
+
+    /// Watches several runs: the run list comes first.
+    pub fn set_runs(&mut self, pipelines: Vec<PathBuf>) {
+        self.runs = pipelines.into_iter().map(|pipeline| Run { pipeline, ..Run::default() }).collect();
+        if self.runs.is_empty() {
+            self.runs.push(Run::default());
+        }
+        self.current = 0;
+        self.screen = if self.runs.len() > 1 { Screen::RunList } else { Screen::Run };
+        self.refresh();
+    }
+
+    /// No `.pipeline` yet: the app says where it looked (`None` once one appears).
+    pub fn set_looking_in(&mut self, path: Option<PathBuf>) {
+        self.looking_in = path;
+    }
+
+    /// A new state of the current run, with the events read since the last one.
+    pub fn on_state(&mut self, state: State, new_events: &[Event]) -> Vec<Effect> {
+        self.on_run_state(self.current, state, new_events)
+    }
+
+    /// A new state of run `index`. Events at or after the first new seq
+    /// replace what was there (a re-read), and events past the state's seq
+    /// are dropped (a replay stepping back). Returns the bell and hook of
+    /// gates that opened since the last state (never on the first state,
+    /// never in replay).
+    pub fn on_run_state(&mut self, index: usize, state: State, new_events: &[Event]) -> Vec<Effect> {
+        let replaying = self.replay.is_some();
+        let Some(run) = self.runs.get_mut(index) else {
+            return Vec::new();
+        };
+        if let Some(first) = new_events.first() {
+            run.events.retain(|e| e.seq < first.seq);
+        }
+        run.events.extend(new_events.iter().cloned());
+        run.events.retain(|e| e.seq <= state.seq);
+        let mut effects = Vec::new();
+        let open: BTreeSet<String> = state.open_human_gates().map(|g| g.request.id.clone()).collect();
+        for id in open.difference(&run.announced) {
+            if run.loaded && !replaying {
+                if self.config.bell {
+                    effects.push(Effect::Bell);
+                }
+                if let Some(cmd) = &self.config.on_human_gate {
+                    effects.push(Effect::RunHook { command: cmd.clone(), gate: id.clone() });
+                }
+            }
+        }
+        // Keep decided gates in the set so a gate never rings twice.
+        run.announced.extend(open);
+        run.state = state;
+        run.loaded = true;
+        if index == self.current
+            && let Some(d) = &mut self.dialog
+        {
+            d.on_state(&self.runs[index].state, self.clock.now());
+        }
+        self.refresh();
+        effects
+    }
+
+    /// The write of a decision finished.
+    pub fn on_write_result(&mut self, result: Result<(), String>) {
+        let Some(d) = &mut self.dialog else {
+            return;
+        };
+        let saved = d.chosen.map(|c| format!("decision saved ({}: {c})", d.id));
+        if d.on_write_result(result) {
+            self.status = saved;
+            self.dialog = None;
+            self.confirm_quit = false;
+        }
+    }
+
+    /// A log asked for with [`Effect::LoadLog`] was read (or not).
+    pub fn on_log_loaded(&mut self, path: &Path, result: Result<Vec<u8>, String>) {
+        let run = &mut self.runs[self.current];
+        let Ok(rel) = path.strip_prefix(&run.pipeline) else {
+            return;
+        };
+        let key = rel.to_string_lossy().into_owned();
+        let view = match result {
+            Ok(bytes) => LogView::Loaded(bytes),
+            Err(e) => LogView::Failed(e),
+        };
+        run.logs.insert(key, view);
+    }
+
+    /// The triage buckets of an iteration, read from its triage file.
+    pub fn on_triage_loaded(&mut self, iteration: u32, buckets: Vec<(String, Bucket)>) {
+        let run = &mut self.runs[self.current];
+        for (id, b) in buckets {
+            run.buckets.insert((iteration, id), b);
+        }
+        self.refresh();
+    }
+
+    /// Shows (or clears) a journal problem banner on the current run.
+    pub fn set_problem(&mut self, problem: Option<Problem>) {
+        self.runs[self.current].problem = problem;
+    }
+
+    /// Enters, moves or leaves replay mode (the replay driver calls it).
+    pub fn set_replay(&mut self, bar: Option<ReplayBar>) {
+        self.replay = bar;
+    }
+
+    /// The terminal's size changed: page moves follow the table's height.
+    pub fn on_resize(&mut self, _width: u16, height: u16) {
+        self.page = usize::from(height).saturating_sub(12).max(1);
+    }
+
+    /// A key from the terminal.
+    pub fn on_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
+        let ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.confirm_quit {
+            self.confirm_quit = false;
+            if matches!(key.code, KeyCode::Char('y' | 'Y')) || ctrl_c {
+                return vec![Effect::Quit];
+            }
+            self.status = Some("quit cancelled".into());
+            return Vec::new();
+        }
+        if ctrl_c {
+            return self.update(Action::Quit);
+        }
+        if let Some(d) = &mut self.dialog {
+            let now = self.clock.now();
+            return match d.on_key(key, now) {
+                Outcome::Stay => Vec::new(),
+                Outcome::Cancel => {
+                    self.dialog = None;
+                    Vec::new()
+                }
+                Outcome::Confirm(req) => vec![Effect::WriteDecision(req)],
+                Outcome::Unhandled => match self.config.keymap.action(key) {
+                    Some(a @ (Action::Quit | Action::Help)) => self.update(a),
+                    _ => Vec::new(),
+                },
+            };
+        }
+        if self.filter_editing {
+            self.edit_filter(key);
+            return Vec::new();
+        }
+        if self.help || self.diff {
+            // Any key closes an overlay; its own key does not reopen it.
+            let action = self.config.keymap.action(key);
+            self.help = false;
+            self.diff = false;
+            return match action {
+                Some(Action::Quit) => self.update(Action::Quit),
+                _ => Vec::new(),
+            };
+        }
+        match self.config.keymap.action(key) {
+            Some(a) => self.update(a),
+            None => Vec::new(),
+        }
+    }
+
+    /// A bracketed paste: only a decision reason takes it; it never confirms.
+    pub fn on_paste(&mut self, text: &str) {
+        if let Some(d) = &mut self.dialog {
+            d.on_paste(text, self.clock.now());
+        } else if self.filter_editing {
+            self.filter.push_str(&crate::sanitize::sanitize_input(text));
+            self.refresh();
+        }
+    }
+
+    /// The run on screen.
+    pub fn run(&self) -> &Run {
+        &self.runs[self.current]
+    }
+
+    /// The state of the run on screen.
+    pub fn state(&self) -> &State {
+        &self.runs[self.current].state
+    }
+
+    /// The status line (last message), if any.
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    /// The open dialog, if any.
+    pub fn dialog(&self) -> Option<&Dialog> {
+        self.dialog.as_ref()
+    }
+
+    /// The tab on screen.
+    pub fn tab(&self) -> Tab {
+        self.tab
+    }
+
+    /// The screen up.
+    pub fn screen(&self) -> Screen {
+        self.screen
+    }
+
+    /// Warnings from the config file, shown at start.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The iteration the per-iteration tabs show (the latest unless one was chosen).
+    pub fn shown_iteration(&self) -> u32 {
+        self.iteration.unwrap_or_else(|| self.state().iteration_number())
+    }
+
+    /// The selected row of the current tab, if any.
+    pub fn selected_row(&self) -> Option<RowKey> {
+        self.rows.get(self.selected[self.tab.index()]).copied()
+    }
+
+    /// Index of the selected row in [`App::rows`] terms.
+    pub fn selected_index(&self) -> usize {
+        self.selected[self.tab.index()]
+    }
+
+    /// Recomputes the rows of the current tab and keeps the selection in range.
+    pub(crate) fn refresh(&mut self) {
+        self.criteria = rows::criterion_lines(self);
+        self.log_entries = rows::log_entries(self.state());
+        self.rows = rows::tab_rows(self);
+        let i = self.tab.index();
+        self.selected[i] = self.selected[i].min(self.rows.len().saturating_sub(1));
+        self.run_selected = self.run_selected.min(self.runs.len().saturating_sub(1));
+    }
+
+    fn edit_filter(&mut self, key: &KeyEvent) {
+        match key.code {
+            KeyCode::Esc => {
+                self.filter.clear();
+                self.filter_editing = false;
+            }
+            KeyCode::Enter => self.filter_editing = false,
+            KeyCode::Backspace => {
+                self.filter.pop();
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => self.filter.push(c),
+            _ => {}
+        }
+        self.selected[self.tab.index()] = 0;
+        self.refresh();
+    }
+}
+
+#[cfg(test)]
+mod tests;

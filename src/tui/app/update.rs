@@ -1,0 +1,250 @@
+//! [`App::update`]: what each action does to the app, and the effects it asks for.
+
+use std::path::{Component, Path};
+
+use super::{App, LogView, Screen, Tab};
+use crate::tui::action::Action;
+use crate::tui::dialog::Dialog;
+use crate::tui::effect::{Effect, ReplayMove};
+use crate::tui::rows::{self, RowKey};
+
+/// Sort orders of the Findings tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingSort {
+    /// blocking, major, minor, nit, then the rest; by id within.
+    Severity,
+    /// By id.
+    Id,
+    /// VERIFIED, UNVERIFIABLE, FALSE.
+    Verdict,
+    /// By path then lines.
+    Path,
+}
+
+impl FindingSort {
+    /// The next order in the cycle.
+    pub fn next(self) -> FindingSort {
+        match self {
+            FindingSort::Severity => FindingSort::Id,
+            FindingSort::Id => FindingSort::Verdict,
+            FindingSort::Verdict => FindingSort::Path,
+            FindingSort::Path => FindingSort::Severity,
+        }
+    }
+
+    /// Its name on screen.
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingSort::Severity => "severity",
+            FindingSort::Id => "id",
+            FindingSort::Verdict => "verdict",
+            FindingSort::Path => "path",
+        }
+    }
+}
+
+impl App {
+    /// Applies an action; returns what the event loop must do.
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        match action {
+            Action::TabCriteria => self.set_tab(Tab::Criteria),
+            Action::TabFindings => self.set_tab(Tab::Findings),
+            Action::TabSecurity => self.set_tab(Tab::Security),
+            Action::TabGates => self.set_tab(Tab::Gates),
+            Action::TabTimeline => self.set_tab(Tab::Timeline),
+            Action::TabLogs => self.set_tab(Tab::Logs),
+            Action::NextTab => self.set_tab(Tab::ALL[(self.tab.index() + 1) % Tab::ALL.len()]),
+            Action::PrevTab => self.set_tab(Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]),
+            Action::Down => self.move_by(1),
+            Action::Up => self.move_by(-1),
+            Action::PageDown => self.move_by(isize::try_from(self.page).unwrap_or(10)),
+            Action::PageUp => self.move_by(-isize::try_from(self.page).unwrap_or(10)),
+            Action::Top => self.move_by(isize::MIN / 2),
+            Action::Bottom => self.move_by(isize::MAX / 2),
+            Action::Open => effects.extend(self.open()),
+            Action::Back => self.back(),
+            Action::Filter => {
+                if self.screen == Screen::Run {
+                    self.filter_editing = true;
+                }
+            }
+            Action::NextHumanGate => self.next_human_gate(),
+            Action::PrevIteration => effects.extend(self.step_iteration(-1)),
+            Action::NextIteration => effects.extend(self.step_iteration(1)),
+            Action::ReplayBack => effects.push(Effect::Replay(ReplayMove::Back)),
+            Action::ReplayForward => effects.push(Effect::Replay(ReplayMove::Forward)),
+            Action::ReplayFirst => effects.push(Effect::Replay(ReplayMove::First)),
+            Action::ReplayLive => effects.push(Effect::Replay(ReplayMove::Live)),
+            Action::Diff => {
+                if rows::previous_iteration(self.state(), self.shown_iteration()).is_some() {
+                    self.diff = !self.diff;
+                } else {
+                    self.status = Some(format!("iteration {} has no previous iteration to compare", self.shown_iteration()));
+                }
+            }
+            Action::Copy => {
+                if let Some(key) = self.selected_row() {
+                    let text = rows::row_text(self, key);
+                    self.status = Some("row copied to the clipboard".into());
+                    effects.push(Effect::CopyToClipboard(text));
+                }
+            }
+            Action::Sort => {
+                if self.tab == Tab::Findings {
+                    self.sort = self.sort.next();
+                    self.status = Some(format!("findings sorted by {}", self.sort.name()));
+                    self.refresh();
+                }
+            }
+            Action::Help => self.help = !self.help,
+            Action::Quit => {
+                if self.dialog.as_ref().is_some_and(Dialog::has_typed_reason) {
+                    self.confirm_quit = true;
+                    self.status = Some("a decision reason is being typed: quit anyway? (y/n)".into());
+                } else {
+                    effects.push(Effect::Quit);
+                }
+            }
+        }
+        effects
+    }
+
+    fn set_tab(&mut self, tab: Tab) {
+        if self.screen == Screen::Run {
+            self.tab = tab;
+            self.refresh();
+        }
+    }
+
+    fn move_by(&mut self, delta: isize) {
+        let (len, sel) = match self.screen {
+            Screen::RunList => (self.runs.len(), &mut self.run_selected),
+            Screen::Run => (self.rows.len(), &mut self.selected[self.tab.index()]),
+        };
+        let last = len.saturating_sub(1);
+        *sel = sel.saturating_add_signed(delta).min(last);
+    }
+
+    fn open(&mut self) -> Vec<Effect> {
+        if self.screen == Screen::RunList {
+            self.current = rows::run_order(self).get(self.run_selected).copied().unwrap_or(0);
+            self.screen = Screen::Run;
+            self.tab = Tab::Criteria;
+            self.selected = [0; 6];
+            self.filter.clear();
+            self.iteration = None;
+            self.refresh();
+            return Vec::new();
+        }
+        match self.selected_row() {
+            Some(RowKey::Gate(i)) => {
+                let Some(gate) = self.state().human_gates.get(i) else {
+                    return Vec::new();
+                };
+                if self.replay.is_some() {
+                    self.status = Some("decisions cannot be taken in replay".into());
+                } else if let Some(rec) = &gate.decision {
+                    self.status = Some(format!("{} is already decided: {}", gate.request.id, rec.decision.decision));
+                } else {
+                    self.dialog = Some(Dialog::open(gate, self.clock.now()));
+                }
+                Vec::new()
+            }
+            Some(RowKey::Log(i)) => match self.log_entries.get(i) {
+                Some(entry) => {
+                    let path = entry.path.clone();
+                    self.load_log(&path)
+                }
+                None => Vec::new(),
+            },
+            Some(RowKey::Finding(i)) => {
+                let it = self.shown_iteration();
+                let log = self.state().iteration(it).and_then(|iter| {
+                    let f = iter.findings.get(i)?;
+                    iter.verifications.iter().find(|v| v.finding == f.id).map(|v| v.log.clone())
+                });
+                match log {
+                    Some(l) if !l.is_empty() => self.load_log(&l),
+                    _ => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Asks for a log, relative to `.pipeline/`; a path leaving the folder is refused.
+    fn load_log(&mut self, rel: &str) -> Vec<Effect> {
+        let p = Path::new(rel);
+        if rel.is_empty() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+            self.status = Some(format!("not loading '{}': the path leaves .pipeline", crate::sanitize::sanitize_line(rel, 60)));
+            return Vec::new();
+        }
+        let run = &mut self.runs[self.current];
+        if matches!(run.logs.get(rel), Some(LogView::Loaded(_) | LogView::Loading)) {
+            return Vec::new();
+        }
+        run.logs.insert(rel.to_string(), LogView::Loading);
+        vec![Effect::LoadLog(run.pipeline.join(p))]
+    }
+
+    fn back(&mut self) {
+        if self.help || self.diff {
+            self.help = false;
+            self.diff = false;
+        } else if !self.filter.is_empty() {
+            self.filter.clear();
+            self.refresh();
+        } else if self.screen == Screen::Run && self.runs.len() > 1 {
+            self.screen = Screen::RunList;
+        }
+    }
+
+    fn next_human_gate(&mut self) {
+        if self.screen == Screen::RunList {
+            let order = rows::run_order(self);
+            if let Some(i) = order.iter().position(|r| self.runs[*r].state.open_human_gates().next().is_some()) {
+                self.run_selected = i;
+            }
+            return;
+        }
+        let gates = &self.state().human_gates;
+        let open: Vec<usize> = (0..gates.len()).filter(|i| gates[*i].is_open()).collect();
+        if open.is_empty() {
+            self.status = Some("no human gate is waiting".into());
+            return;
+        }
+        self.filter.clear();
+        let on_gate = match (self.tab, self.selected_row()) {
+            (Tab::Gates, Some(RowKey::Gate(g))) => Some(g),
+            _ => None,
+        };
+        self.tab = Tab::Gates;
+        self.refresh();
+        let target = match on_gate {
+            Some(cur) => open.iter().copied().find(|g| *g > cur).unwrap_or(open[0]),
+            None => open[0],
+        };
+        if let Some(pos) = self.rows.iter().position(|r| *r == RowKey::Gate(target)) {
+            self.selected[Tab::Gates.index()] = pos;
+        }
+    }
+
+    fn step_iteration(&mut self, dir: i32) -> Vec<Effect> {
+        if self.replay.is_some() {
+            let m = if dir < 0 { ReplayMove::PrevIteration } else { ReplayMove::NextIteration };
+            return vec![Effect::Replay(m)];
+        }
+        let numbers: Vec<u32> = self.state().review_iterations.iter().map(|i| i.iteration).collect();
+        let Some(&latest) = numbers.last() else {
+            return Vec::new();
+        };
+        let cur = self.shown_iteration();
+        let pos = numbers.iter().position(|n| *n == cur).unwrap_or(numbers.len() - 1);
+        let next = if dir < 0 { pos.saturating_sub(1) } else { (pos + 1).min(numbers.len() - 1) };
+        self.iteration = (numbers[next] != latest).then_some(numbers[next]);
+        self.status = Some(format!("iteration {} of {latest}", numbers[next]));
+        self.refresh();
+        Vec::new()
+    }
+}

@@ -1,0 +1,259 @@
+//! The config file: keymap, theme, bell, the command run when a human gate
+//! opens, and when the header's age turns to a warning.
+//!
+//! Looked up at `$XDG_CONFIG_HOME/loopwatch/config.toml`, falling back to
+//! `~/.config/loopwatch/config.toml`; a missing file means the defaults of
+//! `assets/config/default.toml`. A setting of the wrong type is an error
+//! naming the file, line and column; an unknown setting, an unknown action
+//! or key name, or a key bound twice is a warning the app shows at start.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::action::Action;
+use super::keymap::{DEFAULT_BINDINGS, Key, Keymap};
+
+/// The default config file, as `loopwatch config --default` prints it.
+pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config/default.toml");
+
+/// Age of the last event past which the header warns, unless configured.
+pub const DEFAULT_STALE_AFTER: Duration = Duration::from_secs(600);
+
+/// The theme asked for in the config file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThemeChoice {
+    /// Colours for a dark background.
+    Dark,
+    /// Colours for a light background.
+    Light,
+    /// Guess from `COLORFGBG`, dark when unknown.
+    #[default]
+    Auto,
+}
+
+/// The theme in force once the environment is taken into account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThemeKind {
+    /// Colours for a dark background.
+    Dark,
+    /// Colours for a light background.
+    Light,
+    /// No colour at all (`NO_COLOR`): bold, reverse and symbols only.
+    NoColor,
+}
+
+impl ThemeChoice {
+    /// Resolves the choice: a non-empty `NO_COLOR` always wins; `auto`
+    /// reads the background from `COLORFGBG` (`fg;bg`, bg 7 or 15 is light).
+    pub fn resolve(self, no_color: Option<&str>, colorfgbg: Option<&str>) -> ThemeKind {
+        if no_color.is_some_and(|v| !v.is_empty()) {
+            return ThemeKind::NoColor;
+        }
+        match self {
+            ThemeChoice::Dark => ThemeKind::Dark,
+            ThemeChoice::Light => ThemeKind::Light,
+            ThemeChoice::Auto => match colorfgbg.and_then(|v| v.rsplit(';').next()) {
+                Some("7" | "15") => ThemeKind::Light,
+                _ => ThemeKind::Dark,
+            },
+        }
+    }
+}
+
+/// The settings in force.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Theme asked for.
+    pub theme: ThemeChoice,
+    /// Ring the terminal bell when a new human gate opens.
+    pub bell: bool,
+    /// Shell command run (by the event loop) when a new human gate opens.
+    pub on_human_gate: Option<String>,
+    /// Age of the last event past which the header warns.
+    pub stale_after: Duration,
+    /// Keys to actions.
+    pub keymap: Keymap,
+    /// Problems found in the file that did not stop it from loading.
+    pub warnings: Vec<String>,
+}
+
+/// Why the config file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Not TOML, or a setting of the wrong type.
+    #[error("{path}:{line}:{column}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (0 when unknown).
+        line: usize,
+        /// 1-based column (0 when unknown).
+        column: usize,
+        /// What was expected.
+        message: String,
+    },
+}
+
+/// The file as written, before defaults are filled in.
+#[derive(Debug, Deserialize)]
+struct RawConfig {
+    theme: Option<ThemeChoice>,
+    bell: Option<bool>,
+    on_human_gate: Option<String>,
+    stale_after: Option<String>,
+    #[serde(default)]
+    keys: BTreeMap<String, Vec<String>>,
+    #[serde(flatten)]
+    other: BTreeMap<String, toml::Value>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            theme: ThemeChoice::Auto,
+            bell: true,
+            on_human_gate: None,
+            stale_after: DEFAULT_STALE_AFTER,
+            keymap: Keymap::default(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Where the config file is: `$XDG_CONFIG_HOME/loopwatch/config.toml`,
+    /// else `$HOME/.config/loopwatch/config.toml`.
+    pub fn path(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+        let base = match xdg_config_home.filter(|v| !v.is_empty()) {
+            Some(x) => PathBuf::from(x),
+            None => PathBuf::from(home.filter(|v| !v.is_empty())?).join(".config"),
+        };
+        Some(base.join("loopwatch").join("config.toml"))
+    }
+
+    /// Loads the file at `path`; a missing file gives the defaults.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(source) => Err(ConfigError::Read { path: path.to_path_buf(), source }),
+        }
+    }
+
+    /// Parses config text; `path` only names the file in errors and warnings.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((0, 0), |s| line_col(text, s.start));
+            ConfigError::Parse { path: path.to_path_buf(), line, column, message: e.message().to_string() }
+        })?;
+        let mut warnings: Vec<String> =
+            raw.other.keys().map(|k| format!("{}: unknown setting '{k}' ignored", path.display())).collect();
+        let stale_after = match raw.stale_after.as_deref() {
+            None => DEFAULT_STALE_AFTER,
+            Some(s) => parse_duration(s).ok_or_else(|| ConfigError::Parse {
+                path: path.to_path_buf(),
+                line: find_line(text, "stale_after"),
+                column: 1,
+                message: format!("stale_after: '{s}' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")"),
+            })?,
+        };
+        let (keymap, key_warnings) = build_keymap(&raw.keys);
+        warnings.extend(key_warnings.into_iter().map(|w| format!("{}: {w}", path.display())));
+        Ok(Config {
+            theme: raw.theme.unwrap_or_default(),
+            bell: raw.bell.unwrap_or(true),
+            on_human_gate: raw.on_human_gate.filter(|c| !c.trim().is_empty()),
+            stale_after,
+            keymap,
+            warnings,
+        })
+    }
+}
+
+/// User bindings first (a clash between two of them is a warning), then
+/// the defaults of the actions the user did not rebind, minus the keys the
+/// user took over.
+fn build_keymap(user: &BTreeMap<String, Vec<String>>) -> (Keymap, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut bindings: Vec<(Action, Vec<String>)> = Vec::new();
+    for (name, keys) in user {
+        match Action::from_name(name) {
+            Some(a) => bindings.push((a, keys.clone())),
+            None => warnings.push(format!("[keys]: unknown action '{name}' ignored")),
+        }
+    }
+    bindings.sort_by_key(|(a, _)| Action::ALL.iter().position(|x| x == a));
+    let taken: Vec<Key> = bindings.iter().flat_map(|(_, ks)| ks.iter().filter_map(|k| Key::parse(k).ok())).collect();
+    for (action, keys) in DEFAULT_BINDINGS {
+        if bindings.iter().any(|(a, _)| *a == action) {
+            continue;
+        }
+        let kept = keys
+            .iter()
+            .filter(|k| Key::parse(k).is_ok_and(|key| !taken.contains(&key)))
+            .map(|k| (*k).to_string())
+            .collect();
+        bindings.push((action, kept));
+    }
+    let (map, build_warnings) = Keymap::build(&bindings);
+    warnings.extend(build_warnings.into_iter().map(|w| format!("[keys]: {w}")));
+    for a in Action::ALL {
+        if map.keys_of(a).is_empty() {
+            warnings.push(format!("[keys]: {} has no key", a.name()));
+        }
+    }
+    (map, warnings)
+}
+
+/// Parses `90s`, `10m`, `1h30m`, `2h` or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    if let Ok(n) = s.parse::<u64>() {
+        return Some(Duration::from_secs(n));
+    }
+    let mut total = 0u64;
+    let mut num = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let n: u64 = num.parse().ok()?;
+        num.clear();
+        total += n * match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => return None,
+        };
+    }
+    (num.is_empty() && !s.is_empty()).then_some(Duration::from_secs(total))
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn find_line(text: &str, key: &str) -> usize {
+    text.lines().position(|l| l.trim_start().starts_with(key)).map_or(0, |i| i + 1)
+}
+
+#[cfg(test)]
+mod tests;

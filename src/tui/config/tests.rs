@@ -1,0 +1,101 @@
+//! Tests of config loading: defaults, overrides, warnings and errors.
+
+use super::*;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+#[test]
+fn default_file_is_the_builtin_default() {
+    let c = Config::parse(DEFAULT_CONFIG, Path::new("default.toml")).expect("shipped file parses");
+    assert_eq!(c.warnings, Vec::<String>::new());
+    assert_eq!(c.keymap, Keymap::default());
+    assert_eq!(c.theme, ThemeChoice::Auto);
+    assert!(c.bell);
+    assert_eq!(c.on_human_gate, None);
+    assert_eq!(c.stale_after, Duration::from_secs(600));
+}
+
+#[test]
+fn user_keys_replace_defaults_and_clashes_are_warned() {
+    let text = "theme = \"light\"\nbell = false\non_human_gate = \"notify-send hi\"\nstale_after = \"1h30m\"\ncolour = 3\n\
+                [keys]\nquit = [\"n\"]\nhelp = [\"n\", \"h\"]\nwarp = [\"w\"]\n";
+    let c = Config::parse(text, Path::new("c.toml")).expect("valid");
+    assert_eq!(c.theme, ThemeChoice::Light);
+    assert!(!c.bell);
+    assert_eq!(c.on_human_gate.as_deref(), Some("notify-send hi"));
+    assert_eq!(c.stale_after, Duration::from_secs(5400));
+    assert_eq!(
+        c.warnings,
+        vec![
+            "c.toml: unknown setting 'colour' ignored".to_string(),
+            "c.toml: [keys]: unknown action 'warp' ignored".to_string(),
+            "c.toml: [keys]: key 'n' is bound to both help and quit; help keeps it".to_string(),
+            "c.toml: [keys]: next-human-gate has no key".to_string(),
+            "c.toml: [keys]: quit has no key".to_string(),
+        ]
+    );
+    assert_eq!(c.keymap.action(&key('n')), Some(Action::Help));
+    assert_eq!(c.keymap.action(&key('h')), Some(Action::Help));
+    // `q` is no longer quit and `?` no longer help: the user replaced them.
+    assert_eq!(c.keymap.action(&key('q')), None);
+    assert_eq!(c.keymap.action(&key('?')), None);
+    // next-human-gate lost `n` to the user's bindings.
+    assert_eq!(c.keymap.label(Action::NextHumanGate), "-");
+}
+
+#[test]
+fn wrong_type_names_file_line_and_column() {
+    let err = Config::parse("bell = true\ntheme = 3\n", Path::new("/x/c.toml")).expect_err("bad type");
+    let msg = err.to_string();
+    assert!(msg.starts_with("/x/c.toml:2:9: "), "{msg}");
+    let err = Config::parse("stale_after = \"soon\"\n", Path::new("c.toml")).expect_err("bad duration");
+    assert_eq!(
+        err.to_string(),
+        "c.toml:1:1: stale_after: 'soon' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")"
+    );
+}
+
+#[test]
+fn path_prefers_xdg_then_home() {
+    assert_eq!(
+        Config::path(Some("/xdg".into()), Some("/home/u".into())),
+        Some(PathBuf::from("/xdg/loopwatch/config.toml"))
+    );
+    assert_eq!(
+        Config::path(Some("".into()), Some("/home/u".into())),
+        Some(PathBuf::from("/home/u/.config/loopwatch/config.toml"))
+    );
+    assert_eq!(Config::path(None, None), None);
+}
+
+#[test]
+fn missing_file_gives_defaults() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let c = Config::load(&d.path().join("none.toml")).expect("missing is fine");
+    assert_eq!(c.keymap, Keymap::default());
+}
+
+#[test]
+fn theme_resolution() {
+    assert_eq!(ThemeChoice::Light.resolve(Some("1"), None), ThemeKind::NoColor);
+    assert_eq!(ThemeChoice::Light.resolve(Some(""), None), ThemeKind::Light);
+    assert_eq!(ThemeChoice::Auto.resolve(None, Some("0;15")), ThemeKind::Light);
+    assert_eq!(ThemeChoice::Auto.resolve(None, Some("15;0")), ThemeKind::Dark);
+    assert_eq!(ThemeChoice::Auto.resolve(None, None), ThemeKind::Dark);
+    assert_eq!(ThemeChoice::Dark.resolve(None, Some("0;15")), ThemeKind::Dark);
+}
+
+#[test]
+fn durations() {
+    assert_eq!(parse_duration("90"), Some(Duration::from_secs(90)));
+    assert_eq!(parse_duration("10m"), Some(Duration::from_secs(600)));
+    assert_eq!(parse_duration("1d2h"), Some(Duration::from_secs(93_600)));
+    assert_eq!(parse_duration("10"), Some(Duration::from_secs(10)));
+    assert_eq!(parse_duration("m"), None);
+    assert_eq!(parse_duration("10x"), None);
+    assert_eq!(parse_duration("5m3"), None);
+    assert_eq!(parse_duration(""), None);
+}

@@ -1,0 +1,293 @@
+//! The decision dialog of a human gate: a small state machine, testable
+//! without a terminal.
+//!
+//! Flow: press an option's key, the cursor moves to the reason field, type
+//! the reason, `Ctrl-S` confirms (`Esc` cancels, `Tab` goes back to the
+//! options). Nothing is written before the confirmation: confirming yields a
+//! [`DecisionRequest`], and only a successful write closes the dialog. Keys
+//! arriving within [`KEY_GUARD`] of the dialog opening are dropped (a key
+//! meant for the list must not decide a gate), a paste only ever lands in
+//! the reason, and a gate decided elsewhere or whose evidence changed while
+//! the dialog was open is shown as such.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::effect::DecisionRequest;
+use super::evidence::{evidence_hash, evidence_lines};
+use crate::model::state::DecisionRecord;
+use crate::model::{Decision, HumanGate, HumanGateKind, State};
+use crate::sanitize::sanitize_input;
+
+/// Keys arriving this soon after the dialog opened are ignored.
+pub const KEY_GUARD: Duration = Duration::from_millis(300);
+
+/// Longest reason kept, in characters.
+pub const REASON_MAX: usize = 2000;
+
+/// Where the keyboard goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// Option keys choose a decision.
+    Options,
+    /// Keys type the reason.
+    Reason,
+}
+
+/// Where the dialog stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phase {
+    /// Choosing and typing.
+    Editing,
+    /// Confirmed; waiting for the write to be durable.
+    Saving,
+    /// The write failed; the reason is kept, confirming again retries.
+    Failed(String),
+    /// Someone else decided this gate while the dialog was open.
+    DecidedElsewhere(DecisionRecord),
+}
+
+/// What the app should do after a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Nothing more.
+    Stay,
+    /// The key meant nothing here (the app may treat it as a global key).
+    Unhandled,
+    /// Close without deciding.
+    Cancel,
+    /// Write this decision.
+    Confirm(DecisionRequest),
+}
+
+/// An open decision dialog.
+#[derive(Debug, Clone)]
+pub struct Dialog {
+    /// The gate being decided.
+    pub id: String,
+    /// Its kind.
+    pub kind: HumanGateKind,
+    /// The options offered, in order.
+    pub options: Vec<Decision>,
+    /// The evidence shown, sanitised.
+    pub evidence: Vec<String>,
+    /// `sha256:<hex>` of `evidence`.
+    pub evidence_hash: String,
+    /// Where the keyboard goes.
+    pub focus: Focus,
+    /// The option chosen.
+    pub chosen: Option<Decision>,
+    /// The reason typed so far.
+    pub reason: String,
+    /// Where the dialog stands.
+    pub phase: Phase,
+    /// A one-line message (reason required, evidence changed...).
+    pub message: Option<String>,
+    /// First evidence line shown (scrolling).
+    pub scroll: usize,
+    opened_at: Timestamp,
+}
+
+impl Dialog {
+    /// Opens the dialog of a gate at time `now`.
+    pub fn open(gate: &HumanGate, now: Timestamp) -> Dialog {
+        let req = &gate.request;
+        let evidence = evidence_lines(req);
+        let options = req
+            .kind
+            .options()
+            .iter()
+            .copied()
+            .filter(|d| req.options.is_empty() || req.options.contains(d))
+            .collect();
+        let mut d = Dialog {
+            id: req.id.clone(),
+            kind: req.kind,
+            options,
+            evidence_hash: evidence_hash(&evidence),
+            evidence,
+            focus: Focus::Options,
+            chosen: None,
+            reason: String::new(),
+            phase: Phase::Editing,
+            message: None,
+            scroll: 0,
+            opened_at: now,
+        };
+        if let Some(rec) = &gate.decision {
+            d.phase = Phase::DecidedElsewhere(rec.clone());
+        }
+        d
+    }
+
+    /// The single-letter key of an option.
+    pub fn option_key(decision: Decision) -> char {
+        match decision {
+            Decision::Lift => 'l',
+            Decision::AcceptPartial => 'p',
+            Decision::Accept | Decision::Approve => 'a',
+            Decision::Reject | Decision::Deny => 'x',
+            Decision::Extend => 'e',
+            Decision::TakeOver => 't',
+            Decision::Retry => 'r',
+            Decision::Abort => 'A',
+        }
+    }
+
+    /// True when a reason has been typed that closing would lose.
+    pub fn has_typed_reason(&self) -> bool {
+        !self.reason.trim().is_empty() && !matches!(self.phase, Phase::DecidedElsewhere(_))
+    }
+
+    /// Handles a key at time `now`.
+    pub fn on_key(&mut self, key: &KeyEvent, now: Timestamp) -> Outcome {
+        if self.too_soon(now) {
+            return Outcome::Stay;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match self.phase {
+            Phase::Saving => return Outcome::Stay,
+            Phase::DecidedElsewhere(_) => {
+                return match key.code {
+                    KeyCode::Esc | KeyCode::Enter => Outcome::Cancel,
+                    _ => Outcome::Unhandled,
+                };
+            }
+            Phase::Editing | Phase::Failed(_) => {}
+        }
+        match key.code {
+            KeyCode::Esc => return Outcome::Cancel,
+            KeyCode::Char('s') if ctrl => return self.confirm(),
+            KeyCode::Tab | KeyCode::BackTab => {
+                self.focus = match self.focus {
+                    Focus::Options => Focus::Reason,
+                    Focus::Reason => Focus::Options,
+                };
+                return Outcome::Stay;
+            }
+            KeyCode::Up => {
+                self.scroll = self.scroll.saturating_sub(1);
+                return Outcome::Stay;
+            }
+            KeyCode::Down => {
+                self.scroll = (self.scroll + 1).min(self.evidence.len().saturating_sub(1));
+                return Outcome::Stay;
+            }
+            _ => {}
+        }
+        match self.focus {
+            Focus::Options => match key.code {
+                KeyCode::Char(c) if !ctrl => match self.options.iter().find(|d| Self::option_key(**d) == c) {
+                    Some(d) => {
+                        self.chosen = Some(*d);
+                        self.focus = Focus::Reason;
+                        self.message = None;
+                        Outcome::Stay
+                    }
+                    None => Outcome::Unhandled,
+                },
+                _ => Outcome::Unhandled,
+            },
+            Focus::Reason => {
+                match key.code {
+                    KeyCode::Char(c) if !ctrl => self.type_text(&c.to_string()),
+                    KeyCode::Backspace => {
+                        self.reason.pop();
+                    }
+                    _ => {}
+                }
+                Outcome::Stay
+            }
+        }
+    }
+
+    /// Handles a bracketed paste: it goes into the reason and never confirms.
+    pub fn on_paste(&mut self, text: &str, now: Timestamp) {
+        if self.too_soon(now) || !matches!(self.phase, Phase::Editing | Phase::Failed(_)) {
+            return;
+        }
+        self.type_text(text);
+    }
+
+    /// The state changed: notices a decision taken elsewhere and evidence that changed.
+    pub fn on_state(&mut self, state: &State, now: Timestamp) {
+        let Some(gate) = state.human_gate(&self.id) else {
+            return;
+        };
+        if let Some(rec) = &gate.decision {
+            let ours = matches!(self.phase, Phase::Saving)
+                && Some(rec.decision.decision) == self.chosen
+                && rec.decision.reason == self.reason.trim()
+                && rec.decision.evidence_hash == self.evidence_hash;
+            if !ours {
+                self.phase = Phase::DecidedElsewhere(rec.clone());
+            }
+            return;
+        }
+        let evidence = evidence_lines(&gate.request);
+        let hash = evidence_hash(&evidence);
+        if hash != self.evidence_hash && !matches!(self.phase, Phase::Saving) {
+            self.evidence = evidence;
+            self.evidence_hash = hash;
+            self.chosen = None;
+            self.focus = Focus::Options;
+            self.phase = Phase::Editing;
+            self.opened_at = now;
+            self.message = Some("the evidence changed while this dialog was open: read it again and choose".into());
+        }
+    }
+
+    /// The write finished. Returns true when the dialog should close.
+    pub fn on_write_result(&mut self, result: Result<(), String>) -> bool {
+        if !matches!(self.phase, Phase::Saving) {
+            return false;
+        }
+        match result {
+            Ok(()) => true,
+            Err(e) => {
+                self.phase = Phase::Failed(e);
+                self.focus = Focus::Reason;
+                false
+            }
+        }
+    }
+
+    fn too_soon(&self, now: Timestamp) -> bool {
+        let guard = i64::try_from(KEY_GUARD.as_millis()).unwrap_or(i64::MAX);
+        now.as_millisecond().saturating_sub(self.opened_at.as_millisecond()) < guard
+    }
+
+    fn type_text(&mut self, text: &str) {
+        let clean = sanitize_input(text);
+        let room = REASON_MAX.saturating_sub(self.reason.chars().count());
+        self.reason.extend(clean.chars().take(room));
+        self.message = None;
+    }
+
+    fn confirm(&mut self) -> Outcome {
+        let Some(decision) = self.chosen else {
+            self.message = Some("choose an option first".into());
+            self.focus = Focus::Options;
+            return Outcome::Stay;
+        };
+        let reason = self.reason.trim();
+        if reason.is_empty() {
+            self.message = Some("a reason is required".into());
+            self.focus = Focus::Reason;
+            return Outcome::Stay;
+        }
+        self.phase = Phase::Saving;
+        self.message = None;
+        Outcome::Confirm(DecisionRequest {
+            id: self.id.clone(),
+            decision,
+            reason: reason.to_string(),
+            evidence_hash: self.evidence_hash.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

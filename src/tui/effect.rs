@@ -1,0 +1,63 @@
+//! What the app asks the event loop to do: [`Effect`], pure data.
+//!
+//! The app never writes a file, a clipboard or a terminal byte itself; it
+//! returns effects and the event loop performs them, then reports results
+//! back (`App::on_write_result`, `App::on_log_loaded`).
+
+use std::path::PathBuf;
+
+use crate::model::Decision;
+
+/// A decision a person confirmed, to be appended to the journal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionRequest {
+    /// The human gate decided.
+    pub id: String,
+    /// The option chosen.
+    pub decision: Decision,
+    /// Why (never empty).
+    pub reason: String,
+    /// `sha256:<hex>` of the exact evidence text shown in the dialog.
+    pub evidence_hash: String,
+}
+
+/// A move asked of the replay driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayMove {
+    /// One event back.
+    Back,
+    /// One event forward.
+    Forward,
+    /// The first event.
+    First,
+    /// Back to live.
+    Live,
+    /// The start of the previous iteration.
+    PrevIteration,
+    /// The start of the next iteration.
+    NextIteration,
+}
+
+/// Something for the event loop to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Append a decision (then call `App::on_write_result`).
+    WriteDecision(DecisionRequest),
+    /// Put text on the clipboard (OSC 52).
+    CopyToClipboard(String),
+    /// Read the tail of a file (then call `App::on_log_loaded` with this path).
+    LoadLog(PathBuf),
+    /// Ring the terminal bell.
+    Bell,
+    /// Run the configured command for a new human gate.
+    RunHook {
+        /// The shell command from the config file.
+        command: String,
+        /// The gate that opened (for `LOOPWATCH_GATE`).
+        gate: String,
+    },
+    /// Move the replay position.
+    Replay(ReplayMove),
+    /// Leave the program.
+    Quit,
+}

@@ -1,0 +1,30 @@
+//! The terminal UI: app state, actions, keymap, screens and the decision dialog.
+//!
+//! Data flows one way: the event loop (`run`, `terminal`) folds the journal
+//! into a [`crate::model::State`] and hands it to [`App::on_state`]; keys
+//! become [`Action`]s through the [`Keymap`]; [`App::update`] changes the
+//! app and returns [`Effect`]s (write a decision, copy, load a log, ring)
+//! for the event loop to perform; [`view::render`] draws a frame as a pure
+//! function of the app. Nothing in here but the event loop does I/O.
+
+pub mod action;
+pub mod app;
+pub mod clock;
+pub mod config;
+pub mod dialog;
+pub mod diff;
+pub mod effect;
+pub mod evidence;
+pub mod keymap;
+pub mod rows;
+#[cfg(test)]
+pub(crate) mod testkit;
+pub mod theme;
+pub mod view;
+
+pub use action::Action;
+pub use app::App;
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::Config;
+pub use effect::{DecisionRequest, Effect};
+pub use keymap::Keymap;

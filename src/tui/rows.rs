@@ -1,0 +1,198 @@
+//! The rows of each tab, as light keys into the state. Keys are computed
+//! when the state, the tab, the filter or the sort change; the view formats
+//! only the rows it shows.
+
+use crate::model::event::GateFinished;
+use crate::model::{FindingVerdict, GateName, HumanGate, Iteration, State};
+
+use super::app::{App, FindingSort, Tab};
+use super::view;
+
+/// One row of a tab: an index into the state (or into the app's caches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowKey {
+    /// `App::criteria[i]`.
+    Criterion(usize),
+    /// `findings[i]` of the shown iteration.
+    Finding(usize),
+    /// `rows[i]` of the shown iteration's last security round.
+    Blocking(usize),
+    /// `reported[i]` of the shown iteration's last security round.
+    Reported(usize),
+    /// `state.human_gates[i]`.
+    Gate(usize),
+    /// `run.events[i]`.
+    Event(usize),
+    /// `App::log_entries[i]`.
+    Log(usize),
+}
+
+/// A contract criterion: its GATE 0 row beside its GATE 1 row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CriterionLine {
+    /// Criterion id.
+    pub id: String,
+    /// Index in the last floor round's rows.
+    pub floor: Option<usize>,
+    /// Index in the last conformity round's rows.
+    pub conformity: Option<usize>,
+}
+
+/// A log the Logs tab lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    /// What it is.
+    pub label: String,
+    /// Path relative to `.pipeline/`.
+    pub path: String,
+}
+
+/// The last round of a gate in the iteration shown.
+pub fn round<'a>(app: &'a App, gate: GateName) -> Option<&'a GateFinished> {
+    shown(app).and_then(|it| it.last_gate(gate))
+}
+
+/// The iteration shown.
+pub fn shown(app: &App) -> Option<&Iteration> {
+    app.state().iteration(app.shown_iteration())
+}
+
+/// The iteration before `n`, if any.
+pub fn previous_iteration(state: &State, n: u32) -> Option<&Iteration> {
+    state.review_iterations.iter().rev().find(|i| i.iteration < n)
+}
+
+/// Criteria of the shown iteration, in GATE 0 order, then GATE 1-only ids.
+pub fn criterion_lines(app: &App) -> Vec<CriterionLine> {
+    let mut out: Vec<CriterionLine> = Vec::new();
+    if let Some(f) = round(app, GateName::Floor) {
+        for (i, r) in f.rows.iter().enumerate() {
+            if let crate::model::GateRow::Floor(r) = r {
+                out.push(CriterionLine { id: r.id.clone(), floor: Some(i), conformity: None });
+            }
+        }
+    }
+    if let Some(c) = round(app, GateName::Conformity) {
+        for (i, r) in c.rows.iter().enumerate() {
+            if let crate::model::GateRow::Criterion(r) = r {
+                match out.iter_mut().find(|l| l.id == r.id) {
+                    Some(l) => l.conformity = Some(i),
+                    None => out.push(CriterionLine { id: r.id.clone(), floor: None, conformity: Some(i) }),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Gate outputs and repro logs of the whole run, oldest first, each path once.
+pub fn log_entries(state: &State) -> Vec<LogEntry> {
+    let mut out: Vec<LogEntry> = Vec::new();
+    let mut push = |label: String, path: &str| {
+        if !path.is_empty() && !out.iter().any(|e| e.path == path) {
+            out.push(LogEntry { label, path: path.to_string() });
+        }
+    };
+    for it in &state.review_iterations {
+        for g in &it.gates {
+            if let Some(p) = &g.output {
+                let label = format!("iter {} GATE {} {} round {} {}", it.iteration, g.gate.number(), g.gate, g.round, g.verdict);
+                push(label, p);
+            }
+        }
+        for v in &it.verifications {
+            push(format!("iter {} verify {} {}", it.iteration, v.finding, v.result.as_str()), &v.log);
+        }
+    }
+    out
+}
+
+/// The rows of the current tab, sorted and filtered.
+pub fn tab_rows(app: &App) -> Vec<RowKey> {
+    let state = app.state();
+    let mut rows: Vec<RowKey> = match app.tab {
+        Tab::Criteria => (0..app.criteria.len()).map(RowKey::Criterion).collect(),
+        Tab::Findings => {
+            let Some(it) = shown(app) else { return Vec::new() };
+            let mut idx: Vec<usize> = (0..it.findings.len()).collect();
+            sort_findings(it, &mut idx, app.sort);
+            idx.into_iter().map(RowKey::Finding).collect()
+        }
+        Tab::Security => match round(app, GateName::Security) {
+            Some(g) => g
+                .rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| matches!(r, crate::model::GateRow::Security(_)))
+                .map(|(i, _)| RowKey::Blocking(i))
+                .chain((0..g.reported.len()).map(RowKey::Reported))
+                .collect(),
+            None => Vec::new(),
+        },
+        Tab::Gates => gate_order(&state.human_gates).into_iter().map(RowKey::Gate).collect(),
+        Tab::Timeline => (0..app.run().events.len()).map(RowKey::Event).collect(),
+        Tab::Logs => (0..app.log_entries.len()).map(RowKey::Log).collect(),
+    };
+    if !app.filter.is_empty() {
+        let needle = app.filter.to_lowercase();
+        rows.retain(|k| row_text(app, *k).to_lowercase().contains(&needle));
+    }
+    rows
+}
+
+/// Open gates oldest first, then decided ones in the order they were decided.
+pub fn gate_order(gates: &[HumanGate]) -> Vec<usize> {
+    let mut open: Vec<usize> = (0..gates.len()).filter(|i| gates[*i].is_open()).collect();
+    open.sort_by_key(|i| gates[*i].requested_seq);
+    let mut decided: Vec<usize> = (0..gates.len()).filter(|i| !gates[*i].is_open()).collect();
+    decided.sort_by_key(|i| gates[*i].decision.as_ref().map_or(u64::MAX, |d| d.seq));
+    open.extend(decided);
+    open
+}
+
+/// A row as plain text (cells joined by two spaces): for the filter and the clipboard.
+pub fn row_text(app: &App, key: RowKey) -> String {
+    view::table::cells_of(app, key).into_iter().map(|c| c.text).collect::<Vec<_>>().join("  ")
+}
+
+fn sort_findings(it: &Iteration, idx: &mut [usize], sort: FindingSort) {
+    let f = &it.findings;
+    match sort {
+        FindingSort::Severity => idx.sort_by(|a, b| {
+            (severity_rank(&f[*a].severity), &f[*a].id).cmp(&(severity_rank(&f[*b].severity), &f[*b].id))
+        }),
+        FindingSort::Id => idx.sort_by(|a, b| f[*a].id.cmp(&f[*b].id)),
+        FindingSort::Verdict => idx.sort_by_key(|i| {
+            let rank = match f[*i].verdict {
+                FindingVerdict::Verified => 0,
+                FindingVerdict::Unverifiable => 1,
+                FindingVerdict::False => 2,
+            };
+            (rank, f[*i].id.clone())
+        }),
+        FindingSort::Path => idx.sort_by(|a, b| (&f[*a].path, &f[*a].lines).cmp(&(&f[*b].path, &f[*b].lines))),
+    }
+}
+
+fn severity_rank(s: &str) -> u8 {
+    match s.to_ascii_lowercase().as_str() {
+        "blocking" | "critical" => 0,
+        "major" | "high" => 1,
+        "minor" | "medium" => 2,
+        "nit" | "low" => 3,
+        _ => 4,
+    }
+}
+
+/// Runs in list order: those waiting on a person first, then running, then the rest.
+pub fn run_order(app: &App) -> Vec<usize> {
+    use crate::model::state::RunStatus;
+    let mut idx: Vec<usize> = (0..app.runs.len()).collect();
+    idx.sort_by_key(|i| match app.runs[*i].state.status {
+        RunStatus::AwaitingHuman => 0,
+        RunStatus::Running => 1,
+        RunStatus::Idle => 2,
+        RunStatus::Ended => 3,
+    });
+    idx
+}

@@ -1,0 +1,114 @@
+//! Test helpers: states built by folding constructed events, an app on a
+//! manual clock, key events.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::{Value, json};
+
+use crate::model::event::{HumanDecision, HumanRequest, RunInfo};
+use crate::model::{Event, EventBody, GateName, HumanGateKind, State, fold};
+use crate::tui::app::App;
+use crate::tui::clock::ManualClock;
+use crate::tui::config::{Config, ThemeKind};
+
+/// The clock's start: 10:30:00 on the day of the constructed events.
+pub fn t0() -> Timestamp {
+    "2026-11-02T10:30:00Z".parse().expect("valid time")
+}
+
+/// An event at `10:00:<seq>`.
+pub fn ev(seq: u64, body: EventBody) -> Event {
+    Event { v: 1, seq, at: format!("2026-11-02T10:{:02}:{:02}Z", seq / 60, seq % 60), body }
+}
+
+/// `run.started`.
+pub fn run_started() -> EventBody {
+    EventBody::RunStarted {
+        run: RunInfo {
+            id: "2026-11-02-demo-1000".into(),
+            flow: "feat".into(),
+            contract: "contracts/2026-11-02-demo-1000.md".into(),
+            ..RunInfo::default()
+        },
+    }
+}
+
+/// A `human.requested` of a kind, with evidence.
+pub fn request(id: &str, kind: HumanGateKind, evidence: Value) -> EventBody {
+    EventBody::HumanRequested(HumanRequest {
+        id: id.into(),
+        kind,
+        gate: Some(GateName::Conformity),
+        iteration: 1,
+        subject: "Cargo.lock".into(),
+        summary: format!("{kind} gate for a test"),
+        options: kind.options().to_vec(),
+        evidence,
+        extra: Default::default(),
+    })
+}
+
+/// A `human.decided`.
+pub fn decided(id: &str, decision: crate::model::Decision, reason: &str, by: &str) -> EventBody {
+    EventBody::HumanDecided(HumanDecision {
+        id: id.into(),
+        decision,
+        reason: reason.into(),
+        by: by.into(),
+        evidence_hash: "sha256:00".into(),
+        contract_edit: None,
+        extra: Default::default(),
+    })
+}
+
+/// Standard evidence for a request.
+pub fn evidence() -> Value {
+    json!({"paths": ["Cargo.lock"], "output": "gates/1-conformity-1.out"})
+}
+
+/// Events of a run with one open gate of `kind`, id `hg-1-conformity-1`.
+pub fn events_with_gate(kind: HumanGateKind) -> Vec<Event> {
+    vec![
+        ev(1, run_started()),
+        ev(2, EventBody::IterationStarted { iteration: 1, trigger: "initial".into() }),
+        ev(3, request("hg-1-conformity-1", kind, evidence())),
+    ]
+}
+
+/// The state of some events.
+pub fn state_of(events: &[Event]) -> State {
+    fold(events.iter())
+}
+
+/// An app on a manual clock at [`t0`], fed `events`.
+pub fn app_with(events: &[Event]) -> (App, ManualClock) {
+    let clock = ManualClock::new(t0());
+    let mut app = App::new(Config::default(), ThemeKind::NoColor, Box::new(clock.clone()), "/p/.pipeline".into());
+    let _ = app.on_state(state_of(events), events);
+    (app, clock)
+}
+
+/// A key without modifiers.
+pub fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// A character key.
+pub fn ch(c: char) -> KeyEvent {
+    key(KeyCode::Char(c))
+}
+
+/// Ctrl + a character.
+pub fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+/// Types text key by key.
+pub fn type_text(app: &mut App, text: &str) -> Vec<crate::tui::Effect> {
+    text.chars().flat_map(|c| app.on_key(&ch(c))).collect()
+}
+
+/// Past the dialog's key guard.
+pub const PAST_GUARD: Duration = Duration::from_millis(350);

@@ -1,0 +1,187 @@
+//! The detail pane: the selected row in full (criterion with the round's
+//! floor-guard findings, finding with claim, quoted evidence, note and the
+//! tail of its repro log, a gate with its decision, an event raw, a log's tail).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::{findings, human_gates, marks};
+use crate::model::GateName;
+use crate::sanitize::{sanitize_bytes, sanitize_line, width};
+use crate::tui::app::{App, LogView};
+use crate::tui::rows::{self, RowKey};
+use crate::tui::theme::Tone;
+
+/// Draws the pane.
+pub fn render(frame: &mut Frame, area: Rect, app: &App) {
+    if area.height == 0 {
+        return;
+    }
+    let block = Block::default().borders(Borders::TOP).title(" detail ").border_style(app.theme.tone(Tone::Muted));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let w = usize::from(inner.width);
+    let h = usize::from(inner.height);
+    if w == 0 || h == 0 {
+        return;
+    }
+    let (texts, log) = match app.selected_row() {
+        Some(key) => content(app, key),
+        None => (vec![("select a row to see it in full here".to_string(), Tone::Muted)], None),
+    };
+    let mut lines = wrap(app, &texts, w, h);
+    if let Some(bytes) = log {
+        let room = h.saturating_sub(lines.len());
+        lines.extend(tail(bytes, w, room).into_iter().map(Line::raw));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+type Texts = Vec<(String, Tone)>;
+
+fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
+    let mut t: Texts = Vec::new();
+    let mut log_path: Option<String> = None;
+    match key {
+        RowKey::Criterion(_) => {
+            let cells = super::table::cells_of(app, key);
+            let get = |n: usize| cells.get(n).map(|c| c.text.clone()).unwrap_or_default();
+            t.push((format!("criterion {}: {}", get(0), get(5)), Tone::Accent));
+            t.push((format!("GATE 0 {}  {}", get(1), get(3)), cells.get(1).map_or(Tone::Normal, |c| c.tone)));
+            t.push((format!("GATE 1 {}  {}", get(2), get(4)), cells.get(2).map_or(Tone::Normal, |c| c.tone)));
+            if let Some(c) = rows::round(app, GateName::Conformity) {
+                for (label, v) in [("PROOF", &c.proof), ("FLOOR", &c.floor)] {
+                    if let Some(v) = v {
+                        t.push((format!("{label}: {v}"), Tone::Muted));
+                    }
+                }
+            }
+            if let Some(fg) = rows::shown(app).and_then(|it| it.floor_guard.as_ref()) {
+                let tone = if fg.counted > 0 { Tone::Bad } else { Tone::Good };
+                t.push((format!("floor-guard against {}: {} counted, {} waived", fg.base, fg.counted, fg.waived), tone));
+                for f in &fg.findings {
+                    let w = if f.waived { " [waived]" } else { "" };
+                    t.push((format!("  {} {}:{} {}{w}", f.kind, f.path, f.line, f.snippet), Tone::Normal));
+                }
+            }
+        }
+        RowKey::Finding(i) => {
+            if let Some(f) = rows::shown(app).and_then(|it| it.findings.get(i)) {
+                let m = marks::finding(f.verdict);
+                t.push((format!("finding {} · {} · {}", f.id, f.severity, findings::place(f)), Tone::Accent));
+                t.push((format!("claim: {}", f.claim), Tone::Normal));
+                t.push((format!("verdict: {}", m.text()), m.tone));
+                if !f.evidence.is_empty() {
+                    t.push((format!("  > {}", f.evidence), Tone::Normal));
+                }
+                if !f.note.is_empty() {
+                    t.push((format!("note: {}", f.note), Tone::Warn));
+                }
+                if let Some(v) = findings::verification(app, f) {
+                    let m = marks::outcome(v.result, findings::is_red(app, f));
+                    t.push((format!("verify-by-test: {} {} {}", m.text(), v.test_ref, v.note), m.tone));
+                    if !v.log.is_empty() {
+                        log_path = Some(v.log.clone());
+                    }
+                }
+            }
+        }
+        RowKey::Blocking(_) | RowKey::Reported(_) => {
+            let cells = super::table::cells_of(app, key);
+            let names = ["", "severity", "rule", "location", "why", "hint"];
+            for (c, n) in cells.iter().zip(names) {
+                if !c.text.is_empty() {
+                    let text = if n.is_empty() { c.text.clone() } else { format!("{n}: {}", c.text) };
+                    t.push((text, c.tone));
+                }
+            }
+        }
+        RowKey::Gate(i) => {
+            if let Some(g) = app.state().human_gates.get(i) {
+                let m = human_gates::status_mark(app, i);
+                t.push((format!("{} · {} · {}", g.request.id, g.request.kind, m.text()), m.tone));
+                t.push((g.request.summary.clone(), Tone::Normal));
+                let opts: Vec<&str> = g.request.options.iter().map(|d| d.as_str()).collect();
+                t.push((format!("subject: {} · options: {} · asked {}", g.request.subject, opts.join(", "), g.requested_at), Tone::Muted));
+                match &g.decision {
+                    Some(d) => {
+                        t.push((format!("decided {} by {} at {}", d.decision.decision, d.decision.by, d.at), Tone::Good));
+                        t.push((format!("reason: {}", d.decision.reason), Tone::Normal));
+                        t.push((format!("evidence {}", d.decision.evidence_hash), Tone::Muted));
+                    }
+                    None if app.replay.is_none() => t.push(("enter: decide".to_string(), Tone::Human)),
+                    None => {}
+                }
+            }
+        }
+        RowKey::Event(i) => {
+            if let Some(ev) = app.run().events.get(i) {
+                t.push((ev.to_line(), Tone::Normal));
+            }
+        }
+        RowKey::Log(i) => {
+            if let Some(e) = app.log_entries.get(i) {
+                t.push((format!("{} · {}", e.path, e.label), Tone::Accent));
+                log_path = Some(e.path.clone());
+            }
+        }
+    }
+    let mut log = None;
+    if let Some(p) = log_path {
+        match app.run().logs.get(&p) {
+            Some(LogView::Loaded(b)) => {
+                t.push((format!("── tail of {p} ──"), Tone::Muted));
+                log = Some(b.as_slice());
+            }
+            Some(LogView::Loading) => t.push((format!("reading {p}…"), Tone::Muted)),
+            Some(LogView::Failed(e)) => t.push((format!("✗ {p}: {e}"), Tone::Bad)),
+            None => t.push((format!("enter: read {p}"), Tone::Muted)),
+        }
+    }
+    (t, log)
+}
+
+/// Wraps texts to `w` columns, at most `h` lines; work bounded by w × h.
+fn wrap(app: &App, texts: &Texts, w: usize, h: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for (text, tone) in texts {
+        let style = app.theme.tone(*tone);
+        let clean = sanitize_line(text, w.saturating_mul(h));
+        let mut cur = String::new();
+        let mut cw = 0;
+        for c in clean.chars() {
+            let cwid = width(c.encode_utf8(&mut [0; 4]));
+            if cw + cwid > w && !cur.is_empty() {
+                out.push(Line::styled(std::mem::take(&mut cur), style));
+                cw = 0;
+                if out.len() >= h {
+                    return out;
+                }
+            }
+            cur.push(c);
+            cw += cwid;
+        }
+        out.push(Line::styled(cur, style));
+        if out.len() >= h {
+            return out;
+        }
+    }
+    out
+}
+
+/// The last `n` lines of a log, each sanitised and cut to `w`.
+pub fn tail(bytes: &[u8], w: usize, n: usize) -> Vec<String> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let mut lines: Vec<String> = body
+        .rsplit(|b| *b == b'\n')
+        .take(n)
+        .map(|l| sanitize_bytes(l.strip_suffix(b"\r").unwrap_or(l), w))
+        .collect();
+    lines.reverse();
+    lines
+}

@@ -1,0 +1,130 @@
+//! The decision dialog as drawn: evidence (as built, wrapped), the options
+//! as named buttons with their keys, the reason field, and the dialog's
+//! message (reason required, saving…, NOT SAVED, decided elsewhere).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::centered;
+use crate::sanitize::{sanitize_line, width};
+use crate::tui::app::App;
+use crate::tui::dialog::{Dialog, Focus, Phase};
+use crate::tui::theme::Tone;
+
+/// Draws the open dialog over `area`.
+pub fn render(frame: &mut Frame, area: Rect, app: &App) {
+    let Some(d) = app.dialog() else { return };
+    let theme = app.theme;
+    let rect = centered(area, area.width.saturating_sub(4).max(20), area.height.saturating_sub(2).max(5));
+    frame.render_widget(Clear, rect);
+    let title = sanitize_line(&format!(" ⚑ decide {} · {} ", d.id, d.kind), usize::from(rect.width).saturating_sub(2));
+    let block = Block::default().borders(Borders::ALL).title(title).border_style(theme.tone(Tone::Human));
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let w = usize::from(inner.width);
+    let h = usize::from(inner.height);
+    if w == 0 || h == 0 {
+        return;
+    }
+    let mut bottom: Vec<Line> = Vec::new();
+    // Options as buttons.
+    let mut spans = vec![Span::raw("options: ")];
+    for o in &d.options {
+        let label = format!("[{}] {}", Dialog::option_key(*o), o.label());
+        let style = if d.chosen == Some(*o) {
+            theme.tone(Tone::Human).add_modifier(Modifier::REVERSED)
+        } else if d.focus == Focus::Options {
+            theme.tone(Tone::Accent)
+        } else {
+            theme.tone(Tone::Normal)
+        };
+        spans.push(Span::styled(label, style));
+        spans.push(Span::raw("  "));
+    }
+    bottom.push(Line::from(spans));
+    // Reason field: the end of the text, so the cursor stays in view.
+    let cursor = if d.focus == Focus::Reason { "▏" } else { "" };
+    let room = w.saturating_sub(9);
+    let shown = tail_fit(&d.reason, room);
+    let rs = if d.focus == Focus::Reason { theme.tone(Tone::Accent) } else { theme.tone(Tone::Normal) };
+    bottom.push(Line::from(vec![Span::styled("reason: ", rs), Span::raw(format!("{shown}{cursor}"))]));
+    let (msg, tone) = match &d.phase {
+        Phase::Editing => (d.message.clone().unwrap_or_default(), Tone::Warn),
+        Phase::Saving => ("saving…".to_string(), Tone::Accent),
+        Phase::Failed(e) => (format!("NOT SAVED: {e} · ctrl-s retries"), Tone::Bad),
+        Phase::DecidedElsewhere(r) => (
+            format!(
+                "decided elsewhere: {} by {} at {}: {} · esc closes",
+                r.decision.decision, r.decision.by, r.at, r.decision.reason
+            ),
+            Tone::Human,
+        ),
+    };
+    bottom.push(Line::styled(sanitize_line(&msg, w), theme.tone(tone)));
+    bottom.push(Line::styled(
+        sanitize_line("option key, type the reason, ctrl-s confirms · tab options · esc cancels · ↑↓ scroll", w),
+        theme.tone(Tone::Muted),
+    ));
+    let ev_h = h.saturating_sub(bottom.len() + 1);
+    let mut lines: Vec<Line> = Vec::new();
+    for text in d.evidence.iter().skip(d.scroll) {
+        for piece in wrap(text, w) {
+            if lines.len() >= ev_h {
+                break;
+            }
+            lines.push(Line::raw(piece));
+        }
+    }
+    let rest = d.evidence.len().saturating_sub(d.scroll);
+    if lines.len() >= ev_h && rest > 0 && ev_h > 0 {
+        lines.truncate(ev_h.saturating_sub(1));
+        lines.push(Line::styled(sanitize_line("… more below (↓)", w), theme.tone(Tone::Muted)));
+    }
+    while lines.len() < ev_h {
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::raw(""));
+    lines.extend(bottom);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Splits sanitised text into pieces of at most `w` columns.
+fn wrap(text: &str, w: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut cw = 0;
+    for c in text.chars() {
+        let cwid = width(c.encode_utf8(&mut [0; 4]));
+        if cw + cwid > w && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+            cw = 0;
+        }
+        cur.push(c);
+        cw += cwid;
+    }
+    out.push(cur);
+    out
+}
+
+/// The end of `text` that fits in `w` columns, with `…` in front when cut.
+fn tail_fit(text: &str, w: usize) -> String {
+    let clean = sanitize_line(text, usize::MAX);
+    if width(&clean) <= w {
+        return clean;
+    }
+    let mut out: Vec<char> = Vec::new();
+    let mut cw = 1;
+    for c in clean.chars().rev() {
+        let cwid = width(c.encode_utf8(&mut [0; 4]));
+        if cw + cwid > w {
+            break;
+        }
+        out.push(c);
+        cw += cwid;
+    }
+    out.push('…');
+    out.into_iter().rev().collect()
+}

@@ -1,0 +1,47 @@
+//! The Gates tab: human gates waiting on a person (oldest first), then the
+//! decided ones with decision, reason, who and when.
+
+use super::marks::Mark;
+use super::table::{Cell, Column, col, wide};
+use super::time_of;
+use crate::tui::app::App;
+use crate::tui::theme::Tone;
+
+/// Columns: status, id, kind, summary; reason, by and when on wide terminals.
+pub const COLUMNS: &[Column] = &[
+    col("status", 18),
+    col("id", 20),
+    wide("kind", 12, 90),
+    col("summary", 0),
+    wide("reason", 0, 110),
+    wide("by", 16, 130),
+    wide("when", 8, 140),
+];
+
+/// The mark of a gate: ⚑ waiting, or ✓ and its decision.
+pub fn status_mark(app: &App, i: usize) -> Mark {
+    match app.state().human_gates.get(i).and_then(|g| g.decision.as_ref()) {
+        Some(d) => Mark { symbol: "✓", word: d.decision.decision.to_string(), tone: Tone::Good },
+        None => Mark { symbol: "⚑", word: "WAITING ON YOU".into(), tone: Tone::Human },
+    }
+}
+
+/// The cells of `state.human_gates[i]`.
+pub fn cells(app: &App, i: usize) -> Vec<Cell> {
+    let Some(g) = app.state().human_gates.get(i) else {
+        return Vec::new();
+    };
+    let (reason, by, when) = match &g.decision {
+        Some(d) => (d.decision.reason.clone(), d.decision.by.clone(), time_of(&d.at)),
+        None => (String::new(), String::new(), time_of(&g.requested_at)),
+    };
+    vec![
+        Cell::mark(&status_mark(app, i)),
+        Cell::plain(g.request.id.clone()),
+        Cell::plain(g.request.kind.as_str()),
+        Cell::plain(g.request.summary.clone()),
+        Cell::plain(reason),
+        Cell::plain(by),
+        Cell::plain(when),
+    ]
+}

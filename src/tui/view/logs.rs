@@ -1,0 +1,23 @@
+//! The Logs tab: gate outputs and verify-by-test logs; `Enter` loads one,
+//! and the detail pane shows its tail.
+
+use super::table::{Cell, Column, col, wide};
+use crate::tui::app::{App, LogView};
+use crate::tui::theme::Tone;
+
+/// Columns: state, path, what it is.
+pub const COLUMNS: &[Column] = &[col("state", 10), col("path", 0), wide("what", 0, 100)];
+
+/// The cells of `App::log_entries[i]`.
+pub fn cells(app: &App, i: usize) -> Vec<Cell> {
+    let Some(e) = app.log_entries.get(i) else {
+        return Vec::new();
+    };
+    let state = match app.run().logs.get(&e.path) {
+        Some(LogView::Loaded(_)) => Cell::toned("✓ read", Tone::Good),
+        Some(LogView::Loading) => Cell::toned("… reading", Tone::Muted),
+        Some(LogView::Failed(_)) => Cell::toned("✗ failed", Tone::Bad),
+        None => Cell::toned("· enter", Tone::Muted),
+    };
+    vec![state, Cell::plain(e.path.clone()), Cell::plain(e.label.clone())]
+}

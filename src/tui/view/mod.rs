@@ -1,0 +1,125 @@
+//! The view: a pure function of the app, drawing one frame. One file per
+//! region of the screen. Nothing here reads a file, parses text or formats
+//! a row that is not on screen; every string that came from a file goes
+//! through [`crate::sanitize`] before it becomes a span.
+
+use jiff::Timestamp;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use super::app::{App, Screen};
+
+pub mod criteria;
+pub mod detail;
+pub mod diff;
+pub mod dialog;
+pub mod empty;
+pub mod findings;
+pub mod footer;
+pub mod gate_strip;
+pub mod header;
+pub mod help;
+pub mod human_gates;
+pub mod logs;
+pub mod marks;
+pub mod replay;
+pub mod runs;
+pub mod security;
+pub mod table;
+pub mod tabs;
+pub mod timeline;
+
+/// Draws the whole screen.
+pub fn render(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    if app.looking_in.is_some() && app.state().seq == 0 && app.screen == Screen::Run {
+        empty::render(frame, area, app);
+        return;
+    }
+    if app.screen == Screen::RunList {
+        let [list, replay_area, foot, status] = Layout::vertical([
+            Constraint::Fill(1),
+            Constraint::Length(u16::from(app.replay.is_some())),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        runs::render(frame, list, app);
+        replay::render(frame, replay_area, app);
+        footer::render(frame, foot, app);
+        footer::render_status(frame, status, app);
+        return;
+    }
+    let banner = u16::from(app.run().problem.is_some());
+    let [head, banner_area, tab_line, body, detail_area, replay_area, foot, status] = Layout::vertical([
+        Constraint::Length(3),
+        Constraint::Length(banner),
+        Constraint::Length(1),
+        Constraint::Fill(3),
+        Constraint::Fill(2),
+        Constraint::Length(u16::from(app.replay.is_some())),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    header::render(frame, head, app);
+    header::render_problem(frame, banner_area, app);
+    tabs::render(frame, tab_line, app);
+    tabs::render_body(frame, body, app);
+    detail::render(frame, detail_area, app);
+    replay::render(frame, replay_area, app);
+    footer::render(frame, foot, app);
+    footer::render_status(frame, status, app);
+    if app.diff {
+        diff::render(frame, area, app);
+    }
+    if app.help {
+        help::render(frame, area, app);
+    }
+    if app.dialog.is_some() {
+        dialog::render(frame, area, app);
+    }
+}
+
+/// `HH:MM:SS` (UTC) of an RFC 3339 time, or the text itself when it is not one.
+pub fn time_of(at: &str) -> String {
+    match at.parse::<Timestamp>() {
+        Ok(t) => t.strftime("%H:%M:%S").to_string(),
+        Err(_) => at.to_string(),
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC) of an RFC 3339 time.
+pub fn date_time_of(at: &str) -> String {
+    match at.parse::<Timestamp>() {
+        Ok(t) => t.strftime("%Y-%m-%d %H:%M:%S").to_string(),
+        Err(_) => at.to_string(),
+    }
+}
+
+/// Seconds from `at` to now (0 when `at` is in the future or not a time).
+pub fn age_secs(app: &App, at: &str) -> Option<u64> {
+    let t = at.parse::<Timestamp>().ok()?;
+    let secs = app.clock.now().as_second().saturating_sub(t.as_second());
+    Some(u64::try_from(secs).unwrap_or(0))
+}
+
+/// A short age: `4s`, `12m`, `1h05m`, `3d`.
+pub fn short_age(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m", secs / 60),
+        3600..86_400 => format!("{}h{:02}m", secs / 3600, secs % 3600 / 60),
+        _ => format!("{}d", secs / 86_400),
+    }
+}
+
+/// A rectangle of at most `w` x `h` centred in `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
+}

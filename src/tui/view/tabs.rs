@@ -1,0 +1,72 @@
+//! The tab line (`[1] Criteria … [4] Gates ⚑1 …`) and the body of the
+//! current tab.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{security, table};
+use crate::sanitize::sanitize_line;
+use crate::tui::app::{App, Tab};
+use crate::tui::theme::Tone;
+
+/// Draws the tab line.
+pub fn render(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = app.theme;
+    let mut spans = Vec::new();
+    for (n, tab) in Tab::ALL.iter().enumerate() {
+        let mut label = format!(" [{}] {}", n + 1, tab.title());
+        if *tab == Tab::Gates {
+            let open = app.state().open_human_gates().count();
+            if open > 0 {
+                label.push_str(&format!(" ⚑{open}"));
+            }
+        }
+        label.push(' ');
+        let style = if *tab == app.tab() {
+            theme.bar().add_modifier(Modifier::BOLD)
+        } else if *tab == Tab::Gates && app.state().open_human_gates().next().is_some() {
+            theme.tone(Tone::Human)
+        } else {
+            theme.tone(Tone::Muted)
+        };
+        spans.push(Span::styled(label, style));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Draws the body of the current tab: a context line when the tab has
+/// one, then the table.
+pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = app.theme;
+    let context: Option<(String, Tone)> = match app.tab() {
+        Tab::Security => security::banner(app),
+        Tab::Findings => crate::tui::rows::shown(app).and_then(|it| it.verify_by_test.as_ref()).map(|s| {
+            (
+                format!(
+                    "verify-by-test: {} attempted · {} confirmed · {} downgraded · {} inconclusive · {} past cap · {} red test(s){}",
+                    s.attempted,
+                    s.confirmed,
+                    s.downgraded,
+                    s.inconclusive,
+                    s.cap_exceeded,
+                    s.red_tests.len(),
+                    if s.timed_out { " · timed out" } else { "" }
+                ),
+                Tone::Muted,
+            )
+        }),
+        _ => None,
+    };
+    let mut table_area = area;
+    if let Some((text, tone)) = context
+        && area.height > 2
+    {
+        let line = Line::styled(sanitize_line(&format!(" {text}"), usize::from(area.width)), theme.tone(tone));
+        frame.render_widget(Paragraph::new(line), Rect { height: 1, ..area });
+        table_area = Rect { y: area.y + 1, height: area.height - 1, ..area };
+    }
+    table::render(frame, table_area, app);
+}

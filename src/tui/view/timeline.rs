@@ -1,0 +1,71 @@
+//! The Timeline tab: every event, newest last; types this version does not
+//! know are shown raw.
+
+use super::table::{Cell, Column, col, wide};
+use super::{marks, time_of};
+use crate::model::{Event, EventBody};
+use crate::tui::app::App;
+use crate::tui::theme::Tone;
+
+/// Columns: seq, time, type, what happened.
+pub const COLUMNS: &[Column] = &[col("seq", 4), wide("time", 8, 60), col("type", 19), col("event", 0)];
+
+/// The cells of `run.events[i]`.
+pub fn cells(app: &App, i: usize) -> Vec<Cell> {
+    let Some(ev) = app.run().events.get(i) else {
+        return Vec::new();
+    };
+    let (what, tone) = summary(ev);
+    vec![
+        Cell::plain(ev.seq.to_string()),
+        Cell::plain(time_of(&ev.at)),
+        Cell::toned(ev.body.type_name().to_string(), if matches!(ev.body, EventBody::Unknown { .. }) { Tone::Warn } else { Tone::Muted }),
+        Cell::toned(what, tone),
+    ]
+}
+
+/// One line saying what an event is.
+pub fn summary(ev: &Event) -> (String, Tone) {
+    match &ev.body {
+        EventBody::RunStarted { run } => (format!("{} {} on {}", run.flow, run.id, run.branch), Tone::Accent),
+        EventBody::IterationStarted { iteration, trigger } => (format!("iteration {iteration} ({trigger})"), Tone::Accent),
+        EventBody::GateStarted { gate, iteration, round } => {
+            (format!("GATE {} {gate} iter {iteration} round {round}", gate.number()), Tone::Normal)
+        }
+        EventBody::GateFinished(g) => {
+            let m = marks::verdict(&g.verdict);
+            let deg = if g.degraded { " ? DEGRADED" } else { "" };
+            let st = g.structural.as_ref().map(|s| format!(" structural: {s}")).unwrap_or_default();
+            (format!("GATE {} {} round {} {}{deg}{st}", g.gate.number(), g.gate, g.round, m.text()), m.tone)
+        }
+        EventBody::FindingsVerified { findings, .. } => (format!("{} findings verified", findings.len()), Tone::Normal),
+        EventBody::TriageRecorded { file, counts, .. } => (
+            format!("{file}: {} accepted, {} deferred, {} rejected", counts.accepted, counts.deferred, counts.rejected),
+            Tone::Normal,
+        ),
+        EventBody::VerifyResult(r) => {
+            let m = marks::outcome(r.result, false);
+            (format!("{} {} {}", r.finding, m.text(), r.test_ref), m.tone)
+        }
+        EventBody::VerifySummary(s) => (
+            format!(
+                "verify-by-test: {} attempted, {} confirmed, {} downgraded, {} inconclusive{}",
+                s.attempted,
+                s.confirmed,
+                s.downgraded,
+                s.inconclusive,
+                if s.timed_out { ", timed out" } else { "" }
+            ),
+            Tone::Normal,
+        ),
+        EventBody::FloorGuardFinished(f) => {
+            (format!("floor-guard against {}: {} counted, {} waived", f.base, f.counted, f.waived), if f.counted > 0 { Tone::Bad } else { Tone::Good })
+        }
+        EventBody::HumanRequested(h) => (format!("⚑ {} {}: {}", h.id, h.kind, h.summary), Tone::Human),
+        EventBody::HumanDecided(d) => (format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason), Tone::Good),
+        EventBody::DevDispatched { iteration, inputs } => (format!("to the developer (iter {iteration}): {} inputs", inputs.len()), Tone::Normal),
+        EventBody::RunEnded(e) => (format!("run ended: {}", e.status.as_str()), Tone::Accent),
+        EventBody::Note { text } => (text.clone(), Tone::Muted),
+        EventBody::Unknown { fields, .. } => (serde_json::Value::Object(fields.clone()).to_string(), Tone::Warn),
+    }
+}
