@@ -17,11 +17,14 @@
 pub mod checks;
 pub mod cli;
 pub mod gate0;
+pub mod history;
 pub mod journal;
 pub mod model;
 pub mod parse;
 pub mod recorder;
 pub mod sanitize;
+pub mod report;
+pub mod schema;
 pub mod tui;
 pub mod util;
 pub mod watch;

@@ -61,7 +61,7 @@ pub fn all() -> Vec<(&'static str, Value)> {
     vec![
         ("event.schema.json", to_value(schema_for!(EventLine))),
         ("state.schema.json", to_value(schema_for!(State))),
-        ("triage.schema.json", to_value(schema_for!(crate::model::triage::TriageFile))),
+        ("triage.schema.json", to_value(schema_for!(crate::model::triage::Triage))),
         ("finding-verdicts.schema.json", verdicts_schema()),
     ]
 }
@@ -71,7 +71,7 @@ pub fn for_kind(kind: FileKind) -> Value {
     match kind {
         FileKind::Journal => to_value(schema_for!(EventLine)),
         FileKind::State => to_value(schema_for!(State)),
-        FileKind::Triage => to_value(schema_for!(crate::model::triage::TriageFile)),
+        FileKind::Triage => to_value(schema_for!(crate::model::triage::Triage)),
         FileKind::Verdicts => verdicts_schema(),
     }
 }

@@ -108,7 +108,7 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         contract_edit: None,
         extra: Default::default(),
     };
-    let out = crate::decision::record(&rec, decision)?;
+    let out = rec.decide(decision)?;
     println!("decision saved ({}: {})", shown(&a.id), a.decision);
     Ok(finish(&out, false))
 }

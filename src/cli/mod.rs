@@ -7,13 +7,22 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 pub mod config;
+pub mod demo;
 pub mod evidence_gate;
 pub mod floor_guard;
 pub mod gate0;
+pub mod human;
+pub mod misc;
+pub mod output;
+pub mod replay;
+pub mod record;
+pub mod status;
 pub mod triage;
+pub mod validate;
+pub mod watch;
 
 /// Supervise an AI coding agent's verify + secure loop.
 #[derive(Debug, Parser)]
@@ -31,6 +40,28 @@ pub struct Cli {
 /// Every subcommand.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open the live view on one or several pipelines (the default command).
+    Watch(watch::WatchArgs),
+    /// Replay a run event by event (the same screens, fed from the journal).
+    Replay(replay::ReplayArgs),
+    /// A real loop driven by scripted agents in a temp worktree, with the TUI on it.
+    Demo(demo::DemoArgs),
+    /// One-shot summary of the pipeline.
+    Status(status::StatusArgs),
+    /// Record what happened in the loop (the orchestrator's calls).
+    Record(record::RecordArgs),
+    /// Open a human gate by hand; prints its id.
+    Ask(human::AskArgs),
+    /// Block until a human gate is decided; prints the decision as JSON.
+    Await(human::AwaitArgs),
+    /// Decide a human gate without the TUI.
+    Decide(human::DecideArgs),
+    /// What changed between two iterations.
+    Diff(replay::DiffArgs),
+    /// Write the run's report (markdown, JSON or self-contained HTML).
+    Report(replay::ReportArgs),
+    /// Check journals, states, triage files and finding verdicts against their schemas.
+    Validate(validate::ValidateArgs),
     /// GATE 0: parse (status) or run (run) the CHECK: oracles of a contract.
     ///
     /// Exit codes: 0 MET, 2 UNMET / PENDING / ERROR, 3 ABANDONED.
@@ -46,8 +77,12 @@ pub enum Command {
     EvidenceGate(evidence_gate::EvidenceGateArgs),
     /// Apply verify-by-test results to a triage file.
     Triage(triage::TriageArgs),
-    /// Show where the config file is looked for; `--default` prints the default file.
+    /// Print the default configuration file.
     Config(config::ConfigArgs),
+    /// Print a shell completion script.
+    Completions(misc::CompletionsArgs),
+    /// Print the man page.
+    Man,
 }
 
 /// Entry point of the binary.
@@ -75,15 +110,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         pipeline: cli.pipeline,
     };
     match cli.command {
+        Some(Command::Watch(a)) => watch::run(a, &globals),
+        Some(Command::Replay(a)) => replay::replay(a, &globals),
+        Some(Command::Demo(a)) => demo::run(a, &globals),
+        Some(Command::Status(a)) => status::run(a, &globals),
+        Some(Command::Record(a)) => record::run(a, &globals),
+        Some(Command::Ask(a)) => human::ask(a, &globals),
+        Some(Command::Await(a)) => human::await_decision(a, &globals),
+        Some(Command::Decide(a)) => human::decide(a, &globals),
+        Some(Command::Diff(a)) => replay::diff(a, &globals),
+        Some(Command::Report(a)) => replay::report(a, &globals),
+        Some(Command::Validate(a)) => validate::run(a, &globals),
+        Some(Command::Config(a)) => config::run(a, &globals),
+        Some(Command::Completions(a)) => misc::completions(a),
+        Some(Command::Man) => misc::man(),
         Some(Command::Gate0(a)) => gate0::run(a, &globals),
         Some(Command::FloorGuard(a)) => floor_guard::run(a, &globals),
         Some(Command::EvidenceGate(a)) => evidence_gate::run(a, &globals),
         Some(Command::Triage(a)) => triage::run(a, &globals),
-        Some(Command::Config(a)) => config::run(a, &globals),
-        None => {
-            Cli::command().print_help()?;
-            Ok(ExitCode::SUCCESS)
-        }
+        None => watch::run(watch::WatchArgs::default(), &globals),
     }
 }
 

@@ -218,7 +218,7 @@ fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitCode> {
         id,
         flow: a.flow,
         branch,
-        contract: a.contract.display().to_string(),
+        contract: relative_to(&a.contract, &worktree),
         diff: a.diff.unwrap_or_default(),
         test: a.test.unwrap_or_default(),
         worktree: worktree.display().to_string(),
@@ -232,11 +232,15 @@ fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitCode> {
 
 fn gate(rec: &Recorder, a: GateArgs) -> anyhow::Result<ExitCode> {
     let (name, bytes) = read_input(&a.output)?;
-    let input = crate::parse::round_input(a.gate, &name, &bytes);
-    if let Some(why) = &input.structural {
-        eprintln!("structural failure: {}", shown(why));
+    let result = match a.gate {
+        GateName::Conformity => crate::parse::parse_conformity(&name, &bytes),
+        GateName::Security => crate::parse::parse_security(&name, &bytes),
+        GateName::Floor => crate::parse::parse_gate0_report(&name, &bytes).map(|r| r.to_gate_output()),
+    };
+    if let Err(st) = &result {
+        eprintln!("structural failure: {}", shown(&st.to_string()));
     }
-    let out = rec.round(a.gate, input, &bytes, a.force)?;
+    let out = rec.round(a.gate, result, &bytes, a.force)?;
     if let Some(g) = out.state.last_round(a.gate) {
         println!("GATE {} {} round {}: {}", a.gate.number(), a.gate, g.round, shown(&g.verdict.to_string()));
     }
@@ -249,12 +253,15 @@ fn findings(rec: &Recorder, a: FindingsArgs) -> anyhow::Result<ExitCode> {
     let list = match &a.findings {
         Some(p) => {
             let (fname, fbytes) = read_input(p)?;
-            let review = crate::parse::parse_review_findings(&fname, &fbytes)?;
-            let (list, extra) = crate::parse::verify_findings(&review, &verdicts);
-            for e in extra {
-                eprintln!("warning: {}", shown(&e));
+            let review = crate::parse::parse_findings(&fname, &fbytes)?;
+            let m = crate::parse::match_findings(&review, &verdicts);
+            if !m.extra_verdicts.is_empty() {
+                eprintln!("warning: {} verdict(s) past the last finding were not applied", m.extra_verdicts.len());
             }
-            list
+            for (pos, id, echoed) in &m.echo_mismatches {
+                eprintln!("warning: verdict {} echoed id {} for finding {}: the finding's id was kept", pos + 1, shown(echoed), shown(id));
+            }
+            m.findings
         }
         None => crate::parse::findings_from_verdicts(&verdicts),
     };
@@ -270,18 +277,20 @@ fn findings(rec: &Recorder, a: FindingsArgs) -> anyhow::Result<ExitCode> {
 
 fn triage(rec: &Recorder, a: TriageRecordArgs) -> anyhow::Result<ExitCode> {
     let (name, bytes) = read_input(&a.file)?;
-    let file = crate::model::triage::TriageFile::parse(&name, &bytes)?;
+    let file = crate::recorder::read_triage(&name, &bytes).map_err(anyhow::Error::msg)?;
     let iteration = a.iteration.unwrap_or(file.iteration);
-    let counts = file.counts();
+    let (counts, buckets) = crate::recorder::triage_buckets(&file);
     let rel = format!("triage-{iteration}.json");
     let dest = rec.pipeline().dir().join(&rel);
     std::fs::create_dir_all(rec.pipeline().dir())?;
-    crate::util::replace_atomically(&dest, &bytes).with_context(|| format!("write {}", dest.display()))?;
+    if std::fs::canonicalize(&a.file).ok() != std::fs::canonicalize(&dest).ok() {
+        crate::util::replace_atomically(&dest, &bytes).with_context(|| format!("write {}", dest.display()))?;
+    }
     println!(
         "triage {}: {} accepted, {} deferred, {} rejected",
         iteration, counts.accepted, counts.deferred, counts.rejected
     );
-    Ok(finish(&rec.triage(iteration, rel, counts)?, false))
+    Ok(finish(&rec.triage(iteration, rel, counts, buckets)?, false))
 }
 
 fn verify(rec: &Recorder, a: VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -324,6 +333,21 @@ fn run_end(rec: &Recorder, a: RunEndArgs) -> anyhow::Result<ExitCode> {
     crate::util::replace_atomically(&path, report.as_bytes()).with_context(|| format!("write {}", path.display()))?;
     println!("run ended: {} (report: {})", a.status.as_str(), path.display());
     Ok(finish(&out, false))
+}
+
+/// The contract path as recorded: relative to the worktree when it is inside it.
+fn relative_to(path: &std::path::Path, worktree: &std::path::Path) -> String {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map(|d| d.join(path)).unwrap_or_else(|_| path.to_path_buf())
+    };
+    let canon_wt = std::fs::canonicalize(worktree).unwrap_or_else(|_| worktree.to_path_buf());
+    let canon = abs.parent().and_then(|p| std::fs::canonicalize(p).ok()).map(|p| p.join(abs.file_name().unwrap_or_default()));
+    match canon.as_deref().and_then(|c| c.strip_prefix(&canon_wt).ok()) {
+        Some(rel) => rel.display().to_string(),
+        None => path.display().to_string(),
+    }
 }
 
 fn current_branch(worktree: &std::path::Path) -> Option<String> {

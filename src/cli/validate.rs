@@ -83,9 +83,11 @@ fn guess_kind(path: &Path, bytes: &[u8]) -> Option<FileKind> {
 
 /// Every problem of one file, as `file:line: /path: message`.
 pub fn check(name: &str, kind: FileKind, bytes: &[u8]) -> anyhow::Result<Vec<String>> {
-    let validator = jsonschema::validator_for(&for_kind(kind)).context("compile schema")?;
+    let schema = for_kind(kind);
+    let validator = jsonschema::validator_for(&schema).context("compile schema")?;
     let mut out = Vec::new();
     if kind == FileKind::Journal {
+        let mut per_type: std::collections::HashMap<String, jsonschema::Validator> = std::collections::HashMap::new();
         let mut last_seq = 0u64;
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
             let n = i + 1;
@@ -104,6 +106,11 @@ pub fn check(name: &str, kind: FileKind, bytes: &[u8]) -> anyhow::Result<Vec<Str
                 .and_then(Value::as_str)
                 .is_some_and(|t| crate::model::event::KNOWN_TYPES.contains(&t));
             if known {
+                let t = v.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+                if !per_type.contains_key(&t) {
+                    per_type.insert(t.clone(), jsonschema::validator_for(&schema_of_type(&schema, &t)).context("compile schema")?);
+                }
+                let validator = per_type.get(&t).unwrap_or(&validator);
                 for e in validator.iter_errors(&v) {
                     out.push(format!("{name}:{n}: {}: {e}", pointer(&e.instance_path().to_string())));
                 }
@@ -133,6 +140,21 @@ pub fn check(name: &str, kind: FileKind, bytes: &[u8]) -> anyhow::Result<Vec<Str
         out.push(format!("{name}:{line}: {}: {e}", pointer(&ptr)));
     }
     Ok(out)
+}
+
+/// The event schema narrowed to one `type`, so errors name the field at fault
+/// instead of "not valid under any of the schemas listed in oneOf".
+fn schema_of_type(base: &Value, t: &str) -> Value {
+    let mut s = base.clone();
+    if let Some(o) = s.as_object_mut()
+        && let Some(Value::Array(branches)) = o.remove("oneOf")
+        && let Some(branch) = branches
+            .into_iter()
+            .find(|b| b.pointer("/properties/type/const").and_then(Value::as_str) == Some(t))
+    {
+        o.insert("allOf".into(), Value::Array(vec![branch]));
+    }
+    s
 }
 
 fn pointer(p: &str) -> &str {

@@ -75,6 +75,9 @@ pub enum EventBody {
         file: String,
         /// Bucket sizes.
         counts: TriageCounts,
+        /// Finding ids per bucket (absent in journals written by other programs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        buckets: Option<TriageBuckets>,
     },
     /// One verify-by-test result.
     #[serde(rename = "verify.result")]
@@ -280,6 +283,35 @@ pub struct TriageCounts {
     pub deferred: u32,
     /// Rejected findings.
     pub rejected: u32,
+}
+
+/// Finding ids per triage bucket.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TriageBuckets {
+    /// Accepted finding ids.
+    #[serde(default)]
+    pub accepted: Vec<String>,
+    /// Deferred finding ids.
+    #[serde(default)]
+    pub deferred: Vec<String>,
+    /// Rejected finding ids.
+    #[serde(default)]
+    pub rejected: Vec<String>,
+}
+
+impl TriageBuckets {
+    /// The bucket a finding is in.
+    pub fn bucket_of(&self, id: &str) -> Option<&'static str> {
+        if self.accepted.iter().any(|x| x == id) {
+            Some("accepted")
+        } else if self.deferred.iter().any(|x| x == id) {
+            Some("deferred")
+        } else if self.rejected.iter().any(|x| x == id) {
+            Some("rejected")
+        } else {
+            None
+        }
+    }
 }
 
 /// Payload of `verify.result`.

@@ -83,14 +83,11 @@ impl State {
                     }
                 }
             }
-            EventBody::TriageRecorded {
-                iteration,
-                file,
-                counts,
-            } => {
+            EventBody::TriageRecorded { iteration, file, counts, buckets } => {
                 self.iteration_mut(*iteration, ev).triage = Some(TriageRecord {
                     file: file.clone(),
                     counts: *counts,
+                    buckets: buckets.clone(),
                 });
             }
             EventBody::VerifyResult(r) => {

@@ -102,6 +102,9 @@ pub struct TriageRecord {
     pub file: String,
     /// Bucket sizes.
     pub counts: TriageCounts,
+    /// Finding ids per bucket, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buckets: Option<TriageBuckets>,
 }
 
 /// One iteration of the loop (a developer hand-off and the gates after it).

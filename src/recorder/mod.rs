@@ -5,8 +5,6 @@
 //! Every function here appends through [`crate::journal::append_with`] and
 //! returns what was written; printing belongs to the CLI.
 
-mod round;
-
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -17,7 +15,17 @@ use crate::model::rules::{self, GateRequest, NextAction};
 use crate::model::state::RunStatus;
 use crate::model::*;
 
-pub use round::{RoundInput, floor_round_input};
+use crate::parse::{GateOutput, Structural};
+
+/// A gate round as parsed: its output, or why it is structurally invalid.
+pub type RoundResult = Result<GateOutput, Structural>;
+
+/// A GATE 0 round run here, from its rows and verdict.
+pub fn floor_round(rows: Vec<FloorRow>, verdict: Verdict) -> RoundResult {
+    let mut out = GateOutput::new(GateName::Floor, verdict);
+    out.rows = rows.into_iter().map(GateRow::Floor).collect();
+    Ok(out)
+}
 
 /// Writes the loop's events into one pipeline.
 #[derive(Debug, Clone)]
@@ -56,7 +64,7 @@ impl Recorder {
 
     /// Records one gate round from its parsed output; saves the verbatim
     /// output under `gates/`, opens the human gates the rules call for.
-    pub fn round(&self, gate: GateName, input: RoundInput, raw_output: &[u8], force: bool) -> Result<Appended, JournalError> {
+    pub fn round(&self, gate: GateName, result: RoundResult, raw_output: &[u8], force: bool) -> Result<Appended, JournalError> {
         let gates_dir = self.pipeline.gates_dir();
         append_with(&self.pipeline, &self.opts, |s| {
             let mut bodies = Vec::new();
@@ -73,7 +81,10 @@ impl Recorder {
                 bodies.push(EventBody::GateStarted { gate, iteration, round });
             }
             let output = save_output(&gates_dir, iteration, gate, round, raw_output)?;
-            let finished = input.into_finished(gate, iteration, round, Some(output));
+            let finished = match result {
+                Ok(out) => out.into_finished(iteration, round, Some(output)),
+                Err(st) => st.into_finished(gate, iteration, round, Some(output)),
+            };
             let requests = rules::gates_for_round(s, &finished);
             bodies.push(EventBody::GateFinished(finished));
             bodies.extend(rules::assign_ids(s, iteration, requests, "manual").into_iter().map(EventBody::HumanRequested));
@@ -99,8 +110,10 @@ impl Recorder {
     }
 
     /// Records a triage file already copied into the pipeline.
-    pub fn triage(&self, iteration: u32, file: String, counts: TriageCounts) -> Result<Appended, JournalError> {
-        append_with(&self.pipeline, &self.opts, |_| Ok(vec![EventBody::TriageRecorded { iteration, file, counts }]))
+    pub fn triage(&self, iteration: u32, file: String, counts: TriageCounts, buckets: TriageBuckets) -> Result<Appended, JournalError> {
+        append_with(&self.pipeline, &self.opts, |_| {
+            Ok(vec![EventBody::TriageRecorded { iteration, file, counts, buckets: Some(buckets) }])
+        })
     }
 
     /// Records verify-by-test results and, optionally, the summary.
@@ -149,10 +162,30 @@ impl Recorder {
 
     /// Records a decision. Refused when the gate does not exist, is already
     /// decided (the existing decision is in the error), the decision is not
-    /// one of its options, or the reason is blank.
-    pub fn decide(&self, decision: HumanDecision) -> Result<Appended, JournalError> {
+    /// one of its options, or the reason is blank. Approving an out-of-scope
+    /// file first tags it `[gated YYYY-MM-DD]` in the contract's FILE SCOPE
+    /// (atomically; never twice) and records the contract's hashes before
+    /// and after: a crash between the two leaves the contract tagged and the
+    /// gate open, and deciding again finds the tag and changes nothing.
+    pub fn decide(&self, mut decision: HumanDecision) -> Result<Appended, JournalError> {
+        let worktree = self.pipeline.worktree().to_path_buf();
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;
+            let is_approval = s.human_gate(&decision.id).is_some_and(|g| g.request.kind == HumanGateKind::OutOfScope)
+                && decision.decision == Decision::Approve;
+            if is_approval && let Some(run) = s.run.as_ref().filter(|r| !r.contract.is_empty()) {
+                let subject = s.human_gate(&decision.id).map(|g| g.request.subject.clone()).unwrap_or_default();
+                let path = contract_path(&worktree, &run.contract).map_err(JournalError::Refused)?;
+                let edit = crate::contract::gate_path_in_file(
+                    &path,
+                    &subject,
+                    &crate::contract::today_local(),
+                    Some(&decision.reason),
+                    None,
+                )
+                .map_err(|e| JournalError::Refused(format!("the approval was not recorded: {e}")))?;
+                decision.contract_edit = Some(ContractEdit { path: run.contract.clone(), before: edit.before, after: edit.after });
+            }
             Ok(vec![EventBody::HumanDecided(decision)])
         })
     }
@@ -176,6 +209,38 @@ impl Recorder {
     pub fn note(&self, text: String) -> Result<Appended, JournalError> {
         append_with(&self.pipeline, &self.opts, |_| Ok(vec![EventBody::Note { text }]))
     }
+}
+
+/// The contract file of a run: its recorded path inside the worktree.
+/// Absolute paths and `..` are refused (a symlink inside the worktree is
+/// followed: its target is edited and the link kept).
+pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathBuf, String> {
+    let p = std::path::Path::new(recorded);
+    let rel = if p.is_absolute() {
+        p.strip_prefix(worktree)
+            .map_err(|_| format!("contract path refused: {recorded} is outside the worktree {}", worktree.display()))?
+    } else {
+        p
+    };
+    if rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        return Err(format!("contract path refused: {recorded} leaves the worktree"));
+    }
+    Ok(worktree.join(rel))
+}
+
+/// Reads a triage file (schema 3.2.0); the error names the input, line and column.
+pub fn read_triage(name: &str, bytes: &[u8]) -> Result<crate::model::triage::Triage, String> {
+    serde_json::from_slice(bytes).map_err(|e| format!("{name}:{}:{}: not a 3.2.0 triage file: {e}", e.line(), e.column()))
+}
+
+/// Bucket sizes and ids of a triage file.
+pub fn triage_buckets(t: &crate::model::triage::Triage) -> (TriageCounts, TriageBuckets) {
+    let ids = |v: &[crate::model::triage::TriageFinding]| v.iter().map(|f| f.id.clone()).collect::<Vec<_>>();
+    let n = |v: &[crate::model::triage::TriageFinding]| u32::try_from(v.len()).unwrap_or(u32::MAX);
+    (
+        TriageCounts { accepted: n(&t.accepted), deferred: n(&t.deferred), rejected: n(&t.rejected) },
+        TriageBuckets { accepted: ids(&t.accepted), deferred: ids(&t.deferred), rejected: ids(&t.rejected) },
+    )
 }
 
 /// Why a decision may not be recorded, if it may not.
@@ -245,20 +310,17 @@ fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalErro
 }
 
 fn reloop_trigger(s: &State) -> String {
-    let last = s.review_iterations.iter().rev().find_map(|i| i.gates.last());
-    let decided_since = s
-        .human_gates
-        .iter()
-        .filter_map(|g| g.decision.as_ref())
-        .any(|d| d.seq > s.marks.last_gate_seq);
-    if decided_since {
+    let Some(last) = s.review_iterations.iter().rev().find_map(|i| i.gates.last()) else {
+        return "review".into();
+    };
+    if rules::round_outcome(last) != rules::RoundOutcome::Failed {
+        // No gap of the developer's own: a person's decision sent the work back.
         return "human".into();
     }
-    match last.map(|g| g.gate) {
-        Some(GateName::Floor) => "floor-unmet",
-        Some(GateName::Conformity) => "ecarts",
-        Some(GateName::Security) => "block",
-        None => "review",
+    match last.gate {
+        GateName::Floor => "floor-unmet",
+        GateName::Conformity => "ecarts",
+        GateName::Security => "block",
     }
     .into()
 }

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::model::event::{GateFinished, RedTest};
+use crate::model::event::GateFinished;
 use crate::model::*;
 
 /// Everything a report says, in a serialisable form.
@@ -290,7 +290,7 @@ fn deferred_findings(s: &State, dir: &Path) -> Vec<DeferredFinding> {
             continue;
         }
         let Ok(bytes) = std::fs::read(&path) else { continue };
-        let Ok(file) = crate::model::triage::TriageFile::parse(&t.file, &bytes) else { continue };
+        let Ok(file) = crate::recorder::read_triage(&t.file, &bytes) else { continue };
         for f in &file.deferred {
             out.push(DeferredFinding {
                 iteration: it.iteration,

@@ -17,6 +17,8 @@ pub mod effect;
 pub mod evidence;
 pub mod keymap;
 pub mod rows;
+pub mod run;
+pub mod terminal;
 #[cfg(test)]
 pub(crate) mod testkit;
 pub mod theme;
@@ -28,3 +30,4 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::Config;
 pub use effect::{DecisionRequest, Effect};
 pub use keymap::Keymap;
+pub use run::{ReplayStart, run_live, run_replay};

@@ -1,0 +1,131 @@
+//! `loopwatch replay`, `diff` and `report`: a past run, explored and shared.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+
+use super::Globals;
+use super::output::shown;
+use crate::history::diff_iterations;
+use crate::journal::{Pipeline, snapshot};
+use crate::report::Report;
+
+/// `replay`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Keys: ← / → one event, [ / ] start of the previous / next iteration, Home / End
+first / last event, d what changed since the previous iteration, q quit.
+Decisions cannot be taken in replay.")]
+pub struct ReplayArgs {
+    /// Worktree or .pipeline folder (default: found from here).
+    pub path: Option<PathBuf>,
+    /// Start at the event with this seq.
+    #[arg(long, conflicts_with = "iteration")]
+    pub at: Option<u64>,
+    /// Start at the beginning of this iteration.
+    #[arg(long)]
+    pub iteration: Option<u32>,
+}
+
+/// `diff`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "Exit codes: 0 printed, 2 an iteration does not exist, 3 no pipeline.")]
+pub struct DiffArgs {
+    /// Worktree or .pipeline folder, then the two iterations: `[PATH] I J`.
+    #[arg(num_args = 2..=3, required = true, value_name = "[PATH] I J")]
+    pub args: Vec<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Markdown.
+    Md,
+    /// JSON.
+    Json,
+    /// One self-contained HTML file.
+    Html,
+}
+
+/// `report`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "Exit codes: 0 written, 3 no pipeline.")]
+pub struct ReportArgs {
+    /// Worktree or .pipeline folder (default: found from here).
+    pub path: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// Write to this file instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+fn pipeline_of(path: Option<&PathBuf>, globals: &Globals) -> anyhow::Result<Pipeline> {
+    match path {
+        Some(p) => Ok(Pipeline::from_user_path(p)),
+        None => globals.pipeline_for_reading(),
+    }
+}
+
+/// Runs `replay`.
+pub fn replay(a: ReplayArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let pipeline = pipeline_of(a.path.as_ref(), globals)?;
+    let start = match (a.at, a.iteration) {
+        (Some(seq), _) => crate::tui::ReplayStart::Seq(seq),
+        (None, Some(i)) => crate::tui::ReplayStart::Iteration(i),
+        (None, None) => crate::tui::ReplayStart::First,
+    };
+    crate::tui::run_replay(pipeline, start)
+}
+
+/// Runs `diff`.
+pub fn diff(a: DiffArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let (path, i, j) = match a.args.as_slice() {
+        [i, j] => (None, i, j),
+        [p, i, j] => (Some(PathBuf::from(p)), i, j),
+        _ => anyhow::bail!("usage: loopwatch diff [PATH] I J"),
+    };
+    let i: u32 = i.parse().with_context(|| format!("'{i}' is not an iteration number"))?;
+    let j: u32 = j.parse().with_context(|| format!("'{j}' is not an iteration number"))?;
+    let pipeline = pipeline_of(path.as_ref(), globals)?;
+    let Some(snap) = snapshot(&pipeline)? else {
+        eprintln!("loopwatch: no pipeline at {}", pipeline.dir().display());
+        return Ok(ExitCode::from(3));
+    };
+    let Some(d) = diff_iterations(&snap.state, i, j) else {
+        eprintln!("loopwatch: iteration {i} or {j} does not exist (the run has {})", snap.state.iteration_number());
+        return Ok(ExitCode::from(2));
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&d)?);
+    } else {
+        print!("{}", shown(&d.to_text()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `report`.
+pub fn report(a: ReportArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let pipeline = pipeline_of(a.path.as_ref(), globals)?;
+    let Some(snap) = snapshot(&pipeline)? else {
+        eprintln!("loopwatch: no pipeline at {}", pipeline.dir().display());
+        return Ok(ExitCode::from(3));
+    };
+    let r = Report::build(&snap.state, Some(pipeline.dir()));
+    let text = match a.format {
+        Format::Md => r.to_markdown(),
+        Format::Json => r.to_json() + "\n",
+        Format::Html => r.to_html(),
+    };
+    match a.output {
+        Some(path) => crate::util::replace_atomically(&path, text.as_bytes()).with_context(|| format!("write {}", path.display()))?,
+        None => print!("{}", if a.format == Format::Md { shown(&text) } else { text }),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,234 @@
+//! What changed between two iterations: criteria states, finding verdicts,
+//! verify-by-test results, triage buckets, security rows, gates decided.
+
+use serde::Serialize;
+
+use crate::model::*;
+
+/// One change between two iterations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "change", rename_all = "kebab-case")]
+pub enum Change {
+    /// A criterion's state at a gate.
+    Criterion {
+        /// Criterion id.
+        id: String,
+        /// floor or conformity.
+        gate: GateName,
+        /// State before (absent when not judged).
+        before: Option<String>,
+        /// State after.
+        after: Option<String>,
+    },
+    /// The finding verifier's verdict on a finding.
+    FindingVerdict {
+        /// Finding id.
+        id: String,
+        /// Before.
+        before: Option<String>,
+        /// After.
+        after: Option<String>,
+    },
+    /// A verify-by-test result.
+    VerifyResult {
+        /// Finding id.
+        id: String,
+        /// Before.
+        before: Option<String>,
+        /// After.
+        after: Option<String>,
+    },
+    /// A finding moved between accepted, deferred and rejected.
+    Triage {
+        /// Finding id.
+        id: String,
+        /// Bucket before.
+        before: Option<String>,
+        /// Bucket after.
+        after: Option<String>,
+    },
+    /// A security BLOCKING row appeared.
+    SecurityAdded {
+        /// Severity.
+        severity: String,
+        /// Rule.
+        rule: String,
+        /// file:line.
+        location: String,
+    },
+    /// A security BLOCKING row disappeared.
+    SecurityRemoved {
+        /// Severity.
+        severity: String,
+        /// Rule.
+        rule: String,
+        /// file:line.
+        location: String,
+    },
+    /// A human gate was decided during the later iteration.
+    Decided {
+        /// Gate id.
+        id: String,
+        /// Kind.
+        kind: HumanGateKind,
+        /// Subject.
+        subject: String,
+        /// Decision.
+        decision: Decision,
+        /// Who.
+        by: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The changes from iteration `from` to iteration `to`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IterationDiff {
+    /// Earlier iteration.
+    pub from: u32,
+    /// Later iteration.
+    pub to: u32,
+    /// Changes, grouped by kind in the order of [`Change`].
+    pub changes: Vec<Change>,
+}
+
+/// Compares two iterations of a state; `None` when either does not exist.
+pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
+    let a = s.iteration(from)?;
+    let b = s.iteration(to)?;
+    let mut changes = Vec::new();
+    for gate in [GateName::Floor, GateName::Conformity] {
+        let before = criteria_states(a, gate);
+        let after = criteria_states(b, gate);
+        for id in union(before.iter().map(|x| &x.0), after.iter().map(|x| &x.0)) {
+            let x = lookup(&before, &id);
+            let y = lookup(&after, &id);
+            if x != y && (y.is_some() || b.last_gate(gate).is_some()) {
+                changes.push(Change::Criterion { id, gate, before: x, after: y });
+            }
+        }
+    }
+    let fa: Vec<(String, String)> = a.findings.iter().map(|f| (f.id.clone(), f.verdict.as_str().to_string())).collect();
+    let fb: Vec<(String, String)> = b.findings.iter().map(|f| (f.id.clone(), f.verdict.as_str().to_string())).collect();
+    for id in union(fa.iter().map(|x| &x.0), fb.iter().map(|x| &x.0)) {
+        let (x, y) = (lookup(&fa, &id), lookup(&fb, &id));
+        if x != y && y.is_some() {
+            changes.push(Change::FindingVerdict { id, before: x, after: y });
+        }
+    }
+    let va: Vec<(String, String)> = a.verifications.iter().map(|v| (v.finding.clone(), v.result.as_str().to_string())).collect();
+    let vb: Vec<(String, String)> = b.verifications.iter().map(|v| (v.finding.clone(), v.result.as_str().to_string())).collect();
+    for id in union(va.iter().map(|x| &x.0), vb.iter().map(|x| &x.0)) {
+        let (x, y) = (lookup(&va, &id), lookup(&vb, &id));
+        if x != y && y.is_some() {
+            changes.push(Change::VerifyResult { id, before: x, after: y });
+        }
+    }
+    let ta = buckets(a);
+    let tb = buckets(b);
+    if b.triage.is_some() {
+        for id in union(ta.iter().map(|x| &x.0), tb.iter().map(|x| &x.0)) {
+            let (x, y) = (lookup(&ta, &id), lookup(&tb, &id));
+            if x != y {
+                changes.push(Change::Triage { id, before: x, after: y });
+            }
+        }
+    }
+    let sa = security_rows(a);
+    let sb = security_rows(b);
+    if b.last_gate(GateName::Security).is_some() {
+        for r in sb.iter().filter(|r| !sa.contains(r)) {
+            changes.push(Change::SecurityAdded { severity: r.0.clone(), rule: r.1.clone(), location: r.2.clone() });
+        }
+        for r in sa.iter().filter(|r| !sb.contains(r)) {
+            changes.push(Change::SecurityRemoved { severity: r.0.clone(), rule: r.1.clone(), location: r.2.clone() });
+        }
+    }
+    let end = s.iteration(to + 1).map_or(u64::MAX, |n| n.start_seq);
+    for g in &s.human_gates {
+        if let Some(d) = &g.decision
+            && d.seq >= b.start_seq
+            && d.seq < end
+        {
+            changes.push(Change::Decided {
+                id: g.request.id.clone(),
+                kind: g.request.kind,
+                subject: g.request.subject.clone(),
+                decision: d.decision.decision,
+                by: d.decision.by.clone(),
+                reason: d.decision.reason.clone(),
+            });
+        }
+    }
+    Some(IterationDiff { from, to, changes })
+}
+
+impl IterationDiff {
+    /// One line per change, for the terminal.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("iteration {} → {}\n", self.from, self.to);
+        if self.changes.is_empty() {
+            out.push_str("  no change\n");
+        }
+        let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "—".into());
+        for c in &self.changes {
+            let line = match c {
+                Change::Criterion { id, gate, before, after } => {
+                    format!("criterion {id} (GATE {} {gate}): {} → {}", gate.number(), opt(before), opt(after))
+                }
+                Change::FindingVerdict { id, before, after } => format!("finding {id} verdict: {} → {}", opt(before), opt(after)),
+                Change::VerifyResult { id, before, after } => {
+                    format!("finding {id} verify-by-test: {} → {}", opt(before), opt(after))
+                }
+                Change::Triage { id, before, after } => format!("finding {id} moved: {} → {}", opt(before), opt(after)),
+                Change::SecurityAdded { severity, rule, location } => format!("security + [{severity}] {rule} — {location}"),
+                Change::SecurityRemoved { severity, rule, location } => format!("security − [{severity}] {rule} — {location}"),
+                Change::Decided { id, kind, subject, decision, by, reason } => {
+                    format!("{id} ({kind} {subject}) decided {decision} by {by}: {reason}")
+                }
+            };
+            out.push_str("  ");
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn criteria_states(it: &Iteration, gate: GateName) -> Vec<(String, String)> {
+    let Some(round) = it.last_gate(gate) else { return Vec::new() };
+    match gate {
+        GateName::Floor => round.floor_rows().map(|r| (r.id.clone(), r.state.as_str().to_string())).collect(),
+        _ => round.criterion_rows().map(|r| (r.id.clone(), r.status.as_str().to_string())).collect(),
+    }
+}
+
+fn buckets(it: &Iteration) -> Vec<(String, String)> {
+    let Some(b) = it.triage.as_ref().and_then(|t| t.buckets.as_ref()) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (name, ids) in [("accepted", &b.accepted), ("deferred", &b.deferred), ("rejected", &b.rejected)] {
+        out.extend(ids.iter().map(|id| (id.clone(), name.to_string())));
+    }
+    out
+}
+
+fn security_rows(it: &Iteration) -> Vec<(String, String, String)> {
+    it.last_gate(GateName::Security)
+        .map(|g| g.security_rows().map(|r| (r.severity.clone(), r.rule.clone(), r.location.clone())).collect())
+        .unwrap_or_default()
+}
+
+fn lookup(v: &[(String, String)], id: &str) -> Option<String> {
+    v.iter().find(|(k, _)| k == id).map(|(_, s)| s.clone())
+}
+
+fn union<'a>(a: impl Iterator<Item = &'a String>, b: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in a.chain(b) {
+        if !out.contains(id) {
+            out.push(id.clone());
+        }
+    }
+    out
+}

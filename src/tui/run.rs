@@ -1,0 +1,392 @@
+//! The event loop: one channel of inputs (file changes, keys, paste,
+//! resize, a 1 s tick for the age counter, results of background writes),
+//! drained whole, then one frame. Effects the app asks for are performed
+//! here, off the drawing path: decisions are written on a blocking thread
+//! and their result comes back as an input.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use futures_util::StreamExt;
+use ratatui::crossterm::event::{Event as TermEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers};
+use tokio::signal::unix::{SignalKind, signal};
+
+use super::app::{App, Problem, ReplayBar};
+use super::config::Config;
+use super::effect::{Effect, ReplayMove};
+use super::terminal::{self, TerminalGuard};
+use super::{SystemClock, view};
+use crate::history::History;
+use crate::journal::{Pipeline, TAIL_BYTES, read_tail, snapshot};
+use crate::model::event::HumanDecision;
+use crate::recorder::Recorder;
+use crate::watch::{Batch, FeedUpdate, Live};
+
+/// Where `loopwatch replay` starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayStart {
+    /// The first event.
+    First,
+    /// The event with this seq.
+    Seq(u64),
+    /// The first event of this iteration.
+    Iteration(u32),
+}
+
+/// Inputs of the loop besides file changes.
+#[derive(Debug)]
+enum Ui {
+    Term(TermEvent),
+    TermClosed,
+    Tick,
+    Quit,
+    WriteDone(Result<(), String>),
+    LogLoaded(PathBuf, Result<Vec<u8>, String>),
+}
+
+/// Opens the live view on these pipelines.
+pub fn run_live(pipelines: Vec<Pipeline>) -> anyhow::Result<ExitCode> {
+    run(pipelines, None)
+}
+
+/// Opens the replay of one pipeline.
+pub fn run_replay(pipeline: Pipeline, start: ReplayStart) -> anyhow::Result<ExitCode> {
+    run(vec![pipeline], Some(start))
+}
+
+fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<ExitCode> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        anyhow::bail!("the TUI needs a terminal (for scripts use `loopwatch watch --headless`, `loopwatch status`)");
+    }
+    let config = load_config();
+    let theme = config.theme.resolve(
+        std::env::var("NO_COLOR").ok().as_deref(),
+        std::env::var("COLORFGBG").ok().as_deref(),
+    );
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    rt.block_on(async move {
+        let mut app = App::new(config, theme, Box::new(SystemClock), pipelines[0].dir().to_path_buf());
+        if pipelines.len() > 1 {
+            app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
+        }
+        let mut live: Live<Ui> = Live::start(pipelines.clone());
+        let mut ctl = Controller { pipelines, replay: None, history: None };
+        let initial = live.refresh_all();
+        ctl.apply_updates(&mut app, &live, initial, true);
+        if let Some(start) = replay {
+            let snap = snapshot(&ctl.pipelines[0])?.context("no journal to replay")?;
+            ctl.enter_replay(&mut app, History::new(snap.events), start);
+        }
+        let (_guard, mut term) = TerminalGuard::enter(false)?;
+        spawn_inputs(&live);
+        term.draw(|f| view::render(f, &app))?;
+        loop {
+            let Some(batch) = live.next_batch().await else { break };
+            let Batch { updates, others, errors } = batch;
+            if !errors.is_empty() {
+                tracing::warn!(?errors, "watcher errors");
+            }
+            ctl.apply_updates(&mut app, &live, updates, false);
+            let mut quit = false;
+            let mut full_redraw = false;
+            for input in others {
+                let effects = match input {
+                    Ui::Term(TermEvent::Key(k)) if k.kind != KeyEventKind::Release => {
+                        if k.code == KeyCode::Char('z') && k.modifiers.contains(KeyModifiers::CONTROL) {
+                            terminal::suspend(false)?;
+                            full_redraw = true;
+                            Vec::new()
+                        } else {
+                            app.on_key(&k)
+                        }
+                    }
+                    Ui::Term(TermEvent::Paste(text)) => {
+                        app.on_paste(&text);
+                        Vec::new()
+                    }
+                    Ui::Term(TermEvent::Resize(w, h)) => {
+                        app.on_resize(w, h);
+                        full_redraw = true;
+                        Vec::new()
+                    }
+                    Ui::Term(_) | Ui::Tick => Vec::new(),
+                    Ui::TermClosed | Ui::Quit => {
+                        quit = true;
+                        Vec::new()
+                    }
+                    Ui::WriteDone(r) => {
+                        app.on_write_result(r);
+                        Vec::new()
+                    }
+                    Ui::LogLoaded(p, r) => {
+                        app.on_log_loaded(&p, r);
+                        Vec::new()
+                    }
+                };
+                for e in effects {
+                    if ctl.perform(&mut app, &live, e) {
+                        quit = true;
+                    }
+                }
+            }
+            if quit {
+                break;
+            }
+            if full_redraw {
+                term.clear()?;
+            }
+            // The terminal may be gone (closed pty): stop instead of spinning.
+            if term.draw(|f| view::render(f, &app)).is_err() {
+                break;
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+fn load_config() -> Config {
+    let Some(path) = Config::path(std::env::var_os("XDG_CONFIG_HOME"), std::env::var_os("HOME")) else {
+        return Config::default();
+    };
+    if !path.exists() {
+        return Config::default();
+    }
+    match Config::load(&path) {
+        Ok(c) => c,
+        Err(e) => {
+            let mut c = Config::default();
+            c.warnings.push(format!("{e} (defaults in use)"));
+            c
+        }
+    }
+}
+
+/// Starts the tasks that feed the loop: terminal events, the 1 s tick, signals.
+fn spawn_inputs(live: &Live<Ui>) {
+    let tx = live.sender();
+    tokio::spawn(async move {
+        let mut events = EventStream::new();
+        loop {
+            match events.next().await {
+                Some(Ok(ev)) => {
+                    if tx.send(crate::watch::Input::Other(Ui::Term(ev))).is_err() {
+                        break;
+                    }
+                }
+                // EOF or an error on the tty: the terminal is gone.
+                Some(Err(_)) | None => {
+                    let _ = tx.send(crate::watch::Input::Other(Ui::TermClosed));
+                    break;
+                }
+            }
+        }
+    });
+    let tx = live.sender();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            tick.tick().await;
+            if tx.send(crate::watch::Input::Other(Ui::Tick)).is_err() {
+                break;
+            }
+        }
+    });
+    for kind in [SignalKind::terminate(), SignalKind::hangup(), SignalKind::interrupt()] {
+        let tx = live.sender();
+        if let Ok(mut sig) = signal(kind) {
+            tokio::spawn(async move {
+                if sig.recv().await.is_some() {
+                    let _ = tx.send(crate::watch::Input::Other(Ui::Quit));
+                }
+            });
+        }
+    }
+}
+
+/// What the loop keeps beside the app: the pipelines and the replay position.
+struct Controller {
+    pipelines: Vec<Pipeline>,
+    replay: Option<usize>,
+    history: Option<History>,
+}
+
+impl Controller {
+    fn apply_updates(&mut self, app: &mut App, live: &Live<Ui>, updates: Vec<(usize, FeedUpdate)>, first: bool) {
+        for (i, up) in updates {
+            let feed = &live.feeds()[i];
+            if i == 0 {
+                app.set_looking_in((!feed.exists()).then(|| feed.pipeline().dir().to_path_buf()));
+            }
+            if !up.changed && !first {
+                continue;
+            }
+            let events = feed.events();
+            let new = if up.reset { events } else { &events[events.len().saturating_sub(up.new_events)..] };
+            if let Some(h) = &mut self.history
+                && i == 0
+            {
+                if up.reset {
+                    *h = History::new(events.to_vec());
+                } else {
+                    h.extend(new.iter().cloned());
+                }
+                if let Some(k) = self.replay {
+                    self.show(app, k);
+                }
+            } else {
+                let effects = app.on_run_state(i, feed.state().clone(), new);
+                for e in effects {
+                    self.perform(app, live, e);
+                }
+            }
+            if i == 0 || app.screen() == super::app::Screen::RunList {
+                app.set_problem(problem_of(feed, &up));
+            }
+        }
+    }
+
+    /// Performs one effect; true when the app asked to quit.
+    fn perform(&mut self, app: &mut App, live: &Live<Ui>, effect: Effect) -> bool {
+        match effect {
+            Effect::Quit => return true,
+            Effect::Bell => {
+                let mut out = std::io::stdout();
+                let _ = out.write_all(b"\x07").and_then(|()| out.flush());
+            }
+            Effect::CopyToClipboard(text) => {
+                use base64::Engine as _;
+                let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+                let mut out = std::io::stdout();
+                let _ = write!(out, "\x1b]52;c;{b64}\x07").and_then(|()| out.flush());
+            }
+            Effect::RunHook { command, gate } => {
+                let spawned = std::process::Command::new("sh")
+                    .arg("-c")
+                    .arg(&command)
+                    .env("LOOPWATCH_GATE", &gate)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn();
+                if let Err(e) = spawned {
+                    tracing::warn!(error = %e, "on_human_gate command failed to start");
+                }
+            }
+            Effect::LoadLog(path) => {
+                let pipeline = self.current_pipeline(app).clone();
+                let tx = live.sender();
+                tokio::task::spawn_blocking(move || {
+                    let r = read_tail(&pipeline, &path, TAIL_BYTES);
+                    let _ = tx.send(crate::watch::Input::Other(Ui::LogLoaded(path, r)));
+                });
+            }
+            Effect::WriteDecision(req) => {
+                let rec = Recorder::new(self.current_pipeline(app).clone());
+                let tx = live.sender();
+                tokio::task::spawn_blocking(move || {
+                    let d = HumanDecision {
+                        id: req.id,
+                        decision: req.decision,
+                        reason: req.reason,
+                        by: crate::util::user_at_host(),
+                        evidence_hash: req.evidence_hash,
+                        contract_edit: None,
+                        extra: Default::default(),
+                    };
+                    let r = rec.decide(d).map(|_| ()).map_err(|e| e.to_string());
+                    let _ = tx.send(crate::watch::Input::Other(Ui::WriteDone(r)));
+                });
+            }
+            Effect::Replay(m) => self.replay_move(app, live, m),
+        }
+        false
+    }
+
+    fn current_pipeline(&self, app: &App) -> &Pipeline {
+        self.pipelines
+            .iter()
+            .find(|p| p.dir() == app.run().pipeline)
+            .unwrap_or(&self.pipelines[0])
+    }
+
+    fn enter_replay(&mut self, app: &mut App, history: History, start: ReplayStart) {
+        let k = match start {
+            ReplayStart::First => 1.min(history.len()),
+            ReplayStart::Seq(seq) => history.position_of_seq(seq).max(1).min(history.len()),
+            ReplayStart::Iteration(n) => history
+                .iteration_starts()
+                .iter()
+                .find(|(i, _)| *i == n)
+                .map_or(1, |(_, pos)| pos + 1)
+                .min(history.len()),
+        };
+        self.history = Some(history);
+        self.show(app, k);
+    }
+
+    fn show(&mut self, app: &mut App, k: usize) {
+        let Some(h) = &self.history else { return };
+        let k = k.min(h.len());
+        self.replay = Some(k);
+        let state = h.state_at(k);
+        let at = k.checked_sub(1).and_then(|i| h.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
+        app.set_replay(Some(ReplayBar {
+            event: k as u64,
+            total: h.len() as u64,
+            at,
+            iteration: state.iteration_number(),
+        }));
+        app.on_run_state(0, state, &h.events()[..k]);
+    }
+
+    fn replay_move(&mut self, app: &mut App, live: &Live<Ui>, m: ReplayMove) {
+        if self.replay.is_none() {
+            if m == ReplayMove::Live {
+                return;
+            }
+            // Entering replay from the live view: live updates keep arriving
+            // into the history in the background.
+            let events = live.feeds()[0].events().to_vec();
+            let end = events.len();
+            self.history = Some(History::new(events));
+            self.replay = Some(end);
+        }
+        let (Some(h), Some(k)) = (&self.history, self.replay) else { return };
+        let starts = h.iteration_starts();
+        let target = match m {
+            ReplayMove::Back => k.saturating_sub(1).max(1),
+            ReplayMove::Forward => (k + 1).min(h.len()),
+            ReplayMove::First => 1,
+            ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| p + 1).find(|&p| p < k).unwrap_or(1),
+            ReplayMove::NextIteration => starts.iter().map(|(_, p)| p + 1).find(|&p| p > k).unwrap_or(h.len()),
+            ReplayMove::Live => {
+                self.replay = None;
+                self.history = None;
+                app.set_replay(None);
+                let feed = &live.feeds()[0];
+                app.on_run_state(0, feed.state().clone(), feed.events());
+                return;
+            }
+        };
+        self.show(app, target.min(h.len()));
+    }
+}
+
+fn problem_of(feed: &crate::watch::Feed, up: &FeedUpdate) -> Option<Problem> {
+    let partial_since = feed.partial_since().map(|t| {
+        jiff::Timestamp::try_from(t).map(|ts| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()).unwrap_or_default()
+    });
+    let last = up.problems.last().or_else(|| feed.problems().last())?;
+    Some(Problem {
+        file: last.path.clone(),
+        line: Some(last.line).filter(|l| *l > 0),
+        column: last.column.map(|c| c as u64),
+        message: last.message.clone(),
+        partial_since,
+    })
+    .or(None)
+}
