@@ -5,6 +5,7 @@
 //! - [`parse`]: readers of foreign text (gate outputs, finding verdicts, triage files).
 //! - [`journal`]: the `.pipeline` store: locked append, snapshot, tail reading.
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
+//! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`util`]: atomic file replacement, hashes, time, `user@host`.
 //! - [`cli`]: clap definitions and one small function per subcommand.
@@ -13,6 +14,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod contract;
 pub mod gate0;
 pub mod journal;
 pub mod model;
