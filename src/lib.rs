@@ -5,6 +5,7 @@
 //! - [`parse`]: readers of foreign text (gate outputs, finding verdicts, triage files).
 //! - [`journal`]: the `.pipeline` store: locked append, snapshot, tail reading.
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
+//! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`util`]: atomic file replacement, hashes, time, `user@host`.
 //! - [`recorder`]: what the orchestrator's calls write, with the loop's rules applied under the lock.
@@ -16,6 +17,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod contract;
 pub mod gate0;
 pub mod history;
 pub mod journal;
