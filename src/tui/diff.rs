@@ -21,7 +21,8 @@ pub fn changes(before: &Iteration, after: &Iteration) -> Vec<Change> {
         let b = after.last_gate(g).map(|r| r.verdict.clone());
         if a != b {
             let show = |v: &Option<crate::model::Verdict>| v.as_ref().map_or_else(|| "-".to_string(), ToString::to_string);
-            let better = b.as_ref().map(|v| v.kind.is_pass());
+            // GATE 0's ABANDONED lets the loop go on: it is not a regression.
+            let better = b.as_ref().map(|v| v.kind.is_pass() || (g == GateName::Floor && v.kind == crate::model::VerdictKind::Abandoned));
             out.push(Change { text: format!("GATE {} {g}: {} → {}", g.number(), show(&a), show(&b)), better });
         }
     }

@@ -1,1 +1,311 @@
-//! evidence-gate (placeholder while floor-guard builds).
+//! evidence-gate: does a test log prove a claim about a test run?
+//!
+//! Verify-by-test may only downgrade a finding when the repro test's log
+//! proves the test ran and passed. [`judge`] reads the output of cargo test,
+//! cargo-nextest, pytest, jest, vitest, go test, gradle and xcodebuild and
+//! holds a claim only when the log shows at least one test run, the status
+//! claimed, and (when a test is named) that very test with that status.
+//! Fail-closed: a log no runner recognises, an incomplete run or a test
+//! that cannot be found is never proof. [`read_log`] reads at most the last
+//! [`MAX_LOG_BYTES`] of a file, lossily. Never prints.
+
+mod runners;
+mod text;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+pub use runners::Runner;
+use runners::{Outcome, RunnerLog};
+
+/// Most bytes of a log that are read (its tail).
+pub const MAX_LOG_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The status a claim says the test run had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimStatus {
+    /// Every test passed.
+    Passed,
+    /// The test (or some test) failed.
+    Failed,
+}
+
+impl ClaimStatus {
+    /// `passed` or `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimStatus::Passed => "passed",
+            ClaimStatus::Failed => "failed",
+        }
+    }
+}
+
+/// What a log is asked to prove.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The status claimed.
+    pub status: ClaimStatus,
+    /// The test that must appear with that status (`a/b.rs::name`).
+    pub test: Option<String>,
+}
+
+/// The gate's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The log proves the claim.
+    Proven(Proof),
+    /// The log does not prove the claim, and why.
+    NotProven(Refusal),
+}
+
+impl Verdict {
+    /// True when the claim is proven.
+    pub fn is_proven(&self) -> bool {
+        matches!(self, Verdict::Proven(_))
+    }
+}
+
+/// What was proven.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proof {
+    /// The status proven.
+    pub status: ClaimStatus,
+    /// Runners and counts seen.
+    pub tally: Tally,
+    /// The named test, as it appears in the log.
+    pub test: Option<String>,
+}
+
+/// Runners recognised and their summed counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Runners recognised, in a fixed order.
+    pub runners: Vec<Runner>,
+    /// Tests (or, for go test without -v, packages) that passed.
+    pub passed: u64,
+    /// Tests that failed (errors included).
+    pub failed: u64,
+    /// Tests skipped or ignored.
+    pub skipped: u64,
+    /// What the counts count: `tests`, or `packages` for a quiet go test.
+    pub unit: &'static str,
+    /// A failure was reported beyond the counts (build failed, suite
+    /// failed, run cut short).
+    pub failure_reported: bool,
+}
+
+/// Why a log does not prove a claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// No known test runner output.
+    UnknownRunner,
+    /// A runner was recognised but no test ran.
+    NoTestRan(Tally),
+    /// `passed` was claimed but the run failed.
+    RunFailed(Tally),
+    /// `failed` was claimed but nothing failed.
+    NothingFailed(Tally),
+    /// The named test is not in the log.
+    TestAbsent {
+        /// The test reference asked for.
+        test: String,
+        /// What the log showed.
+        tally: Tally,
+    },
+    /// The named test is there with another status.
+    StatusDiffers {
+        /// The test as it appears in the log.
+        test: String,
+        /// Its status in the log.
+        found: &'static str,
+        /// The status claimed.
+        claimed: ClaimStatus,
+    },
+}
+
+/// Why a log could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// Open, seek or read failed.
+    #[error("cannot read test log {}: {source}", path.display())]
+    Io {
+        /// The log.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Not a regular file (a folder, a pipe, a device).
+    #[error("test log {} is not a regular file", path.display())]
+    NotAFile {
+        /// The log.
+        path: PathBuf,
+    },
+}
+
+/// Reads the last [`MAX_LOG_BYTES`] of a log as lossy UTF-8; a cut first
+/// line is dropped.
+pub fn read_log(path: &Path) -> Result<String, LogError> {
+    let io = |source| LogError::Io { path: path.to_path_buf(), source };
+    let mut file = File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(LogError::NotAFile { path: path.to_path_buf() });
+    }
+    let cut = meta.len() > MAX_LOG_BYTES;
+    if cut {
+        file.seek(SeekFrom::Start(meta.len() - MAX_LOG_BYTES)).map_err(io)?;
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_LOG_BYTES).read_to_end(&mut bytes).map_err(io)?;
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if cut && let Some(i) = text.find('\n') {
+        text.drain(..=i);
+    }
+    Ok(text)
+}
+
+/// Judges whether `log` proves `claim`.
+pub fn judge(log: &str, claim: &Claim) -> Verdict {
+    let lines = text::clean_lines(log);
+    let logs = runners::detect(&lines);
+    if logs.is_empty() {
+        return Verdict::NotProven(Refusal::UnknownRunner);
+    }
+    let tally = tally(&logs);
+    if tally.passed + tally.failed == 0 {
+        return Verdict::NotProven(Refusal::NoTestRan(tally));
+    }
+    match claim.status {
+        ClaimStatus::Passed if tally.failed > 0 || tally.failure_reported => {
+            return Verdict::NotProven(Refusal::RunFailed(tally));
+        }
+        ClaimStatus::Failed if tally.failed == 0 => return Verdict::NotProven(Refusal::NothingFailed(tally)),
+        _ => {}
+    }
+    let Some(reference) = &claim.test else {
+        return Verdict::Proven(Proof { status: claim.status, tally, test: None });
+    };
+    let seen = named(&logs, reference);
+    let Some(first) = seen.first() else {
+        return Verdict::NotProven(Refusal::TestAbsent { test: reference.clone(), tally });
+    };
+    let wanted = match claim.status {
+        ClaimStatus::Passed => Outcome::Passed,
+        ClaimStatus::Failed => Outcome::Failed,
+    };
+    // Every occurrence must agree: a retried test that failed once is not a pass.
+    if let Some(other) = seen.iter().find(|(_, o)| *o != wanted) {
+        return Verdict::NotProven(Refusal::StatusDiffers {
+            test: other.0.clone(),
+            found: other.1.as_str(),
+            claimed: claim.status,
+        });
+    }
+    Verdict::Proven(Proof { status: claim.status, tally, test: Some(first.0.clone()) })
+}
+
+fn tally(logs: &[RunnerLog]) -> Tally {
+    let mut t = Tally { unit: "tests", ..Tally::default() };
+    for l in logs {
+        t.runners.push(l.runner);
+        t.passed += l.passed;
+        t.failed += l.failed;
+        t.skipped += l.skipped;
+        t.failure_reported |= l.failure_reported;
+        if l.unit != "tests" {
+            t.unit = l.unit;
+        }
+    }
+    t
+}
+
+/// The occurrences of the named test: exact names when there are any,
+/// otherwise names that agree on their last path segment.
+fn named(logs: &[RunnerLog], reference: &str) -> Vec<(String, Outcome)> {
+    let all = logs.iter().flat_map(|l| l.tests.iter());
+    let exact: Vec<_> = all.clone().filter(|t| t.name == reference).map(|t| (t.name.clone(), t.outcome)).collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    let keys = text::reference_keys(reference);
+    all.filter(|t| keys.contains(&text::last_segment(&t.name)))
+        .map(|t| (t.name.clone(), t.outcome))
+        .collect()
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Proven(p) => {
+                write!(f, "proven: the run {} ({})", p.status.as_str(), p.tally)?;
+                match &p.test {
+                    Some(t) => write!(f, "; test {t} {}", p.status.as_str()),
+                    None => Ok(()),
+                }
+            }
+            Verdict::NotProven(r) => write!(f, "not proven: {r}"),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::UnknownRunner => write!(f, "no known test runner output in the log"),
+            Refusal::NoTestRan(t) => write!(f, "no test ran ({t})"),
+            Refusal::RunFailed(t) if t.failed == 0 => {
+                write!(f, "the run reported a failure or did not complete ({t})")
+            }
+            Refusal::RunFailed(t) => write!(f, "the run has failures ({t})"),
+            Refusal::NothingFailed(t) => write!(f, "no test failed ({t})"),
+            Refusal::TestAbsent { test, tally } => write!(f, "test {test} is not in the log ({tally})"),
+            Refusal::StatusDiffers { test, found, claimed } => {
+                write!(f, "test {test} {found}, not {}", claimed.as_str())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.runners.iter().map(|r| r.as_str()).collect();
+        let names = names.join(" + ");
+        if self.unit == "tests" {
+            write!(f, "{names}: {} passed, {} failed, {} skipped", self.passed, self.failed, self.skipped)
+        } else {
+            write!(f, "{names}: {} {} passed, {} failed", self.passed, self.unit, self.failed)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_tail_of_a_huge_log_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.log");
+        let mut text = "test early ... FAILED\n".repeat(500_000);
+        text.push_str("running 1 test\ntest late ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n");
+        std::fs::write(&path, &text).unwrap();
+        let log = read_log(&path).unwrap();
+        assert!(log.len() as u64 <= MAX_LOG_BYTES);
+        assert!(log.starts_with("test early ... FAILED\n"), "the cut first line is dropped");
+        let claim = Claim { status: ClaimStatus::Passed, test: Some("late".into()) };
+        // The early failures still in the tail are seen: fail-closed.
+        assert!(!judge(&log, &claim).is_proven());
+    }
+
+    #[test]
+    fn a_run_cut_before_its_summary_is_not_a_pass() {
+        let claim = Claim { status: ClaimStatus::Passed, test: None };
+        let verdict = judge("running 2 tests\ntest a ... ok\n", &claim);
+        assert_eq!(
+            verdict.to_string(),
+            "not proven: the run reported a failure or did not complete (cargo test: 1 passed, 0 failed, 0 skipped)"
+        );
+    }
+}

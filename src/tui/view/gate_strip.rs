@@ -8,15 +8,16 @@ use crate::model::{GateName, State};
 use crate::tui::app::App;
 use crate::tui::theme::Tone;
 
-/// The strip as one line; gate names are dropped below 100 columns.
+/// The strip as one line; below 100 columns gates are written `G0`, `G1`, `G2`.
 pub fn line(app: &App, state: &State, width: u16) -> Line<'static> {
     let theme = app.theme;
     let mut spans = vec![Span::raw(" ")];
     for g in GateName::ALL {
+        let wide = width >= 100;
         if g != GateName::Floor {
-            spans.push(Span::styled(" ▸ ", theme.tone(Tone::Muted)));
+            spans.push(Span::styled(if wide { " ▸ " } else { "  " }, theme.tone(Tone::Muted)));
         }
-        let name = if width >= 100 { format!("GATE {} {g} ", g.number()) } else { format!("GATE {} ", g.number()) };
+        let name = if wide { format!("GATE {} {g} ", g.number()) } else { format!("G{} ", g.number()) };
         spans.push(Span::raw(name));
         spans.push(Span::raw(format!("{} ", dots(state, g))));
         let running = state.current_gate.as_ref().is_some_and(|c| c.gate == g);

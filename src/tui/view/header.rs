@@ -34,7 +34,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     if app.shown_iteration() != state.iteration_number() {
         spans.push(Span::styled(format!(" (showing {})", app.shown_iteration()), theme.tone(Tone::Accent)));
     }
-    if let Some(at) = &state.last_event_at {
+    if app.replay.is_some() {
+        spans.push(Span::styled("  ·  replay", theme.tone(Tone::Accent)));
+    } else if let Some(at) = &state.last_event_at {
         let secs = age_secs(app, at).unwrap_or(0);
         if secs >= app.config.stale_after.as_secs() && state.ended.is_none() {
             spans.push(Span::raw("  ·  "));

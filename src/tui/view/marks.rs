@@ -81,7 +81,7 @@ pub fn outcome(o: VerifyOutcome, red: bool) -> Mark {
         VerifyOutcome::Inconclusive => ("?", Tone::Warn),
         VerifyOutcome::CapExceeded => ("·", Tone::Muted),
     };
-    let word = if red { format!("{} (red test)", o.as_str()) } else { o.as_str().to_string() };
+    let word = if red { format!("{} (red)", o.as_str()) } else { o.as_str().to_string() };
     Mark::new(sym, word, t)
 }
 

@@ -15,7 +15,7 @@ use crate::tui::rows;
 use crate::tui::theme::Tone;
 
 const COLUMNS: &[Column] =
-    &[col("⚑", 3), col("status", 16), col("iter", 4), wide("gates", 30, 100), col("run", 0), wide("pipeline", 0, 130)];
+    &[col("⚑", 3), col("status", 16), col("iter", 4), col("gates", 18), col("run", 0), wide("pipeline", 0, 130)];
 
 /// Draws the list.
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {

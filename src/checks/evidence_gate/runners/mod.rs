@@ -1,0 +1,201 @@
+//! Readers of each test runner's console output. Each reader looks for its
+//! runner's signature lines (summaries, per-test result lines) and, when it
+//! finds them, returns the counts, the per-test outcomes it could see and
+//! whether a failure was reported beyond the counts (a build failure, a
+//! failed suite, a run cut short before its summary).
+
+mod native;
+mod rust;
+mod script;
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// A test runner whose output the gate reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Runner {
+    /// `cargo test` (the libtest harness).
+    CargoTest,
+    /// `cargo nextest run`.
+    Nextest,
+    /// pytest.
+    Pytest,
+    /// jest.
+    Jest,
+    /// vitest.
+    Vitest,
+    /// `go test`.
+    GoTest,
+    /// gradle's test task.
+    Gradle,
+    /// xcodebuild test (XCTest and Swift Testing).
+    Xcodebuild,
+}
+
+impl Runner {
+    /// The runner's name in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runner::CargoTest => "cargo test",
+            Runner::Nextest => "cargo-nextest",
+            Runner::Pytest => "pytest",
+            Runner::Jest => "jest",
+            Runner::Vitest => "vitest",
+            Runner::GoTest => "go test",
+            Runner::Gradle => "gradle",
+            Runner::Xcodebuild => "xcodebuild",
+        }
+    }
+}
+
+/// What happened to one test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// It passed.
+    Passed,
+    /// It failed (or errored, crashed, timed out).
+    Failed,
+    /// It was skipped or ignored.
+    Skipped,
+}
+
+impl Outcome {
+    /// `passed`, `failed` or `skipped`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Skipped => "skipped",
+        }
+    }
+}
+
+/// One test's result line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct TestLine {
+    /// Its name, path segments joined by `::`.
+    pub name: String,
+    /// Its outcome.
+    pub outcome: Outcome,
+}
+
+/// What one runner's output showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct RunnerLog {
+    /// The runner.
+    pub runner: Runner,
+    /// Passed tests (or packages, see `unit`).
+    pub passed: u64,
+    /// Failed tests.
+    pub failed: u64,
+    /// Skipped tests.
+    pub skipped: u64,
+    /// `tests`, or `packages` when only package lines were printed.
+    pub unit: &'static str,
+    /// A failure beyond the counts, or a run cut short.
+    pub failure_reported: bool,
+    /// Per-test outcomes, in log order.
+    pub tests: Vec<TestLine>,
+}
+
+impl RunnerLog {
+    fn new(runner: Runner) -> RunnerLog {
+        RunnerLog {
+            runner,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            unit: "tests",
+            failure_reported: false,
+            tests: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, name: impl Into<String>, outcome: Outcome) {
+        self.tests.push(TestLine { name: name.into(), outcome });
+    }
+
+    /// Counts taken from the per-test lines (each name once, its worst outcome).
+    fn count_tests(&mut self) {
+        let mut seen: Vec<(&str, Outcome)> = Vec::new();
+        for t in &self.tests {
+            match seen.iter_mut().find(|(n, _)| *n == t.name) {
+                Some(slot) if t.outcome == Outcome::Failed => slot.1 = Outcome::Failed,
+                Some(_) => {}
+                None => seen.push((&t.name, t.outcome)),
+            }
+        }
+        self.passed = seen.iter().filter(|(_, o)| *o == Outcome::Passed).count() as u64;
+        self.failed = seen.iter().filter(|(_, o)| *o == Outcome::Failed).count() as u64;
+        self.skipped = seen.iter().filter(|(_, o)| *o == Outcome::Skipped).count() as u64;
+    }
+}
+
+impl RunnerLog {
+    /// Takes the runner's own summary as the counts; failed test lines
+    /// that the summary does not count are still a reported failure.
+    fn take_summary(&mut self, passed: u64, failed: u64, skipped: u64) {
+        self.failure_reported |= self.failed > 0 && failed == 0;
+        (self.passed, self.failed, self.skipped) = (passed, failed, skipped);
+    }
+}
+
+/// Every runner whose output appears in the lines.
+pub(super) fn detect(lines: &[String]) -> Vec<RunnerLog> {
+    let nextest = rust::nextest(lines);
+    // nextest replays a failing test's own libtest output: read it once.
+    let cargo = if nextest.is_some() { None } else { rust::cargo_test(lines) };
+    [
+        cargo,
+        nextest,
+        script::pytest(lines),
+        script::jest(lines),
+        script::vitest(lines),
+        native::go_test(lines),
+        native::gradle(lines),
+        native::xcodebuild(lines),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Compiles a constant pattern.
+fn constant(pattern: &str) -> Regex {
+    // Invariant: every caller passes a literal pattern that compiles (each
+    // runner's tests exercise its patterns).
+    Regex::new(pattern).expect("constant regex compiles")
+}
+
+static COUNT: LazyLock<Regex> = LazyLock::new(|| {
+    constant(
+        r"(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?|rerun|timed out|todo|pending|total|flaky|leaky)\b",
+    )
+});
+
+/// `N word` pairs of a summary line (`3 passed, 1 failed`, `1 failed | 2 passed`).
+fn counts(summary: &str) -> Vec<(u64, String)> {
+    COUNT
+        .captures_iter(summary)
+        .filter_map(|c| Some((c[1].parse().ok()?, c[2].trim().to_string())))
+        .collect()
+}
+
+/// The sum of the counts whose word is one of `words`.
+fn count_of(pairs: &[(u64, String)], words: &[&str]) -> u64 {
+    pairs.iter().filter(|(_, w)| words.contains(&w.as_str())).map(|(n, _)| *n).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_counts_are_read_in_any_separator() {
+        let c = counts("3 passed, 1 failed, 2 skipped, 1 timed out in 0.2s");
+        assert_eq!(count_of(&c, &["failed", "timed out"]), 2);
+        let c = counts("1 failed | 2 passed (3)");
+        assert_eq!((count_of(&c, &["passed"]), count_of(&c, &["failed"])), (2, 1));
+    }
+}

@@ -1,0 +1,169 @@
+//! go test, gradle and xcodebuild output.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Outcome, Runner, RunnerLog, constant};
+
+static GO_RESULT: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \(\d+(?:\.\d+)?s\)$"));
+static GO_OK: LazyLock<Regex> = LazyLock::new(|| constant(r"^ok\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))(.*)$"));
+static GO_FAIL_PKG: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^FAIL\s+\S+\s+(?:\d+(?:\.\d+)?s|\[build failed\]|\[setup failed\])"));
+static GO_NO_FILES: LazyLock<Regex> = LazyLock::new(|| constant(r"^\?\s+\S+\s+\[no test files\]$"));
+static GO_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^=== RUN\s+\S+"));
+static GO_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^(?:FAIL$|panic: )"));
+
+/// go test's `--- PASS:` lines (with -v) and its `ok` / `FAIL` package lines.
+pub(super) fn go_test(lines: &[String]) -> Option<RunnerLog> {
+    let mut log = RunnerLog::new(Runner::GoTest);
+    let (mut seen, mut packages_ok) = (false, 0);
+    for line in lines {
+        if let Some(c) = GO_RESULT.captures(line) {
+            let outcome = match &c[1] {
+                "PASS" => Outcome::Passed,
+                "SKIP" => Outcome::Skipped,
+                _ => Outcome::Failed,
+            };
+            log.push(&c[2], outcome);
+            seen = true;
+        } else if let Some(c) = GO_OK.captures(line) {
+            packages_ok += u64::from(!c[1].contains("[no tests to run]"));
+            seen = true;
+        } else if GO_FAIL_PKG.is_match(line) {
+            log.failure_reported = true;
+            seen = true;
+        } else if GO_NO_FILES.is_match(line) || GO_RUN.is_match(line) {
+            seen = true;
+        } else if GO_FAILURE.is_match(line) {
+            log.failure_reported = true;
+        }
+    }
+    if !seen {
+        return None;
+    }
+    log.count_tests();
+    if log.tests.is_empty() && packages_ok > 0 {
+        // Without -v go test names no test: a package `ok` is the only proof.
+        (log.passed, log.unit) = (packages_ok, "packages");
+    }
+    Some(log)
+}
+
+static GRADLE_TEST: LazyLock<Regex> = LazyLock::new(|| constant(r"^(.+) > (.+?) (PASSED|FAILED|SKIPPED)$"));
+static GRADLE_COMPLETED: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?$"));
+static GRADLE_BUILD: LazyLock<Regex> = LazyLock::new(|| constant(r"^BUILD (SUCCESSFUL|FAILED) in "));
+static GRADLE_TASK: LazyLock<Regex> = LazyLock::new(|| constant(r"^> Task :\S*"));
+static GRADLE_FAILURE: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^(?:> )?(?:There were failing tests|No tests found for given includes)"));
+
+/// gradle's per-test lines (testLogging events), `N tests completed` and `BUILD` lines.
+pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
+    let mut log = RunnerLog::new(Runner::Gradle);
+    let (mut seen, mut completed) = (false, None);
+    for line in lines {
+        if let Some(c) = GRADLE_BUILD.captures(line) {
+            log.failure_reported |= &c[1] == "FAILED";
+            seen = true;
+        } else if let Some(c) = GRADLE_COMPLETED.captures(line) {
+            let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u64>().ok()).unwrap_or(0);
+            completed = Some((num(1), num(2), num(3)));
+            seen = true;
+        } else if GRADLE_FAILURE.is_match(line) {
+            log.failure_reported = true;
+        } else if GRADLE_TASK.is_match(line) {
+            seen = true;
+        }
+    }
+    if !seen {
+        return None;
+    }
+    for line in lines {
+        if let Some(c) = GRADLE_TEST.captures(line) {
+            let method = c[2].strip_suffix("()").unwrap_or(&c[2]);
+            let outcome = match &c[3] {
+                "PASSED" => Outcome::Passed,
+                "SKIPPED" => Outcome::Skipped,
+                _ => Outcome::Failed,
+            };
+            log.push(format!("{}::{method}", c[1].replace(" > ", "::")), outcome);
+        }
+    }
+    log.count_tests();
+    if let Some((total, failed, skipped)) = completed {
+        log.take_summary(total.saturating_sub(failed + skipped), failed, skipped);
+    }
+    Some(log)
+}
+
+static XC_CASE: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^Test [Cc]ase '(.+?)' (passed|failed|skipped) (?:on '[^']*' )?\("));
+static XC_EXECUTED: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\s*Executed (\d+) tests?, with (\d+) failures? \(\d+ unexpected\)"));
+static XC_RESULT: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\*\* (TEST|BUILD|TEST BUILD) (SUCCEEDED|FAILED) \*\*$"));
+static XC_SWIFT_TEST: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\S+ Test (.+?) (passed|failed|skipped)(?: after [\d.]+ seconds|\.|$)"));
+static XC_SWIFT_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^\S+ Test run with \d+ tests? (passed|failed)"));
+static XC_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^Testing failed:"));
+
+/// xcodebuild's XCTest `Test Case` lines, Swift Testing lines, `Executed`
+/// totals and the `** TEST SUCCEEDED **` banner.
+pub(super) fn xcodebuild(lines: &[String]) -> Option<RunnerLog> {
+    let mut log = RunnerLog::new(Runner::Xcodebuild);
+    let (mut seen, mut executed) = (false, None);
+    for line in lines {
+        if let Some(c) = XC_CASE.captures(line) {
+            log.push(xctest_name(&c[1]), xc_outcome(&c[2]));
+            seen = true;
+        } else if let Some(c) = XC_SWIFT_RUN.captures(line) {
+            log.failure_reported |= &c[1] == "failed";
+            seen = true;
+        } else if let Some(c) = XC_SWIFT_TEST.captures(line) {
+            let name = c[1].trim_matches('"');
+            log.push(name.strip_suffix("()").unwrap_or(name), xc_outcome(&c[2]));
+            seen = true;
+        } else if let Some(c) = XC_EXECUTED.captures(line) {
+            let num = |i: usize| c[i].parse::<u64>().unwrap_or(0);
+            executed = Some((num(1), num(2)));
+            seen = true;
+        } else if let Some(c) = XC_RESULT.captures(line) {
+            log.failure_reported |= &c[2] == "FAILED";
+            seen = true;
+        } else if XC_FAILURE.is_match(line) {
+            log.failure_reported = true;
+        }
+    }
+    if !seen {
+        return None;
+    }
+    log.count_tests();
+    if let (true, Some((total, failures))) = (log.tests.is_empty(), executed) {
+        (log.passed, log.failed) = (total.saturating_sub(failures), failures);
+    }
+    Some(log)
+}
+
+/// `-[Module.Class method]` or `Class.method()` as `Class::method`.
+fn xctest_name(raw: &str) -> String {
+    if let Some(inner) = raw.strip_prefix("-[").and_then(|s| s.strip_suffix(']'))
+        && let Some((class, method)) = inner.split_once(' ')
+    {
+        return format!("{class}::{method}");
+    }
+    let raw = raw.strip_suffix("()").unwrap_or(raw);
+    match raw.rsplit_once('.') {
+        Some((class, method)) => format!("{class}::{method}"),
+        None => raw.to_string(),
+    }
+}
+
+fn xc_outcome(word: &str) -> Outcome {
+    match word {
+        "passed" => Outcome::Passed,
+        "skipped" => Outcome::Skipped,
+        _ => Outcome::Failed,
+    }
+}

@@ -1,0 +1,357 @@
+//! Conformance suite of `loopwatch gate0`: the real binary on one fixture
+//! per behaviour, asserting the exact stdout, the exit code and the
+//! contract's bytes afterwards.
+//!
+//! Fixtures live in `tests/fixtures/gate0/`: `<case>.md` is the contract,
+//! `<case>.out` the expected stdout, `<case>.after` the expected file after
+//! the command (absent: the file must be unchanged). Each case runs in a
+//! fresh folder holding the contract as `contract.md`, which is also the
+//! path given on the command line and the current directory of the checks.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gate0")
+}
+
+fn loopwatch(dir: &Path, timeout: Option<&str>) -> Command {
+    let mut cmd = Command::cargo_bin("loopwatch").unwrap();
+    cmd.current_dir(dir).env_remove("GATES_TIMEOUT");
+    if let Some(t) = timeout {
+        cmd.env("GATES_TIMEOUT", t);
+    }
+    cmd
+}
+
+/// Runs one fixture and asserts stdout, exit code, file bytes and empty
+/// stderr; returns the folder it ran in for further checks.
+fn case(name: &str, mode: &str, timeout: Option<&str>, exit: i32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let contract = dir.path().join("contract.md");
+    let original = fs::read(fixtures().join(format!("{name}.md"))).unwrap();
+    fs::write(&contract, &original).unwrap();
+    let out = loopwatch(dir.path(), timeout)
+        .args(["gate0", mode, "contract.md"])
+        .output()
+        .unwrap();
+    let want = fs::read(fixtures().join(format!("{name}.out"))).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&want),
+        "{name}"
+    );
+    assert_eq!(out.stdout, want, "{name}: stdout bytes");
+    assert_eq!(out.status.code(), Some(exit), "{name}: exit code");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{name}: stderr");
+    let after = fixtures().join(format!("{name}.after"));
+    let want_file = if after.exists() {
+        fs::read(after).unwrap()
+    } else {
+        original
+    };
+    let got_file = fs::read(&contract).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got_file),
+        String::from_utf8_lossy(&want_file),
+        "{name}"
+    );
+    assert_eq!(got_file, want_file, "{name}: file bytes");
+    dir
+}
+
+fn sentinel(dir: &tempfile::TempDir) -> bool {
+    dir.path().join("sentinel").exists()
+}
+
+#[test]
+fn met_writes_evidence() {
+    case("met", "run", None, 0);
+}
+
+#[test]
+fn nonzero_exit_with_marker_is_unmet() {
+    case("nonzero_with_marker", "run", None, 2);
+}
+
+#[test]
+fn marker_absent_is_unmet() {
+    case("marker_absent", "run", None, 2);
+}
+
+#[test]
+fn timeout_is_unmet() {
+    case("timeout", "run", Some("1"), 2);
+}
+
+#[test]
+fn all_manual_passes_through() {
+    case("all_manual", "run", None, 0);
+}
+
+#[test]
+fn run_executes_positive_control() {
+    assert!(sentinel(&case("run_executes", "run", None, 0)));
+}
+
+#[test]
+fn status_never_executes() {
+    assert!(!sentinel(&case("status_never_executes", "status", None, 2)));
+}
+
+#[test]
+fn fenced_criterion_is_invisible() {
+    assert!(!sentinel(&case("fenced", "run", None, 0)));
+}
+
+#[test]
+fn one_bad_criterion_stops_all() {
+    assert!(!sentinel(&case("bad_criterion_stops_all", "run", None, 2)));
+}
+
+#[test]
+fn duplicate_id_orphans_what_follows() {
+    assert!(!sentinel(&case("duplicate_orphan", "run", None, 2)));
+}
+
+#[test]
+fn attribute_outside_a_criterion() {
+    case("orphan_attribute", "run", None, 2);
+}
+
+#[test]
+fn unindented_attribute() {
+    case("unindented", "run", None, 2);
+}
+
+#[test]
+fn check_without_expect() {
+    assert!(!sentinel(&case("check_without_expect", "run", None, 2)));
+}
+
+#[test]
+fn expect_without_check() {
+    case("expect_without_check", "run", None, 2);
+}
+
+#[test]
+fn runnable_without_evidence_line() {
+    case("no_evidence_line", "run", None, 2);
+}
+
+#[test]
+fn abandon_unknown_criterion() {
+    case("abandon_unknown", "run", None, 2);
+}
+
+#[test]
+fn abandon_blank_reason() {
+    case("abandon_blank", "run", None, 2);
+}
+
+#[test]
+fn no_criteria() {
+    case("no_criteria", "run", None, 2);
+}
+
+#[test]
+fn abandoned_exits_3() {
+    case("abandoned", "run", None, 3);
+}
+
+#[test]
+fn status_met_recorded_and_pending() {
+    case("status_recorded", "status", None, 2);
+}
+
+#[test]
+fn crlf_contract_keeps_its_line_endings() {
+    case("crlf", "run", None, 0);
+}
+
+#[test]
+fn missing_final_newline_stays_missing() {
+    case("no_final_newline", "run", None, 0);
+}
+
+#[test]
+fn byte_order_mark_stays() {
+    case("bom", "run", None, 0);
+}
+
+#[test]
+fn evidence_cut_at_140_characters_on_a_multibyte_boundary() {
+    case("truncation_multibyte", "run", None, 0);
+}
+
+#[test]
+fn exit_124_is_not_a_timeout() {
+    case("exit_124", "run", None, 2);
+}
+
+#[test]
+fn killed_by_signal_reports_128_plus_signo() {
+    case("killed_by_signal", "run", None, 2);
+}
+
+#[test]
+fn mixed_states_indentation_and_last_attribute_wins() {
+    case("mixed_run", "run", None, 2);
+}
+
+#[test]
+fn contract_changed_during_run_is_not_overwritten() {
+    case("changed_during_run", "run", None, 2);
+}
+
+#[test]
+fn timeout_kills_the_whole_process_group() {
+    let dir = case("process_group", "run", Some("1"), 2);
+    let pids = fs::read_to_string(dir.path().join("bg.pid")).unwrap();
+    let pids: Vec<u32> = pids.lines().map(|l| l.trim().parse().unwrap()).collect();
+    assert_eq!(pids.len(), 2);
+    // Killed processes may linger a moment as zombies until reaped.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let alive = |pid: u32| match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    };
+    while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let survivors: Vec<u32> = pids.iter().copied().filter(|&p| alive(p)).collect();
+    for &p in &survivors {
+        let _ = std::process::Command::new("kill")
+            .arg("-9")
+            .arg(p.to_string())
+            .status();
+    }
+    assert_eq!(
+        survivors,
+        Vec::<u32>::new(),
+        "processes outlived the timed-out check"
+    );
+}
+
+fn one_liner(args: &[&str], timeout: Option<&str>, want: &str) {
+    run_in_scratch(args, timeout, want, 2);
+}
+
+fn run_in_scratch(args: &[&str], timeout: Option<&str>, want: &str, exit: i32) {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("c.md"), "## ACCEPTANCE CRITERIA\n1. x\n").unwrap();
+    let out = loopwatch(dir.path(), timeout)
+        .arg("gate0")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+    assert_eq!(out.status.code(), Some(exit), "{args:?}");
+}
+
+const USAGE: &str = "GATES — VERDICT: ERROR(usage: loopwatch gate0 {status|run} <contract-path>)\n";
+
+#[test]
+fn usage_errors() {
+    one_liner(&[], None, USAGE);
+    one_liner(&["run"], None, USAGE);
+    one_liner(&["status", "c.md", "extra"], None, USAGE);
+    one_liner(&["frobnicate", "c.md"], None, USAGE);
+    one_liner(&["c.md"], None, USAGE);
+}
+
+#[test]
+fn unreadable_contract() {
+    one_liner(
+        &["run", "nope.md"],
+        None,
+        "GATES — VERDICT: ERROR(contract unreadable: nope.md)\n",
+    );
+    one_liner(
+        &["status", ""],
+        None,
+        "GATES — VERDICT: ERROR(contract unreadable: )\n",
+    );
+}
+
+#[test]
+fn folder_reads_as_a_contract_without_criteria() {
+    one_liner(
+        &["status", "."],
+        None,
+        "GATES — VERDICT: ERROR(no numbered criteria under ## ACCEPTANCE CRITERIA)\n",
+    );
+}
+
+#[test]
+fn invalid_timeout_is_a_usage_error() {
+    one_liner(
+        &["run", "c.md"],
+        Some("5x"),
+        "GATES — VERDICT: ERROR(usage: GATES_TIMEOUT must be seconds with an optional s, m, h or d suffix, got '5x')\n",
+    );
+}
+
+#[test]
+fn timeout_label_is_printed_as_given() {
+    run_in_scratch(
+        &["status", "c.md"],
+        Some("1.5m"),
+        "GATES — c.md (status)\n  1   MANUAL        x\nRUNNABLE: 0 of 1 criteria; timeout 1.5ms\nGATES — VERDICT: MET\n",
+        0,
+    );
+}
+
+/// `status` over the real contracts of the shared corpus, when present.
+#[test]
+fn status_over_the_corpus() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/contracts");
+    let Ok(entries) = fs::read_dir(&corpus) else {
+        return;
+    };
+    let mut seen = 0;
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let before = fs::read(&path).unwrap();
+        let out = loopwatch(&corpus, None)
+            .arg("gate0")
+            .arg("status")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let last = stdout.lines().last().unwrap_or_default();
+        let code = out.status.code();
+        let verdict_ok = match code {
+            Some(0) => last == "GATES — VERDICT: MET",
+            Some(2) => {
+                last.starts_with("GATES — VERDICT: PENDING(")
+                    || last.starts_with("GATES — VERDICT: ERROR(")
+            }
+            Some(3) => last.starts_with("GATES — VERDICT: ABANDONED("),
+            _ => false,
+        };
+        assert!(
+            verdict_ok,
+            "{}: exit {code:?}, last line {last:?}",
+            path.display()
+        );
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            before,
+            "{}: status wrote",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert!(seen > 0, "the corpus folder holds no contract");
+}

@@ -1,0 +1,86 @@
+//! Hostile text in every field (ESC sequences, bidi overrides, carriage
+//! returns, a 10 MB line) is drawn with visible escapes and stays in its pane.
+
+use serde_json::json;
+
+use super::*;
+
+fn hostile_events() -> Vec<Event> {
+    let bad = "A\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}B\u{202e}gnp.exe\rOVER\u{9b}31m\u{200b}Z";
+    let big = "X\u{1b}[31m".repeat(10 * 1024 * 1024 / 6);
+    let lines = vec![
+        json!({"v":1,"seq":1,"at":"2026-12-01T08:00:00Z","type":"run.started","run":{"id":bad,"flow":bad,"contract":format!("c/{bad}.md")}}),
+        json!({"v":1,"seq":2,"at":"2026-12-01T08:01:00Z","type":"iteration.started","iteration":1,"trigger":bad}),
+        json!({"v":1,"seq":3,"at":"2026-12-01T08:02:00Z","type":"gate.finished","gate":"floor","iteration":1,"round":1,"verdict":{"kind":"UNMET","n":1},
+            "rows":[{"id":bad,"state":"NOT-MET","text":bad,"evidence":big}],"output":bad}),
+        json!({"v":1,"seq":4,"at":"2026-12-01T08:03:00Z","type":"gate.finished","gate":"security","iteration":1,"round":1,"verdict":{"kind":"BLOCK","n":1},"degraded":true,"tool":bad,
+            "rows":[{"n":1,"severity":bad,"rule":bad,"location":bad,"why":big,"hint":bad}],"reported":[{"severity":bad,"rule":bad,"location":bad}]}),
+        json!({"v":1,"seq":5,"at":"2026-12-01T08:04:00Z","type":"findings.verified","iteration":1,"findings":[
+            {"id":bad,"severity":bad,"path":bad,"lines":bad,"claim":big,"verdict":"UNVERIFIABLE","evidence":bad,"note":bad}]}),
+        json!({"v":1,"seq":6,"at":"2026-12-01T08:05:00Z","type":"human.requested","id":"hg-1-findings-1","kind":"unverifiable","iteration":1,"subject":bad,"summary":bad,
+            "options":["accept","reject"],"evidence":{"rows":[bad, {"id":bad,"text":big,"status":"UNVERIFIABLE","detail":bad}],"paths":[bad],"notes":[bad],"output":bad}}),
+        json!({"v":1,"seq":7,"at":"2026-12-01T08:06:00Z","type":"human.requested","id":"hg-1-floor-1","kind":"cap-reached","iteration":1,"subject":"s","summary":"s","options":["extend","take-over","abort"],"evidence":{}}),
+        json!({"v":1,"seq":8,"at":"2026-12-01T08:07:00Z","type":"human.decided","id":"hg-1-floor-1","decision":"extend","reason":bad,"by":bad,"evidenceHash":bad}),
+        json!({"v":1,"seq":9,"at":bad,"type":"note","text":big}),
+        json!({"v":1,"seq":10,"at":"2026-12-01T08:09:00Z","type":bad,"payload":bad}),
+    ];
+    lines.iter().map(|v| Event::parse_line(v.to_string().as_bytes()).expect("valid event")).collect()
+}
+
+fn assert_inert(buf: &Buffer, what: &str) {
+    for cell in buf.content() {
+        for c in cell.symbol().chars() {
+            let u = c as u32;
+            assert!(u >= 0x20 && u != 0x7f && !(0x80..=0x9f).contains(&u), "{what}: control {u:#x} drawn");
+            assert!(!matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}'), "{what}: invisible {u:#x} drawn");
+        }
+    }
+}
+
+fn text(buf: &Buffer) -> String {
+    frame_text(buf)
+}
+
+#[test]
+fn hostile_text_is_visible_and_contained_on_every_tab() {
+    let evs = hostile_events();
+    let mut seen_escape = false;
+    let mut seen_bidi = false;
+    let mut seen_cr = false;
+    for tab in 1..=6 {
+        let (mut a, _) = app(ThemeKind::Dark, &evs);
+        press(&mut a, &format!("{tab}"));
+        for row in 0..3 {
+            let buf = draw(&a, 120, 40);
+            let what = format!("tab {tab} row {row}");
+            assert_inert(&buf, &what);
+            let t = text(&buf);
+            seen_escape |= t.contains("␛[2J");
+            seen_bidi |= t.contains("<U+202E>");
+            seen_cr |= t.contains("␍OVER");
+            let lines: Vec<&str> = t.lines().collect();
+            // The tab line and the footer are where they belong, untouched.
+            assert!(lines[3].starts_with(" [1] Criteria  [2] Findings"), "{what}: {}", lines[3]);
+            assert!(lines[38].starts_with(" ? help"), "{what}: {}", lines[38]);
+            press(&mut a, "j");
+        }
+    }
+    assert!(seen_escape && seen_bidi && seen_cr);
+}
+
+#[test]
+fn hostile_evidence_in_the_dialog_is_visible_and_contained() {
+    let evs = hostile_events();
+    let (mut a, clock) = app(ThemeKind::Light, &evs);
+    press(&mut a, "n");
+    let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    clock.advance(Duration::from_millis(400));
+    let d = a.dialog().expect("dialog open");
+    assert!(d.evidence.iter().all(|l| loopwatch::sanitize::width(l) <= loopwatch::tui::evidence::EVIDENCE_LINE_MAX));
+    a.on_paste("pasted \u{1b}[31m\u{202e}reason");
+    assert_eq!(a.dialog().map(|d| d.reason.clone()), Some("pasted [31mreason".to_string()));
+    let buf = draw(&a, 100, 30);
+    assert_inert(&buf, "dialog");
+    let t = text(&buf);
+    assert!(t.contains("subject: A␛[2J␛]52;c;ZXZpbA==␇B<U+202E>gnp.exe␍OVER<U+009B>31m<U+200B>Z"), "{t}");
+}
