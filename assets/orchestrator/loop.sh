@@ -8,7 +8,9 @@
 # Agents are commands run with `bash -c`; they see LW_CONTRACT, LW_ITERATION,
 # LW_WORK (a scratch folder) and LW_LAST_OUTPUT (the last gate output, for the
 # developer). Optional: LW_REVIEW_CMD prints finding-verifier verdicts and writes
-# the review's findings to $LW_WORK/findings.json; LW_AWAIT_CMD replaces
+# the review's findings to $LW_WORK/findings.json; LW_TRIAGE_CMD then runs
+# verify-by-test (it calls `loopwatch triage apply` and `loopwatch record
+# triage` itself); LW_AWAIT_CMD replaces
 # `loopwatch await` (it gets the gate id as $1); LOOPWATCH names the binary.
 #
 # Exit: 0 the run ended complete or partial, 1 it ended otherwise, 2 bad usage
@@ -36,6 +38,9 @@ record() {
 }
 
 lw record run-start --flow "$flow" --contract "$contract" >/dev/null || exit 2
+# Iteration 1: the developer's first implementation, then the gates.
+bash -c "$LW_DEV_CMD" || { echo "loop.sh: the developer agent failed" >&2; exit 2; }
+reviewed=0
 
 while :; do
   read -r action arg < <(lw status --next) || exit 2
@@ -52,16 +57,24 @@ while :; do
           LW_LAST_OUTPUT="$LW_WORK/conformity.out"
           bash -c "$LW_VERIFY_CMD" >"$LW_LAST_OUTPUT" 2>/dev/null
           record record gate conformity --output "$LW_LAST_OUTPUT"
-          if [ -n "${LW_REVIEW_CMD:-}" ] && [ "$(lw status --next)" = "next-gate security" ]; then
+          ;;
+        security)
+          # Once per iteration, after conformity passes: the review's findings
+          # are verified one by one, then verify-by-test (both optional).
+          if [ -n "${LW_REVIEW_CMD:-}" ] && [ "$reviewed" -ne "$LW_ITERATION" ]; then
+            reviewed=$LW_ITERATION
+            rm -f "$LW_WORK/findings.json"
             bash -c "$LW_REVIEW_CMD" >"$LW_WORK/verdicts.txt" 2>/dev/null
             if [ -s "$LW_WORK/findings.json" ]; then
               record record findings --file "$LW_WORK/verdicts.txt" --findings "$LW_WORK/findings.json"
             else
               record record findings --file "$LW_WORK/verdicts.txt"
             fi
+            if [ -n "${LW_TRIAGE_CMD:-}" ]; then
+              bash -c "$LW_TRIAGE_CMD" || { echo "loop.sh: the triage step failed" >&2; exit 2; }
+            fi
+            continue
           fi
-          ;;
-        security)
           LW_LAST_OUTPUT="$LW_WORK/security.out"
           bash -c "$LW_AUDIT_CMD" >"$LW_LAST_OUTPUT" 2>/dev/null
           record record gate security --output "$LW_LAST_OUTPUT"

@@ -15,6 +15,9 @@ use clap::Args;
 
 use super::Globals;
 use crate::gate0::{self, Fatal, Gate0Outcome, Mode, Timeout};
+use crate::journal::Pipeline;
+use crate::model::GateName;
+use crate::recorder::Recorder;
 
 /// Arguments of `gate0`, taken verbatim so usage errors print the reference
 /// floor's one-line verdict.
@@ -38,18 +41,51 @@ pub fn run(args: Gate0Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         Ok(t) => t,
         Err(e) => return print_fatal(&Fatal::Timeout(e)),
     };
+    let recorder = match mode {
+        Mode::Run => before_run(globals),
+        Mode::Status => None,
+    };
     let outcome = match mode {
         Mode::Status => gate0::status(&path, &timeout),
         Mode::Run => gate0::run(&path, &timeout),
     };
     print_report(&outcome.report)?;
-    after_run(&outcome, globals);
+    if let Some(rec) = recorder {
+        after_run(&rec, &outcome);
+    }
     Ok(ExitCode::from(outcome.exit_code))
 }
 
-/// Where the outcome of a judged contract is available to be recorded in
-/// `.pipeline` (gate.started / gate.finished). Records nothing yet.
-fn after_run(_outcome: &Gate0Outcome, _globals: &Globals) {}
+/// When a `.pipeline` exists, records `gate.started` before the checks run.
+/// Stdout stays the floor's own: anything of ours goes to stderr, and a
+/// refusal (a gate out of order) never changes what the floor prints.
+fn before_run(globals: &Globals) -> Option<Recorder> {
+    let pipeline = match &globals.pipeline {
+        Some(p) => Some(Pipeline::from_user_path(p)),
+        None => std::env::current_dir().ok().and_then(|d| Pipeline::discover(&d)),
+    }
+    .filter(Pipeline::exists)?;
+    let rec = Recorder::new(pipeline);
+    match rec.start_round(GateName::Floor, false) {
+        Ok(_) => Some(rec),
+        Err(e) => {
+            eprintln!("loopwatch: not recorded: {e}");
+            None
+        }
+    }
+}
+
+/// Records the round (`gate.finished` with the rows, the report under
+/// `.pipeline/gates/`) and prints the loop's next step on stderr.
+fn after_run(rec: &Recorder, outcome: &Gate0Outcome) {
+    let result = crate::recorder::floor_round(outcome.rows.clone(), outcome.verdict.clone());
+    match rec.round(GateName::Floor, result, &outcome.report, false) {
+        Ok(out) => {
+            let _ = super::output::finish(&out, true);
+        }
+        Err(e) => eprintln!("loopwatch: not recorded: {e}"),
+    }
+}
 
 /// Prints the one-line verdict of an error found before any contract was read.
 fn print_fatal(fatal: &Fatal) -> anyhow::Result<ExitCode> {

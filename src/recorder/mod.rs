@@ -62,24 +62,34 @@ impl Recorder {
         })
     }
 
+    /// Records that a gate round begins (`gate.started`, and the next
+    /// iteration's `iteration.started` when the loop comes back from the
+    /// developer). Refused when the loop expects another gate, unless `force`.
+    pub fn start_round(&self, gate: GateName, force: bool) -> Result<Appended, JournalError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            check_order(s, gate, force)?;
+            let (mut bodies, iteration) = opening(s, gate);
+            bodies.push(EventBody::GateStarted { gate, iteration, round: s.next_round(gate) });
+            Ok(bodies)
+        })
+    }
+
     /// Records one gate round from its parsed output; saves the verbatim
     /// output under `gates/`, opens the human gates the rules call for.
     pub fn round(&self, gate: GateName, result: RoundResult, raw_output: &[u8], force: bool) -> Result<Appended, JournalError> {
         let gates_dir = self.pipeline.gates_dir();
         append_with(&self.pipeline, &self.opts, |s| {
-            let mut bodies = Vec::new();
-            check_order(s, gate, force)?;
-            let mut iteration = s.iteration_number().max(1);
-            if gate == GateName::Floor && s.next.action == NextAction::Dev {
-                iteration = s.iteration_number() + 1;
-                bodies.push(EventBody::IterationStarted { iteration, trigger: reloop_trigger(s) });
-            } else if s.review_iterations.is_empty() {
-                bodies.push(EventBody::IterationStarted { iteration, trigger: "initial".into() });
-            }
-            let round = s.next_round(gate);
-            if !s.current_gate.as_ref().is_some_and(|c| c.gate == gate && c.iteration == iteration) {
-                bodies.push(EventBody::GateStarted { gate, iteration, round });
-            }
+            let started = s.current_gate.as_ref().filter(|c| c.gate == gate).cloned();
+            let (mut bodies, iteration, round) = match started {
+                Some(c) => (Vec::new(), c.iteration, c.round),
+                None => {
+                    check_order(s, gate, force)?;
+                    let (mut bodies, iteration) = opening(s, gate);
+                    let round = s.next_round(gate);
+                    bodies.push(EventBody::GateStarted { gate, iteration, round });
+                    (bodies, iteration, round)
+                }
+            };
             let output = save_output(&gates_dir, iteration, gate, round, raw_output)?;
             let finished = match result {
                 Ok(out) => out.into_finished(iteration, round, Some(output)),
@@ -307,6 +317,19 @@ fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalErro
         "GATE {} {gate} out of order: {expected} (pass --force to record it anyway)",
         gate.number()
     )))
+}
+
+/// The events that open a round of `gate` (a new iteration when the loop
+/// comes back from the developer) and the iteration the round belongs to.
+fn opening(s: &State, gate: GateName) -> (Vec<EventBody>, u32) {
+    if gate == GateName::Floor && s.next.action == NextAction::Dev {
+        let iteration = s.iteration_number() + 1;
+        return (vec![EventBody::IterationStarted { iteration, trigger: reloop_trigger(s) }], iteration);
+    }
+    if s.review_iterations.is_empty() {
+        return (vec![EventBody::IterationStarted { iteration: 1, trigger: "initial".into() }], 1);
+    }
+    (Vec::new(), s.iteration_number())
 }
 
 fn reloop_trigger(s: &State) -> String {
