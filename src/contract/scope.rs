@@ -79,15 +79,21 @@ pub fn gate_path(
         return Ok(ScopeEdit::Changed(tag_entry(contract, at, &marker)));
     }
 
-    let eol = Eol::of(&lines[section.heading..section.end]);
-    let kept: Vec<&Item> = items.iter().filter(|i| !i.excluded).collect();
-    let edited = if let Some(last) = run_end(&kept, |i| i.bullet, true) {
+    // A new line takes the section's ending; a section with no terminated
+    // line (a heading at the very end) takes the file's.
+    let section_lines = &lines[section.heading..section.end];
+    let eol = if section_lines.iter().any(Line::terminated) {
+        Eol::of(section_lines)
+    } else {
+        Eol::of(&lines)
+    };
+    let edited = if let Some(last) = run_end(&items, |i| i.bullet, true) {
         insert_line_after(contract, &lines[last], &bullet, eol)
-    } else if let Some(last) = run_end(&kept, |i| !i.bullet && i.view().dot_list, false) {
+    } else if let Some(last) = run_end(&items, |i| !i.bullet && i.view().dot_list, false) {
         append_to_line(contract, &lines[last], &format!(" · {path} {marker}"))
-    } else if let Some(last) = run_end(&kept, |i| !i.bullet && i.view().comma_list, false) {
+    } else if let Some(last) = run_end(&items, |i| !i.bullet && i.view().comma_list, false) {
         append_to_line(contract, &lines[last], &format!(", {path} {marker}"))
-    } else if let Some(last) = run_end(&kept, |i| !i.bullet, false) {
+    } else if let Some(last) = run_end(&items, |i| !i.bullet, false) {
         insert_line_after(contract, &lines[last], &format!("{path} {marker}"), eol)
     } else {
         insert_line_after(contract, &lines[section.heading], &bullet, eol)
@@ -170,15 +176,15 @@ fn read_items(bytes: &[u8], lines: &[Line], section: &Section) -> Result<Vec<Ite
     Ok(items)
 }
 
-/// The last line of the run of items that starts at the first item matching
-/// `wanted`. A run continues while items match; `across_gaps` lets blank
-/// lines sit inside it (loose bullet lists).
-fn run_end(items: &[&Item], wanted: impl Fn(&Item) -> bool, across_gaps: bool) -> Option<usize> {
-    let first = items.iter().position(|i| wanted(i))?;
-    let mut last = items[first];
+/// The last line of the run of items that starts at the first non-excluded
+/// item matching `wanted`. The run goes on over items of the same kind
+/// (bullet or plain) and stops at an excluded one; `across_gaps` lets
+/// blank lines sit inside it (loose bullet lists).
+fn run_end(items: &[Item], wanted: impl Fn(&Item) -> bool, across_gaps: bool) -> Option<usize> {
+    let first = items.iter().position(|i| !i.excluded && wanted(i))?;
+    let mut last = &items[first];
     for item in &items[first + 1..] {
-        let same_kind = item.bullet == last.bullet;
-        if !same_kind || (item.gap_before && !across_gaps) {
+        if item.excluded || item.bullet != last.bullet || (item.gap_before && !across_gaps) {
             break;
         }
         last = item;

@@ -191,3 +191,21 @@ fn today_local_is_a_calendar_date() {
     assert!(today.parse::<jiff::civil::Date>().is_ok(), "{today}");
     assert!(gate_path(b"", "a.rs", &today, None).is_ok());
 }
+
+#[test]
+fn a_run_of_list_lines_stops_at_an_excluded_line() {
+    let input = "## FILE SCOPE\nTests: a.rs, b.rs\nUntouched: c.rs\nProd: d.rs\n";
+    assert_eq!(
+        edit(input, "e.rs", None),
+        "## FILE SCOPE\nTests: a.rs, b.rs, e.rs [gated 2026-11-02]\nUntouched: c.rs\nProd: d.rs\n"
+    );
+}
+
+#[test]
+fn a_heading_at_the_very_end_takes_the_file_line_ending() {
+    let input = "# C\r\n## REQUEST\r\nx\r\n## FILE SCOPE";
+    assert_eq!(
+        edit(input, "a.rs", None),
+        "# C\r\n## REQUEST\r\nx\r\n## FILE SCOPE\r\n- a.rs [gated 2026-11-02]"
+    );
+}
