@@ -101,16 +101,35 @@ fn present_but_not_gated_is_tagged_once_after_the_token() {
 }
 
 #[test]
+fn tagging_an_aligned_entry_keeps_its_comment_column() {
+    assert_case("aligned", "tests/export_csv.rs", "aligned.after");
+}
+
+#[test]
 fn already_gated_leaves_the_file_byte_identical() {
     let original = fixture("gated");
-    for path in ["Cargo.lock", "Cargo.toml", "build.rs", "docs/b.md", "src/b.rs"] {
-        assert_eq!(gate_path(&original, path, DATE, Some(REASON)).unwrap(), ScopeEdit::AlreadyGated);
+    for path in [
+        "Cargo.lock",
+        "Cargo.toml",
+        "build.rs",
+        "docs/b.md",
+        "src/b.rs",
+    ] {
+        assert_eq!(
+            gate_path(&original, path, DATE, Some(REASON)).unwrap(),
+            ScopeEdit::AlreadyGated
+        );
         let (_dir, file) = on_disk("gated");
         let outcome = gate_path_in_file(&file, path, DATE, Some(REASON), None).unwrap();
         let hash = sha256_tagged(&original);
         assert_eq!(
             outcome,
-            ContractEditOutcome { before: hash.clone(), after: hash, changed: false, content_changed: false },
+            ContractEditOutcome {
+                before: hash.clone(),
+                after: hash,
+                changed: false,
+                content_changed: false
+            },
             "{path}"
         );
         assert_eq!(fs::read(&file).unwrap(), original, "{path}");
@@ -126,7 +145,11 @@ fn crlf_endings_are_kept_and_used_for_the_new_line() {
 #[test]
 fn a_missing_final_newline_stays_missing() {
     assert_case("no_final_newline", "Cargo.lock", "no_final_newline.after");
-    assert_case("no_final_newline_missing", "Cargo.lock", "no_final_newline_missing.after");
+    assert_case(
+        "no_final_newline_missing",
+        "Cargo.lock",
+        "no_final_newline_missing.after",
+    );
 }
 
 #[test]
@@ -148,8 +171,14 @@ fn content_changed_since_the_dialog_read_it_is_still_edited_and_reported() {
     let mut now = shown.clone();
     now.extend_from_slice(b"Late note.\n");
     fs::write(&file, &now).unwrap();
-    let outcome =
-        gate_path_in_file(&file, "Cargo.lock", DATE, None, Some(&sha256_tagged(&shown))).unwrap();
+    let outcome = gate_path_in_file(
+        &file,
+        "Cargo.lock",
+        DATE,
+        None,
+        Some(&sha256_tagged(&shown)),
+    )
+    .unwrap();
     let mut want = fixture("dots.after");
     want.extend_from_slice(b"Late note.\n");
     assert_eq!(fs::read(&file).unwrap(), want);
@@ -169,12 +198,23 @@ fn content_changed_and_already_gated_meanwhile_is_left_alone() {
     let shown = fixture("dots");
     let (_dir, file) = on_disk("dots.after");
     let gated = fixture("dots.after");
-    let outcome =
-        gate_path_in_file(&file, "Cargo.lock", DATE, None, Some(&sha256_tagged(&shown))).unwrap();
+    let outcome = gate_path_in_file(
+        &file,
+        "Cargo.lock",
+        DATE,
+        None,
+        Some(&sha256_tagged(&shown)),
+    )
+    .unwrap();
     let hash = sha256_tagged(&gated);
     assert_eq!(
         outcome,
-        ContractEditOutcome { before: hash.clone(), after: hash, changed: false, content_changed: true }
+        ContractEditOutcome {
+            before: hash.clone(),
+            after: hash,
+            changed: false,
+            content_changed: true
+        }
     );
     assert_eq!(fs::read(&file).unwrap(), gated);
 }
@@ -182,7 +222,11 @@ fn content_changed_and_already_gated_meanwhile_is_left_alone() {
 #[test]
 fn a_rewrite_between_read_and_rename_is_redone_on_the_new_content() {
     let (_dir, file) = on_disk("plain");
-    let rewritten = fixture("plain").iter().copied().chain(*b"Added meanwhile.\n").collect::<Vec<u8>>();
+    let rewritten = fixture("plain")
+        .iter()
+        .copied()
+        .chain(*b"Added meanwhile.\n")
+        .collect::<Vec<u8>>();
     let mut attempts = Vec::new();
     let outcome = gate_path_in_file_with_hook(&file, "Cargo.lock", DATE, None, None, &mut |n| {
         attempts.push(n);
@@ -192,7 +236,11 @@ fn a_rewrite_between_read_and_rename_is_redone_on_the_new_content() {
     })
     .unwrap();
     assert_eq!(attempts, vec![1, 2]);
-    let want = fixture("plain.after").iter().copied().chain(*b"Added meanwhile.\n").collect::<Vec<u8>>();
+    let want = fixture("plain.after")
+        .iter()
+        .copied()
+        .chain(*b"Added meanwhile.\n")
+        .collect::<Vec<u8>>();
     assert_eq!(fs::read(&file).unwrap(), want);
     assert_eq!(
         outcome,
@@ -220,7 +268,11 @@ fn a_file_rewritten_at_every_attempt_is_a_conflict_and_is_not_written() {
     );
     assert_eq!(fs::read(&file).unwrap(), b"rewrite 4\n");
     assert_eq!(last, b"rewrite 4\n");
-    assert!(err.to_string().contains("contract.md: the file changed during each of 4 attempts"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("contract.md: the file changed during each of 4 attempts"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -230,7 +282,12 @@ fn a_symlinked_contract_has_its_target_edited_and_keeps_its_link() {
     symlink(&target, &link).unwrap();
     let outcome = gate_path_in_file(&link, "Cargo.lock", DATE, Some(REASON), None).unwrap();
     assert!(outcome.changed);
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(fs::read_link(&link).unwrap(), target);
     assert_eq!(fs::read(&target).unwrap(), fixture("bullets.after"));
 }
@@ -240,7 +297,10 @@ fn permissions_are_kept() {
     let (_dir, file) = on_disk("commas");
     fs::set_permissions(&file, fs::Permissions::from_mode(0o640)).unwrap();
     gate_path_in_file(&file, "Cargo.lock", DATE, None, None).unwrap();
-    assert_eq!(fs::metadata(&file).unwrap().permissions().mode() & 0o7777, 0o640);
+    assert_eq!(
+        fs::metadata(&file).unwrap().permissions().mode() & 0o7777,
+        0o640
+    );
     assert_eq!(fs::read(&file).unwrap(), fixture("commas.after"));
 }
 
@@ -249,18 +309,32 @@ fn hostile_paths_are_refused_and_nothing_is_written() {
     let cases = [
         ("src/a.rs\n## REQUEST", "it holds a line break (U+000A)"),
         ("src/a.rs\r", "it holds a line break (U+000D)"),
-        ("src/\u{1b}[31mred.rs", "it holds a control or invisible character (U+001B)"),
-        ("src/\u{202e}sr.exe", "it holds a control or invisible character (U+202E)"),
+        (
+            "src/\u{1b}[31mred.rs",
+            "it holds a control or invisible character (U+001B)",
+        ),
+        (
+            "src/\u{202e}sr.exe",
+            "it holds a control or invisible character (U+202E)",
+        ),
         ("", "it is empty"),
         (" src/a.rs", "it starts or ends with whitespace"),
-        ("## NOTES", "it would read as a heading, fence, quote or bullet on its own line"),
-        ("```", "it would read as a heading, fence, quote or bullet on its own line"),
+        (
+            "## NOTES",
+            "it would read as a heading, fence, quote or bullet on its own line",
+        ),
+        (
+            "```",
+            "it would read as a heading, fence, quote or bullet on its own line",
+        ),
         ("a [gated 2026-01-01]", "it holds a [gated marker"),
     ];
     for (path, problem) in cases {
         let (_dir, file) = on_disk("plain");
         let err = gate_path_in_file(&file, path, DATE, None, None).unwrap_err();
-        let ScopeError::InContract { contract, source } = &err else { panic!("{err:?}") };
+        let ScopeError::InContract { contract, source } = &err else {
+            panic!("{err:?}")
+        };
         assert_eq!(contract, &file);
         assert!(
             matches!(&**source, ScopeError::InvalidPath { path: p, problem: q } if p == path && q == problem),
@@ -276,7 +350,10 @@ fn a_missing_contract_is_an_io_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("nope.md");
     let err = gate_path_in_file(&file, "a.rs", DATE, None, None).unwrap_err();
-    assert!(matches!(&err, ScopeError::Io { op: "read", contract, .. } if *contract == file), "{err:?}");
+    assert!(
+        matches!(&err, ScopeError::Io { op: "read", contract, .. } if *contract == file),
+        "{err:?}"
+    );
 }
 
 /// Every line of `old` but one is in `new` in the same order, and `new` has
@@ -288,8 +365,12 @@ fn one_line_changed_or_added(old: &[u8], new: &[u8]) -> bool {
     match new.len().checked_sub(old.len()) {
         Some(0) => differing(&old, &new) == 1,
         Some(1) => (0..new.len()).any(|skip| {
-            let rest: Vec<&[u8]> =
-                new.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, l)| *l).collect();
+            let rest: Vec<&[u8]> = new
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, l)| *l)
+                .collect();
             rest == old
         }),
         _ => false,
@@ -310,7 +391,8 @@ fn scope_words(contract: &str) -> Vec<String> {
         }
         for w in line.split_whitespace() {
             let w = w.trim_matches(|c: char| ",;.()`:".contains(c));
-            let pathy = w.contains('/') || w.ends_with(".md") || w.ends_with(".sh") || w.ends_with(".json");
+            let pathy =
+                w.contains('/') || w.ends_with(".md") || w.ends_with(".sh") || w.ends_with(".json");
             if pathy && !w.contains(['*', '{', '<', '[', ']', '~', '(', ')']) {
                 words.push(w.to_owned());
             }
@@ -340,7 +422,11 @@ fn real_contracts_change_by_one_line_and_are_never_tagged_twice() {
             assert!(one_line_changed_or_added(&original, &edited), "{ctx}");
             let marker = format!("{path} [gated {DATE}]");
             assert!(String::from_utf8_lossy(&edited).contains(&marker), "{ctx}");
-            assert_eq!(gate_path(&edited, &path, DATE, Some(REASON)).expect(&ctx), ScopeEdit::AlreadyGated, "{ctx}");
+            assert_eq!(
+                gate_path(&edited, &path, DATE, Some(REASON)).expect(&ctx),
+                ScopeEdit::AlreadyGated,
+                "{ctx}"
+            );
             checked += 1;
         }
     }

@@ -106,10 +106,11 @@ pub(crate) fn analyse(text: &str) -> LineView {
                 };
                 if stack.last() == Some(&opener) {
                     stack.pop();
-                    if stack.is_empty() && c == ')' {
-                        if let Some(from) = paren_from.take() {
-                            view.commentary.push(from..i + 1);
-                        }
+                    if stack.is_empty()
+                        && c == ')'
+                        && let Some(from) = paren_from.take()
+                    {
+                        view.commentary.push(from..i + 1);
                     }
                 }
             }
@@ -136,8 +137,12 @@ pub(crate) fn occurrences(text: &str, view: &LineView, path: &str) -> Vec<Occurr
             let end = at + path.len();
             let backticked = text[..at].ends_with('`') && text[end..].starts_with('`');
             let segment = view.segments.iter().find(|s| s.contains(&at));
-            let covered = segment.is_some_and(|s| view.markers.iter().any(|m| s.contains(&m.start)));
-            Occurrence { tag_at: if backticked { end + 1 } else { end }, covered }
+            let covered =
+                segment.is_some_and(|s| view.markers.iter().any(|m| s.contains(&m.start)));
+            Occurrence {
+                tag_at: if backticked { end + 1 } else { end },
+                covered,
+            }
         })
         .collect()
 }
@@ -174,7 +179,10 @@ fn is_path_char(c: char) -> bool {
 /// `text[at..end]` is a whole token: not glued to path characters on
 /// either side, except a sentence's final `.` after it.
 fn is_whole_token(text: &str, at: usize, end: usize) -> bool {
-    let before_ok = text[..at].chars().next_back().is_none_or(|c| !is_path_char(c));
+    let before_ok = text[..at]
+        .chars()
+        .next_back()
+        .is_none_or(|c| !is_path_char(c));
     let mut after = text[end..].chars();
     let after_ok = match after.next() {
         None => true,
@@ -214,8 +222,14 @@ mod tests {
         assert_eq!(
             occ,
             vec![
-                Occurrence { tag_at: 29, covered: false },
-                Occurrence { tag_at: 37, covered: false },
+                Occurrence {
+                    tag_at: 29,
+                    covered: false
+                },
+                Occurrence {
+                    tag_at: 37,
+                    covered: false
+                },
             ]
         );
     }
@@ -225,7 +239,13 @@ mod tests {
         let t = "a (needs b), b [gated 2026-01-01], c ([gated 2026-01-01] why) — d";
         let v = analyse(t);
         assert!(occurrences(t, &v, "a").iter().all(|o| !o.covered));
-        assert_eq!(occurrences(t, &v, "b"), vec![Occurrence { tag_at: 14, covered: true }]);
+        assert_eq!(
+            occurrences(t, &v, "b"),
+            vec![Occurrence {
+                tag_at: 14,
+                covered: true
+            }]
+        );
         assert_eq!(occurrences(t, &v, "c").len(), 1);
         assert!(occurrences(t, &v, "c")[0].covered);
         assert!(occurrences(t, &v, "d").is_empty());

@@ -68,10 +68,17 @@ pub enum ScopeError {
 impl ScopeError {
     /// Attaches the contract path to a problem found in its text.
     pub(crate) fn in_contract(self, contract: &Path) -> Self {
-        ScopeError::InContract { contract: contract.to_path_buf(), source: Box::new(self) }
+        ScopeError::InContract {
+            contract: contract.to_path_buf(),
+            source: Box::new(self),
+        }
     }
 
     pub(crate) fn io(op: &'static str, contract: &Path, source: std::io::Error) -> Self {
-        ScopeError::Io { op, contract: contract.to_path_buf(), source }
+        ScopeError::Io {
+            op,
+            contract: contract.to_path_buf(),
+            source,
+        }
     }
 }

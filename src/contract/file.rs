@@ -67,7 +67,12 @@ pub fn gate_path_in_file_with_hook(
         let edited = match gate_path(&current, path, date, reason) {
             Ok(ScopeEdit::AlreadyGated) => {
                 let after = before.clone();
-                return Ok(ContractEditOutcome { before, after, changed: false, content_changed });
+                return Ok(ContractEditOutcome {
+                    before,
+                    after,
+                    changed: false,
+                    content_changed,
+                });
             }
             Ok(ScopeEdit::Changed(edited)) => edited,
             Err(e) => return Err(e.in_contract(contract)),
@@ -78,9 +83,18 @@ pub fn gate_path_in_file_with_hook(
             current = now;
             continue;
         }
-        replace_atomically(contract, &edited).map_err(|e| ScopeError::io("replace", contract, e))?;
+        replace_atomically(contract, &edited)
+            .map_err(|e| ScopeError::io("replace", contract, e))?;
         let after = sha256_tagged(&edited);
-        return Ok(ContractEditOutcome { before, after, changed: true, content_changed });
+        return Ok(ContractEditOutcome {
+            before,
+            after,
+            changed: true,
+            content_changed,
+        });
     }
-    Err(ScopeError::Conflict { contract: contract.to_path_buf(), attempts: RETRIES + 1 })
+    Err(ScopeError::Conflict {
+        contract: contract.to_path_buf(),
+        attempts: RETRIES + 1,
+    })
 }

@@ -21,3 +21,6 @@ pub use scope::{ScopeEdit, gate_path};
 pub fn today_local() -> String {
     jiff::ZonedDateTime::now().strftime("%Y-%m-%d").to_string()
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,8 +5,9 @@
 //! - the path already has an entry (a whole token outside commentary and
 //!   outside lines that list what is out of scope): ` [gated YYYY-MM-DD]`
 //!   is inserted right after the path token (after its closing backtick
-//!   when it is quoted), in the first such entry. If any entry for the
-//!   path is already covered by a marker, nothing changes;
+//!   when it is quoted), in the first such entry; alignment padding after
+//!   the token shrinks to make room, so a comment column stays put. If any
+//!   entry for the path is already covered by a marker, nothing changes;
 //! - otherwise a new entry, in the section's own style, judged on the lines
 //!   that are not exclusions: the first bullet list gets a new bullet after
 //!   its last item, `- <path> [gated YYYY-MM-DD] — <reason>`; else the first
@@ -57,7 +58,9 @@ pub fn gate_path(
     };
     let lines = split_lines(contract);
     let Some(section) = find_file_scope(contract, &lines) else {
-        return Ok(ScopeEdit::Changed(append_section(contract, &lines, &bullet)));
+        return Ok(ScopeEdit::Changed(append_section(
+            contract, &lines, &bullet,
+        )));
     };
     let items = read_items(contract, &lines, &section)?;
 
@@ -73,18 +76,24 @@ pub fn gate_path(
         }
     }
     if let Some(at) = first_entry {
-        return Ok(ScopeEdit::Changed(splice(contract, at, format!(" {marker}").as_bytes())));
+        return Ok(ScopeEdit::Changed(tag_entry(contract, at, &marker)));
     }
 
-    let eol = Eol::of(&lines[section.heading..section.end]);
-    let kept: Vec<&Item> = items.iter().filter(|i| !i.excluded).collect();
-    let edited = if let Some(last) = run_end(&kept, |i| i.bullet, true) {
+    // A new line takes the section's ending; a section with no terminated
+    // line (a heading at the very end) takes the file's.
+    let section_lines = &lines[section.heading..section.end];
+    let eol = if section_lines.iter().any(Line::terminated) {
+        Eol::of(section_lines)
+    } else {
+        Eol::of(&lines)
+    };
+    let edited = if let Some(last) = run_end(&items, |i| i.bullet, true) {
         insert_line_after(contract, &lines[last], &bullet, eol)
-    } else if let Some(last) = run_end(&kept, |i| !i.bullet && i.view().dot_list, false) {
+    } else if let Some(last) = run_end(&items, |i| !i.bullet && i.view().dot_list, false) {
         append_to_line(contract, &lines[last], &format!(" · {path} {marker}"))
-    } else if let Some(last) = run_end(&kept, |i| !i.bullet && i.view().comma_list, false) {
+    } else if let Some(last) = run_end(&items, |i| !i.bullet && i.view().comma_list, false) {
         append_to_line(contract, &lines[last], &format!(", {path} {marker}"))
-    } else if let Some(last) = run_end(&kept, |i| !i.bullet, false) {
+    } else if let Some(last) = run_end(&items, |i| !i.bullet, false) {
         insert_line_after(contract, &lines[last], &format!("{path} {marker}"), eol)
     } else {
         insert_line_after(contract, &lines[section.heading], &bullet, eol)
@@ -136,11 +145,13 @@ fn read_items(bytes: &[u8], lines: &[Line], section: &Section) -> Result<Vec<Ite
             continue;
         }
         let line = (text.to_owned(), entry::analyse(text), idx);
-        if let Some(prev) = items.last_mut() {
-            if prev.bullet && !gap && text.starts_with(char::is_whitespace) {
-                prev.texts.push(line);
-                continue;
-            }
+        if let Some(prev) = items.last_mut()
+            && prev.bullet
+            && !gap
+            && text.starts_with(char::is_whitespace)
+        {
+            prev.texts.push(line);
+            continue;
         }
         let bullet_body = ["- ", "* ", "+ "].iter().find_map(|m| text.strip_prefix(m));
         let label = entry::label(bullet_body.unwrap_or(text).trim_start());
@@ -165,20 +176,38 @@ fn read_items(bytes: &[u8], lines: &[Line], section: &Section) -> Result<Vec<Ite
     Ok(items)
 }
 
-/// The last line of the run of items that starts at the first item matching
-/// `wanted`. A run continues while items match; `across_gaps` lets blank
-/// lines sit inside it (loose bullet lists).
-fn run_end(items: &[&Item], wanted: impl Fn(&Item) -> bool, across_gaps: bool) -> Option<usize> {
-    let first = items.iter().position(|i| wanted(i))?;
-    let mut last = items[first];
+/// The last line of the run of items that starts at the first non-excluded
+/// item matching `wanted`. The run goes on over items of the same kind
+/// (bullet or plain) and stops at an excluded one; `across_gaps` lets
+/// blank lines sit inside it (loose bullet lists).
+fn run_end(items: &[Item], wanted: impl Fn(&Item) -> bool, across_gaps: bool) -> Option<usize> {
+    let first = items.iter().position(|i| !i.excluded && wanted(i))?;
+    let mut last = &items[first];
     for item in &items[first + 1..] {
-        let same_kind = item.bullet == last.bullet;
-        if !same_kind || (item.gap_before && !across_gaps) {
+        if item.excluded || item.bullet != last.bullet || (item.gap_before && !across_gaps) {
             break;
         }
         last = item;
     }
     Some(last.last_line())
+}
+
+/// Inserts ` <marker>` at `at`. When a run of two or more spaces follows
+/// (padding that aligns a comment column), the marker takes its width from
+/// that run, leaving at least one space, so the column stays where it was.
+fn tag_entry(bytes: &[u8], at: usize, marker: &str) -> Vec<u8> {
+    let insert = format!(" {marker}");
+    let padding = bytes[at..].iter().take_while(|&&b| b == b' ').count();
+    let absorbed = if padding >= 2 {
+        (padding - 1).min(insert.len())
+    } else {
+        0
+    };
+    let mut out = Vec::with_capacity(bytes.len() + insert.len());
+    out.extend_from_slice(&bytes[..at]);
+    out.extend_from_slice(insert.as_bytes());
+    out.extend_from_slice(&bytes[at + absorbed..]);
+    out
 }
 
 /// Appends `addition` to the line's text, before trailing whitespace and a
@@ -232,15 +261,26 @@ fn splice(bytes: &[u8], at: usize, insert: &[u8]) -> Vec<u8> {
 }
 
 fn check_path(path: &str) -> Result<(), ScopeError> {
-    let refuse = |problem: String| Err(ScopeError::InvalidPath { path: path.to_owned(), problem });
+    let refuse = |problem: String| {
+        Err(ScopeError::InvalidPath {
+            path: path.to_owned(),
+            problem,
+        })
+    };
     if path.is_empty() {
         return refuse("it is empty".into());
     }
     if let Some(c) = path.chars().find(|&c| c == '\n' || c == '\r') {
         return refuse(format!("it holds a line break (U+{:04X})", u32::from(c)));
     }
-    if let Some(c) = path.chars().find(|&c| c.is_control() || is_invisible_format(c)) {
-        return refuse(format!("it holds a control or invisible character (U+{:04X})", u32::from(c)));
+    if let Some(c) = path
+        .chars()
+        .find(|&c| c.is_control() || is_invisible_format(c))
+    {
+        return refuse(format!(
+            "it holds a control or invisible character (U+{:04X})",
+            u32::from(c)
+        ));
     }
     if path.trim() != path {
         return refuse("it starts or ends with whitespace".into());
@@ -256,23 +296,37 @@ fn check_path(path: &str) -> Result<(), ScopeError> {
 
 fn check_date(date: &str) -> Result<(), ScopeError> {
     let shaped = date.len() == 10
-        && date.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+        && date.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
     if shaped && date.parse::<jiff::civil::Date>().is_ok() {
         Ok(())
     } else {
-        Err(ScopeError::InvalidDate { date: date.to_owned() })
+        Err(ScopeError::InvalidDate {
+            date: date.to_owned(),
+        })
     }
 }
 
 /// Folds whitespace runs (line breaks included) to one space; an empty
 /// reason is no reason. Other control and invisible characters are refused.
 fn clean_reason(reason: Option<&str>) -> Result<Option<String>, ScopeError> {
-    let Some(reason) = reason else { return Ok(None) };
-    if let Some(c) =
-        reason.chars().find(|&c| (c.is_control() && !c.is_whitespace()) || is_invisible_format(c))
+    let Some(reason) = reason else {
+        return Ok(None);
+    };
+    if let Some(c) = reason
+        .chars()
+        .find(|&c| (c.is_control() && !c.is_whitespace()) || is_invisible_format(c))
     {
         return Err(ScopeError::InvalidReason {
-            problem: format!("it holds a control or invisible character (U+{:04X})", u32::from(c)),
+            problem: format!(
+                "it holds a control or invisible character (U+{:04X})",
+                u32::from(c)
+            ),
         });
     }
     let folded = reason.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -76,11 +76,21 @@ pub(crate) fn split_lines(bytes: &[u8]) -> Vec<Line> {
                 let nl = start + rel;
                 let crlf = nl > start && bytes[nl - 1] == b'\r';
                 let end = if crlf { nl - 1 } else { nl };
-                lines.push(Line { start, end, next: nl + 1, crlf });
+                lines.push(Line {
+                    start,
+                    end,
+                    next: nl + 1,
+                    crlf,
+                });
                 start = nl + 1;
             }
             None => {
-                lines.push(Line { start, end: bytes.len(), next: bytes.len(), crlf: false });
+                lines.push(Line {
+                    start,
+                    end: bytes.len(),
+                    next: bytes.len(),
+                    crlf: false,
+                });
                 start = bytes.len();
             }
         }
@@ -108,7 +118,11 @@ pub(crate) fn find_file_scope(bytes: &[u8], lines: &[Line]) -> Option<Section> {
         }
         match section.as_mut() {
             None if t.starts_with(b"## FILE SCOPE") => {
-                section = Some(Section { heading: i, end: lines.len(), body: Vec::new() });
+                section = Some(Section {
+                    heading: i,
+                    end: lines.len(),
+                    body: Vec::new(),
+                });
             }
             None => {}
             Some(s) if t.starts_with(b"## ") => {
@@ -132,10 +146,30 @@ mod tests {
         assert_eq!(
             lines,
             vec![
-                Line { start: 3, end: 4, next: 6, crlf: true },
-                Line { start: 6, end: 8, next: 9, crlf: false },
-                Line { start: 9, end: 9, next: 10, crlf: false },
-                Line { start: 10, end: 11, next: 11, crlf: false },
+                Line {
+                    start: 3,
+                    end: 4,
+                    next: 6,
+                    crlf: true
+                },
+                Line {
+                    start: 6,
+                    end: 8,
+                    next: 9,
+                    crlf: false
+                },
+                Line {
+                    start: 9,
+                    end: 9,
+                    next: 10,
+                    crlf: false
+                },
+                Line {
+                    start: 10,
+                    end: 11,
+                    next: 11,
+                    crlf: false
+                },
             ]
         );
         assert!(!lines[3].terminated());
@@ -153,17 +187,35 @@ mod tests {
 
     #[test]
     fn section_skips_fences_and_ends_at_next_heading() {
-        let bytes = b"# C\n```\n## FILE SCOPE\nx\n```\n## FILE SCOPE\na\n```\n## NOT\n```\nb\n## NEXT\nc\n";
+        let bytes =
+            b"# C\n```\n## FILE SCOPE\nx\n```\n## FILE SCOPE\na\n```\n## NOT\n```\nb\n## NEXT\nc\n";
         let lines = split_lines(bytes);
         let s = find_file_scope(bytes, &lines).unwrap();
-        assert_eq!(s, Section { heading: 5, end: 11, body: vec![6, 10] });
+        assert_eq!(
+            s,
+            Section {
+                heading: 5,
+                end: 11,
+                body: vec![6, 10]
+            }
+        );
     }
 
     #[test]
     fn section_may_run_to_the_end_or_be_absent() {
         let bytes = b"## FILE SCOPE\r\n- a\r\n";
         let s = find_file_scope(bytes, &split_lines(bytes)).unwrap();
-        assert_eq!(s, Section { heading: 0, end: 2, body: vec![1] });
-        assert_eq!(find_file_scope(b"## FILE\n", &split_lines(b"## FILE\n")), None);
+        assert_eq!(
+            s,
+            Section {
+                heading: 0,
+                end: 2,
+                body: vec![1]
+            }
+        );
+        assert_eq!(
+            find_file_scope(b"## FILE\n", &split_lines(b"## FILE\n")),
+            None
+        );
     }
 }
