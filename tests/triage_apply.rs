@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checks/triage").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/checks/triage")
+        .join(name)
 }
 
 /// A folder holding a copy of the fixture triage file and its logs.
@@ -21,7 +23,11 @@ struct Case {
 impl Case {
     fn new() -> Case {
         let dir = tempfile::tempdir().unwrap();
-        for f in ["triage-2.json", "verify-3.test.log", "verify-3-red.test.log"] {
+        for f in [
+            "triage-2.json",
+            "verify-3.test.log",
+            "verify-3-red.test.log",
+        ] {
             fs::copy(fixture(f), dir.path().join(f)).unwrap();
         }
         Case { dir }
@@ -63,11 +69,22 @@ fn original() -> Value {
 }
 
 fn finding(v: &Value, bucket: &str, id: &str) -> Value {
-    v[bucket].as_array().unwrap().iter().find(|f| f["id"] == id).cloned().unwrap_or(Value::Null)
+    v[bucket]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 fn ids(v: &Value, bucket: &str) -> Vec<String> {
-    v[bucket].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap().to_string()).collect()
+    v[bucket]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect()
 }
 
 fn entry(finding: &str, result: &str, log: &str, note: &str) -> Value {
@@ -103,12 +120,23 @@ fn every_verdict_row_and_the_cap() {
     );
 
     let mut want = original();
-    let verification = |result: &str, test_ref: &str, file: &str, log: &str, note: &str, gate: &str| {
+    let verification = |result: &str,
+                        test_ref: &str,
+                        file: &str,
+                        log: &str,
+                        note: &str,
+                        gate: &str| {
         json!({"result": result, "testRef": test_ref, "file": file, "log": log, "note": note, "evidenceGate": gate})
     };
     let accepted = want["accepted"].as_array_mut().unwrap();
-    accepted[0]["verification"] =
-        verification("confirmed", "tests/fees.rs::grace_day_is_free", "tests/fees.rs", "verify-1.test.log", "", "skipped");
+    accepted[0]["verification"] = verification(
+        "confirmed",
+        "tests/fees.rs::grace_day_is_free",
+        "tests/fees.rs",
+        "verify-1.test.log",
+        "",
+        "skipped",
+    );
     let ledger = "tests/ledger.rs::empty_ledger_returns_none";
     let mut f3 = accepted.remove(2);
     accepted[2]["verification"] = verification(
@@ -127,17 +155,33 @@ fn every_verdict_row_and_the_cap() {
         "past maxFindings (3): judgement only",
         "skipped",
     );
-    f3["reason"] = json!(format!("verify-by-test: not reproduced - repro test {ledger} passed"));
-    f3["verification"] = verification("not-reproduced", ledger, "tests/ledger.rs", "verify-3.test.log", "", "passed");
+    f3["reason"] = json!(format!(
+        "verify-by-test: not reproduced - repro test {ledger} passed"
+    ));
+    f3["verification"] = verification(
+        "not-reproduced",
+        ledger,
+        "tests/ledger.rs",
+        "verify-3.test.log",
+        "",
+        "passed",
+    );
     want["deferred"].as_array_mut().unwrap().push(f3);
     assert_eq!(case.json(), want);
-    assert_eq!(ids(&case.json(), "rejected"), ["F2"], "downgrades never go to rejected");
+    assert_eq!(
+        ids(&case.json(), "rejected"),
+        ["F2"],
+        "downgrades never go to rejected"
+    );
 }
 
 #[test]
 fn a_failing_log_refuses_the_downgrade() {
     let case = Case::new();
-    let (code, _, _) = case.apply(json!({"results": [entry("F3", "not-reproduced", "verify-3-red.test.log", "")]}), &[]);
+    let (code, _, _) = case.apply(
+        json!({"results": [entry("F3", "not-reproduced", "verify-3-red.test.log", "")]}),
+        &[],
+    );
     assert_eq!(code, 0);
     let v = case.json();
     assert_eq!(ids(&v, "accepted"), ["F1", "F7", "F3", "F4", "F6"]);
@@ -158,25 +202,51 @@ fn a_log_that_does_not_name_the_test_refuses_the_downgrade() {
     e["testRef"] = json!("tests/ledger.rs::other_test");
     let (code, out, _) = case.apply(json!({"results": [e]}), &[]);
     assert_eq!(code, 0);
-    assert!(out.contains("\n  F3 inconclusive: evidence gate: test tests/ledger.rs::other_test is not in the log"), "{out}");
-    assert_eq!(finding(&case.json(), "accepted", "F3")["verification"]["evidenceGate"], "failed");
+    assert!(
+        out.contains(
+            "\n  F3 inconclusive: evidence gate: test tests/ledger.rs::other_test is not in the log"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        finding(&case.json(), "accepted", "F3")["verification"]["evidenceGate"],
+        "failed"
+    );
 }
 
 #[test]
 fn log_paths_outside_the_folders_are_refused() {
     let case = Case::new();
-    let outside = case.dir.path().parent().unwrap().join("loopwatch-outside.test.log");
+    let outside = case
+        .dir
+        .path()
+        .parent()
+        .unwrap()
+        .join("loopwatch-outside.test.log");
     let cases = [
-        ("../verify-3.test.log", "evidence gate: log path ../verify-3.test.log must be relative and stay inside its folder"),
+        (
+            "../verify-3.test.log",
+            "evidence gate: log path ../verify-3.test.log must be relative and stay inside its folder",
+        ),
         (outside.to_str().unwrap(), ""),
-        ("missing.test.log", "evidence gate: log missing.test.log not found"),
+        (
+            "missing.test.log",
+            "evidence gate: log missing.test.log not found",
+        ),
     ];
     for (log, note) in cases {
         let case = Case::new();
-        let (code, _, _) = case.apply(json!({"results": [entry("F3", "not-reproduced", log, "")]}), &[]);
+        let (code, _, _) = case.apply(
+            json!({"results": [entry("F3", "not-reproduced", log, "")]}),
+            &[],
+        );
         assert_eq!(code, 0);
         let v = finding(&case.json(), "accepted", "F3")["verification"].clone();
-        assert_eq!((v["result"].as_str(), v["evidenceGate"].as_str()), (Some("inconclusive"), Some("failed")), "{log}");
+        assert_eq!(
+            (v["result"].as_str(), v["evidenceGate"].as_str()),
+            (Some("inconclusive"), Some("failed")),
+            "{log}"
+        );
         let want = if note.is_empty() {
             format!("evidence gate: log path {log} must be relative and stay inside its folder")
         } else {
@@ -186,9 +256,17 @@ fn log_paths_outside_the_folders_are_refused() {
     }
     // A symlink inside the folder that leads out of it.
     std::os::unix::fs::symlink("/etc/hostname", case.dir.path().join("link.test.log")).unwrap();
-    case.apply(json!({"results": [entry("F3", "not-reproduced", "link.test.log", "")]}), &[]);
+    case.apply(
+        json!({"results": [entry("F3", "not-reproduced", "link.test.log", "")]}),
+        &[],
+    );
     let note = finding(&case.json(), "accepted", "F3")["verification"]["note"].clone();
-    assert!(note.as_str().unwrap().starts_with("evidence gate: log link.test.log leads outside "), "{note}");
+    assert!(
+        note.as_str()
+            .unwrap()
+            .starts_with("evidence gate: log link.test.log leads outside "),
+        "{note}"
+    );
 }
 
 #[test]
@@ -196,7 +274,11 @@ fn logs_are_also_found_in_the_pipeline_folder() {
     let case = Case::new();
     let pipeline = case.dir.path().join(".pipeline");
     fs::create_dir(&pipeline).unwrap();
-    fs::rename(case.dir.path().join("verify-3.test.log"), pipeline.join("verify-9.test.log")).unwrap();
+    fs::rename(
+        case.dir.path().join("verify-3.test.log"),
+        pipeline.join("verify-9.test.log"),
+    )
+    .unwrap();
     let report = json!({"results": [entry("F3", "not-reproduced", "verify-9.test.log", "")]});
     // Found by walking up from the current directory...
     assert_eq!(case.apply(report.clone(), &[]).0, 0);
@@ -218,13 +300,23 @@ fn a_smaller_cap_leaves_the_rest_judgement_only() {
     ]});
     let (code, out, _) = case.apply(report, &[]);
     assert_eq!(code, 0);
-    assert!(out.contains(": 1 attempted: 1 confirmed, 0 downgraded to deferred, 0 inconclusive, 3 past the cap\n"), "{out}");
+    assert!(
+        out.contains(
+            ": 1 attempted: 1 confirmed, 0 downgraded to deferred, 0 inconclusive, 3 past the cap\n"
+        ),
+        "{out}"
+    );
     let v = case.json();
     let results: Vec<(String, Value)> = v["accepted"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["id"].as_str().unwrap().to_string(), f["verification"]["result"].clone()))
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_string(),
+                f["verification"]["result"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         results,
@@ -241,15 +333,30 @@ fn a_smaller_cap_leaves_the_rest_judgement_only() {
 #[test]
 fn bad_inputs_exit_2_and_leave_the_file_untouched() {
     let cases = [
-        (json!({"results": [entry("F2", "confirmed", "x", "")]}), "finding F2 is not in accepted (it is rejected)"),
-        (json!({"results": [entry("F8", "confirmed", "x", "")]}), "finding F8 is not in accepted (it is deferred)"),
-        (json!({"results": [entry("F99", "confirmed", "x", "")]}), "finding F99 is not in accepted"),
+        (
+            json!({"results": [entry("F2", "confirmed", "x", "")]}),
+            "finding F2 is not in accepted (it is rejected)",
+        ),
+        (
+            json!({"results": [entry("F8", "confirmed", "x", "")]}),
+            "finding F8 is not in accepted (it is deferred)",
+        ),
+        (
+            json!({"results": [entry("F99", "confirmed", "x", "")]}),
+            "finding F99 is not in accepted",
+        ),
         (
             json!({"results": [entry("F1", "confirmed", "x", ""), entry("F1", "inconclusive", "x", "n")]}),
             "finding F1 has more than one result",
         ),
-        (json!({"results": [], "maxfindings": 2}), "verification.json:1:27: unknown field `maxfindings`"),
-        (json!({"results": [entry("F1", "cap-exceeded", "x", "")]}), "verification.json:1:"),
+        (
+            json!({"results": [], "maxfindings": 2}),
+            "verification.json:1:27: unknown field `maxfindings`",
+        ),
+        (
+            json!({"results": [entry("F1", "cap-exceeded", "x", "")]}),
+            "verification.json:1:",
+        ),
     ];
     for (report, message) in cases {
         let case = Case::new();
@@ -264,12 +371,16 @@ fn bad_inputs_exit_2_and_leave_the_file_untouched() {
 #[test]
 fn a_wrong_schema_version_is_refused() {
     let case = Case::new();
-    let text = fs::read_to_string(case.triage()).unwrap().replace("\"3.2.0\"", "\"3.1.0\"");
+    let text = fs::read_to_string(case.triage())
+        .unwrap()
+        .replace("\"3.2.0\"", "\"3.1.0\"");
     fs::write(case.triage(), &text).unwrap();
     let (code, _, err) = case.apply(json!({"results": []}), &[]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("triage-2.json:2:26: schemaVersion \"3.1.0\" is not supported (expected \"3.2.0\")"),
+        err.contains(
+            "triage-2.json:2:26: schemaVersion \"3.1.0\" is not supported (expected \"3.2.0\")"
+        ),
         "{err}"
     );
     assert_eq!(fs::read_to_string(case.triage()).unwrap(), text);

@@ -15,8 +15,8 @@ use std::path::{Component, Path, PathBuf};
 use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Verdict};
 use crate::model::event::{VerifyResult, VerifySummary};
 use crate::model::triage::{
-    AttemptResult, EvidenceGateStatus, Triage, TriageFinding, TriageSeverity, Verification, VerificationEntry,
-    VerificationReport,
+    AttemptResult, EvidenceGateStatus, Triage, TriageFinding, TriageSeverity, Verification,
+    VerificationEntry, VerificationReport,
 };
 use crate::model::types::{RedTest, VerifyOutcome};
 
@@ -82,14 +82,24 @@ pub fn apply_files(
 ) -> Result<ApplyOutcome, TriageError> {
     let triage: Triage = parse(triage_path)?;
     let report: VerificationReport = parse(verification_path)?;
-    let mut roots = vec![triage_path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf()];
+    let mut roots = vec![
+        triage_path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf(),
+    ];
     roots.extend(pipeline.map(Path::to_path_buf));
     let outcome = apply(triage, &report, &roots)?;
-    let mut bytes = serde_json::to_vec_pretty(&outcome.triage).map_err(|e| TriageError::Invalid(e.to_string()))?;
+    let mut bytes = serde_json::to_vec_pretty(&outcome.triage)
+        .map_err(|e| TriageError::Invalid(e.to_string()))?;
     bytes.push(b'\n');
-    let back: Triage = serde_json::from_slice(&bytes).map_err(|e| TriageError::Invalid(e.to_string()))?;
+    let back: Triage =
+        serde_json::from_slice(&bytes).map_err(|e| TriageError::Invalid(e.to_string()))?;
     if back != outcome.triage {
-        return Err(TriageError::Invalid("the file does not read back as written".into()));
+        return Err(TriageError::Invalid(
+            "the file does not read back as written".into(),
+        ));
     }
     crate::util::replace_atomically(triage_path, &bytes).map_err(|source| TriageError::Io {
         op: "write",
@@ -101,7 +111,11 @@ pub fn apply_files(
 
 /// Applies a verification report to a triage value; `log_roots` are the
 /// folders a relative log path may live in.
-pub fn apply(mut triage: Triage, report: &VerificationReport, log_roots: &[PathBuf]) -> Result<ApplyOutcome, TriageError> {
+pub fn apply(
+    mut triage: Triage,
+    report: &VerificationReport,
+    log_roots: &[PathBuf],
+) -> Result<ApplyOutcome, TriageError> {
     let entries = index_entries(&triage, report)?;
     let cap = usize::try_from(report.max_findings).unwrap_or(usize::MAX);
     let mut summary = VerifySummary {
@@ -138,12 +152,22 @@ pub fn apply(mut triage: Triage, report: &VerificationReport, log_roots: &[PathB
     for id in downgraded {
         if let Some(i) = triage.accepted.iter().position(|f| f.id == id) {
             let mut finding = triage.accepted.remove(i);
-            let test_ref = finding.verification.as_ref().map(|v| v.test_ref.as_str()).unwrap_or_default();
-            finding.reason = Some(format!("verify-by-test: not reproduced - repro test {test_ref} passed"));
+            let test_ref = finding
+                .verification
+                .as_ref()
+                .map(|v| v.test_ref.as_str())
+                .unwrap_or_default();
+            finding.reason = Some(format!(
+                "verify-by-test: not reproduced - repro test {test_ref} passed"
+            ));
             triage.deferred.push(finding);
         }
     }
-    Ok(ApplyOutcome { triage, results, summary })
+    Ok(ApplyOutcome {
+        triage,
+        results,
+        summary,
+    })
 }
 
 /// Each result by finding id; every one must be accepted, and only once.
@@ -162,7 +186,10 @@ fn index_entries<'a>(
             } else {
                 None
             };
-            return Err(TriageError::NotAccepted { finding: e.finding.clone(), bucket });
+            return Err(TriageError::NotAccepted {
+                finding: e.finding.clone(),
+                bucket,
+            });
         }
         if entries.insert(e.finding.as_str(), e).is_some() {
             return Err(TriageError::Duplicate(e.finding.clone()));
@@ -171,27 +198,55 @@ fn index_entries<'a>(
     Ok(entries)
 }
 
-fn judge_entry(e: &VerificationEntry, roots: &[PathBuf], summary: &mut VerifySummary) -> Verification {
+fn judge_entry(
+    e: &VerificationEntry,
+    roots: &[PathBuf],
+    summary: &mut VerifySummary,
+) -> Verification {
     summary.attempted += 1;
     let (result, note, gate) = match e.result {
         AttemptResult::Confirmed => {
             summary.confirmed += 1;
-            summary.red_tests.push(RedTest { file: e.file.clone(), test_ref: e.test_ref.clone(), issue: e.finding.clone() });
-            (VerifyOutcome::Confirmed, e.note.clone(), EvidenceGateStatus::Skipped)
+            summary.red_tests.push(RedTest {
+                file: e.file.clone(),
+                test_ref: e.test_ref.clone(),
+                issue: e.finding.clone(),
+            });
+            (
+                VerifyOutcome::Confirmed,
+                e.note.clone(),
+                EvidenceGateStatus::Skipped,
+            )
         }
         AttemptResult::Inconclusive => {
             summary.inconclusive += 1;
-            let note = if e.note.trim().is_empty() { "no cause given".to_string() } else { e.note.clone() };
-            (VerifyOutcome::Inconclusive, note, EvidenceGateStatus::Skipped)
+            let note = if e.note.trim().is_empty() {
+                "no cause given".to_string()
+            } else {
+                e.note.clone()
+            };
+            (
+                VerifyOutcome::Inconclusive,
+                note,
+                EvidenceGateStatus::Skipped,
+            )
         }
         AttemptResult::NotReproduced => match passing_log(e, roots) {
             Ok(()) => {
                 summary.downgraded += 1;
-                (VerifyOutcome::NotReproduced, e.note.clone(), EvidenceGateStatus::Passed)
+                (
+                    VerifyOutcome::NotReproduced,
+                    e.note.clone(),
+                    EvidenceGateStatus::Passed,
+                )
             }
             Err(why) => {
                 summary.inconclusive += 1;
-                (VerifyOutcome::Inconclusive, format!("evidence gate: {why}"), EvidenceGateStatus::Failed)
+                (
+                    VerifyOutcome::Inconclusive,
+                    format!("evidence gate: {why}"),
+                    EvidenceGateStatus::Failed,
+                )
             }
         },
     };
@@ -226,7 +281,10 @@ fn passing_log(e: &VerificationEntry, roots: &[PathBuf]) -> Result<(), String> {
     }
     let path = resolve_log(&e.log, roots)?;
     let text = evidence_gate::read_log(&path).map_err(|err| err.to_string())?;
-    let claim = Claim { status: ClaimStatus::Passed, test: Some(e.test_ref.clone()) };
+    let claim = Claim {
+        status: ClaimStatus::Passed,
+        test: Some(e.test_ref.clone()),
+    };
     match evidence_gate::judge(&text, &claim) {
         Verdict::Proven(_) => Ok(()),
         Verdict::NotProven(r) => Err(r.to_string()),
@@ -240,11 +298,19 @@ fn resolve_log(log: &str, roots: &[PathBuf]) -> Result<PathBuf, String> {
     if log.is_empty() {
         return Err("no log given".into());
     }
-    if rel.is_absolute() || !rel.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir)) {
-        return Err(format!("log path {log} must be relative and stay inside its folder"));
+    if rel.is_absolute()
+        || !rel
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(format!(
+            "log path {log} must be relative and stay inside its folder"
+        ));
     }
     for root in roots {
-        let Ok(found) = root.join(rel).canonicalize() else { continue };
+        let Ok(found) = root.join(rel).canonicalize() else {
+            continue;
+        };
         let inside = root.canonicalize().is_ok_and(|r| found.starts_with(r));
         return match inside {
             true => Ok(found),
@@ -269,10 +335,21 @@ fn verify_result(iteration: u32, finding: &str, v: &Verification) -> VerifyResul
 }
 
 fn parse<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, TriageError> {
-    let bytes = std::fs::read(path).map_err(|source| TriageError::Io { op: "read", path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| TriageError::Io {
+        op: "read",
+        path: path.to_path_buf(),
+        source,
+    })?;
     serde_json::from_slice(&bytes).map_err(|e| {
         let message = e.to_string();
-        let message = message.rfind(" at line ").map_or(message.clone(), |i| message[..i].to_string());
-        TriageError::Parse { path: path.to_path_buf(), line: e.line(), column: e.column(), message }
+        let message = message
+            .rfind(" at line ")
+            .map_or(message.clone(), |i| message[..i].to_string());
+        TriageError::Parse {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
     })
 }

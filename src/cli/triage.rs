@@ -68,7 +68,9 @@ pub fn run(args: TriageArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let TriageCommand::Apply(args) = args.command;
     let pipeline = match &globals.pipeline {
         Some(p) => Some(p.clone()),
-        None => find_pipeline(&std::env::current_dir().context("cannot read the current directory")?),
+        None => {
+            find_pipeline(&std::env::current_dir().context("cannot read the current directory")?)
+        }
     };
     let outcome = triage::apply_files(&args.triage, &args.verification, pipeline.as_deref())
         .with_context(|| format!("triage apply {}", args.triage.display()))?;
@@ -84,7 +86,9 @@ pub fn after_apply(_outcome: &ApplyOutcome, _globals: &Globals) {}
 
 /// The nearest `.pipeline` folder at or above `dir`.
 fn find_pipeline(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors().map(|d| d.join(".pipeline")).find(|p| p.is_dir())
+    dir.ancestors()
+        .map(|d| d.join(".pipeline"))
+        .find(|p| p.is_dir())
 }
 
 fn summary_lines(path: &Path, o: &ApplyOutcome) -> Vec<String> {
@@ -101,7 +105,9 @@ fn summary_lines(path: &Path, o: &ApplyOutcome) -> Vec<String> {
     for r in &o.results {
         let detail = match r.result {
             VerifyOutcome::Confirmed => format!("red test {}", r.test_ref),
-            VerifyOutcome::NotReproduced => format!("repro test {} passed, moved to deferred", r.test_ref),
+            VerifyOutcome::NotReproduced => {
+                format!("repro test {} passed, moved to deferred", r.test_ref)
+            }
             VerifyOutcome::Inconclusive | VerifyOutcome::CapExceeded => r.note.clone(),
         };
         out.push(format!("  {} {}: {detail}", r.finding, r.result.as_str()));
