@@ -5,13 +5,23 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checks/evidence").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/checks/evidence")
+        .join(name)
 }
 
 /// Runs the gate; returns (exit code, stdout, stderr).
 fn gate(log: &str, status: &str, test: Option<&str>) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_loopwatch"));
-    cmd.args(["evidence-gate", "--claim", "test", "--status", status, "--log"]).arg(fixture(log));
+    cmd.args([
+        "evidence-gate",
+        "--claim",
+        "test",
+        "--status",
+        status,
+        "--log",
+    ])
+    .arg(fixture(log));
     if let Some(t) = test {
         cmd.args(["--test", t]);
     }
@@ -26,7 +36,11 @@ fn gate(log: &str, status: &str, test: Option<&str>) -> (i32, String, String) {
 /// Asserts the exit code and the one stdout line.
 #[track_caller]
 fn check(log: &str, status: &str, test: Option<&str>, code: i32, line: &str) {
-    assert_eq!(gate(log, status, test), (code, format!("{line}\n"), String::new()), "{log} {status} {test:?}");
+    assert_eq!(
+        gate(log, status, test),
+        (code, format!("{line}\n"), String::new()),
+        "{log} {status} {test:?}"
+    );
 }
 
 const RUNNERS: [(&str, &str, &str, &str); 8] = [
@@ -87,42 +101,129 @@ fn every_runner_passed_failed_and_none_ran() {
         let ok = format!("{runner}-passed.log");
         let bad = format!("{runner}-failed.log");
         let empty = format!("{runner}-none.log");
-        check(&ok, "passed", None, 0, &format!("proven: the run passed ({passed})"));
-        check(&ok, "failed", None, 1, &format!("not proven: no test failed ({passed})"));
-        check(&bad, "failed", None, 0, &format!("proven: the run failed ({failed})"));
-        check(&bad, "passed", None, 1, &format!("not proven: the run has failures ({failed})"));
-        check(&empty, "passed", None, 1, &format!("not proven: no test ran ({none})"));
-        check(&empty, "failed", None, 1, &format!("not proven: no test ran ({none})"));
-        check(&ok, "passed", Some("tests/x.rs::no_such_test"), 1, &format!("not proven: test tests/x.rs::no_such_test is not in the log ({passed})"));
+        check(
+            &ok,
+            "passed",
+            None,
+            0,
+            &format!("proven: the run passed ({passed})"),
+        );
+        check(
+            &ok,
+            "failed",
+            None,
+            1,
+            &format!("not proven: no test failed ({passed})"),
+        );
+        check(
+            &bad,
+            "failed",
+            None,
+            0,
+            &format!("proven: the run failed ({failed})"),
+        );
+        check(
+            &bad,
+            "passed",
+            None,
+            1,
+            &format!("not proven: the run has failures ({failed})"),
+        );
+        check(
+            &empty,
+            "passed",
+            None,
+            1,
+            &format!("not proven: no test ran ({none})"),
+        );
+        check(
+            &empty,
+            "failed",
+            None,
+            1,
+            &format!("not proven: no test ran ({none})"),
+        );
+        check(
+            &ok,
+            "passed",
+            Some("tests/x.rs::no_such_test"),
+            1,
+            &format!("not proven: test tests/x.rs::no_such_test is not in the log ({passed})"),
+        );
     }
 }
 
 #[test]
 fn named_tests_are_found_by_full_name_or_last_segment() {
     let cases = [
-        ("cargo-passed.log", "tests/export_csv.rs::empty_export", "empty_export"),
-        ("cargo-passed.log", "src/export/csv.rs::header_order", "export::csv::tests::header_order"),
-        ("nextest-passed.log", "tests/export_csv.rs::total_row_rounds_half_up", "total_row_rounds_half_up"),
-        ("pytest-passed.log", "tests/test_cart.py::TestDiscount::test_caps_at_fifty", "tests/test_cart.py::TestDiscount::test_caps_at_fifty"),
-        ("jest-passed.log", "src/cart.test.js::total rounds half up", "total rounds half up"),
-        ("vitest-passed.log", "src/cart.test.ts::cart::discount caps at fifty", "src/cart.test.ts::cart::discount caps at fifty"),
-        ("go-passed.log", "cart/cart_test.go::TestDiscount/caps_at_fifty", "TestDiscount/caps_at_fifty"),
-        ("gradle-passed.log", "src/test/java/CartTest.java::capsAtFifty", "CartTest::DiscountTest::capsAtFifty"),
-        ("xcodebuild-passed.log", "ShopTests/CartTests/testTotalRoundsHalfUp", "ShopTests.CartTests::testTotalRoundsHalfUp"),
+        (
+            "cargo-passed.log",
+            "tests/export_csv.rs::empty_export",
+            "empty_export",
+        ),
+        (
+            "cargo-passed.log",
+            "src/export/csv.rs::header_order",
+            "export::csv::tests::header_order",
+        ),
+        (
+            "nextest-passed.log",
+            "tests/export_csv.rs::total_row_rounds_half_up",
+            "total_row_rounds_half_up",
+        ),
+        (
+            "pytest-passed.log",
+            "tests/test_cart.py::TestDiscount::test_caps_at_fifty",
+            "tests/test_cart.py::TestDiscount::test_caps_at_fifty",
+        ),
+        (
+            "jest-passed.log",
+            "src/cart.test.js::total rounds half up",
+            "total rounds half up",
+        ),
+        (
+            "vitest-passed.log",
+            "src/cart.test.ts::cart::discount caps at fifty",
+            "src/cart.test.ts::cart::discount caps at fifty",
+        ),
+        (
+            "go-passed.log",
+            "cart/cart_test.go::TestDiscount/caps_at_fifty",
+            "TestDiscount/caps_at_fifty",
+        ),
+        (
+            "gradle-passed.log",
+            "src/test/java/CartTest.java::capsAtFifty",
+            "CartTest::DiscountTest::capsAtFifty",
+        ),
+        (
+            "xcodebuild-passed.log",
+            "ShopTests/CartTests/testTotalRoundsHalfUp",
+            "ShopTests.CartTests::testTotalRoundsHalfUp",
+        ),
     ];
     for (log, reference, seen) in cases {
         let (code, out, _) = gate(log, "passed", Some(reference));
         assert_eq!(code, 0, "{log} {reference}: {out}");
-        assert!(out.ends_with(&format!("; test {seen} passed\n")), "{log}: {out}");
+        assert!(
+            out.ends_with(&format!("; test {seen} passed\n")),
+            "{log}: {out}"
+        );
     }
 }
 
 #[test]
 fn a_failed_claim_needs_that_very_test_failing() {
     let failing = [
-        ("cargo-failed.log", "tests/export_csv.rs::total_row_rounds_half_up"),
+        (
+            "cargo-failed.log",
+            "tests/export_csv.rs::total_row_rounds_half_up",
+        ),
         ("nextest-failed.log", "total_row_rounds_half_up"),
-        ("pytest-failed.log", "tests/test_cart.py::test_total_rounds_half_up"),
+        (
+            "pytest-failed.log",
+            "tests/test_cart.py::test_total_rounds_half_up",
+        ),
         ("jest-failed.log", "total rounds half up"),
         ("vitest-failed.log", "total rounds half up"),
         ("go-failed.log", "TestTotalRoundsHalfUp"),
@@ -158,7 +259,13 @@ fn a_failed_claim_needs_that_very_test_failing() {
 
 #[test]
 fn a_quiet_go_run_proves_packages_but_names_no_test() {
-    check("go-quiet.log", "passed", None, 0, "proven: the run passed (go test: 2 packages passed, 0 failed)");
+    check(
+        "go-quiet.log",
+        "passed",
+        None,
+        0,
+        "proven: the run passed (go test: 2 packages passed, 0 failed)",
+    );
     check(
         "go-quiet.log",
         "passed",
@@ -170,9 +277,19 @@ fn a_quiet_go_run_proves_packages_but_names_no_test() {
 
 #[test]
 fn garbage_is_never_proof() {
-    for log in ["garbage-claims.log", "garbage-random.log", "garbage-binary.log"] {
+    for log in [
+        "garbage-claims.log",
+        "garbage-random.log",
+        "garbage-binary.log",
+    ] {
         for status in ["passed", "failed"] {
-            check(log, status, None, 1, "not proven: no known test runner output in the log");
+            check(
+                log,
+                status,
+                None,
+                1,
+                "not proven: no known test runner output in the log",
+            );
         }
     }
 }
@@ -181,10 +298,16 @@ fn garbage_is_never_proof() {
 fn an_unreadable_log_is_not_proof() {
     let (code, out, _) = gate("no-such.log", "passed", None);
     assert_eq!(code, 1);
-    assert!(out.starts_with("not proven: cannot read test log ") && out.contains("no-such.log"), "{out}");
+    assert!(
+        out.starts_with("not proven: cannot read test log ") && out.contains("no-such.log"),
+        "{out}"
+    );
     let (code, out, _) = gate("", "passed", None);
     assert_eq!(code, 1);
-    assert!(out.starts_with("not proven: test log ") && out.ends_with(" is not a regular file\n"), "{out}");
+    assert!(
+        out.starts_with("not proven: test log ") && out.ends_with(" is not a regular file\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -193,8 +316,24 @@ fn usage_errors_exit_2() {
     let log = fixture("cargo-passed.log");
     let bad: [&[&str]; 4] = [
         &["evidence-gate", "--claim", "test", "--status", "passed"],
-        &["evidence-gate", "--claim", "test", "--status", "green", "--log", "x"],
-        &["evidence-gate", "--claim", "build", "--status", "passed", "--log", "x"],
+        &[
+            "evidence-gate",
+            "--claim",
+            "test",
+            "--status",
+            "green",
+            "--log",
+            "x",
+        ],
+        &[
+            "evidence-gate",
+            "--claim",
+            "build",
+            "--status",
+            "passed",
+            "--log",
+            "x",
+        ],
         &["evidence-gate", "--status", "passed", "--log", "x"],
     ];
     for args in bad {
@@ -203,7 +342,14 @@ fn usage_errors_exit_2() {
         assert!(out.stdout.is_empty());
     }
     let out = Command::new(bin)
-        .args(["evidence-gate", "--claim", "test", "--status", "passed", "--log"])
+        .args([
+            "evidence-gate",
+            "--claim",
+            "test",
+            "--status",
+            "passed",
+            "--log",
+        ])
         .arg(&log)
         .output()
         .unwrap();

@@ -25,10 +25,19 @@ struct Run {
 impl Repo {
     fn new() -> Repo {
         let dir = tempfile::tempdir().unwrap();
-        let repo = Repo { dir, base: String::new() };
+        let repo = Repo {
+            dir,
+            base: String::new(),
+        };
         repo.git(&["init", "-q"]);
-        repo.write("sample.test.js", "expect(1).toBe(1);\nexpect(2).toBe(2);\nexpect(3).toBe(3);\n");
-        repo.write("vitest.config.ts", "export default {\n  coverage: {\n    lines: 80,\n  },\n};\n");
+        repo.write(
+            "sample.test.js",
+            "expect(1).toBe(1);\nexpect(2).toBe(2);\nexpect(3).toBe(3);\n",
+        );
+        repo.write(
+            "vitest.config.ts",
+            "export default {\n  coverage: {\n    lines: 80,\n  },\n};\n",
+        );
         repo.write("src/index.js", "function add(a, b) {\n  return a + b;\n}\n");
         repo.write(".gitignore", "ignored.test.js\n");
         repo.commit("base");
@@ -58,8 +67,16 @@ impl Repo {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let out = hermetic(Command::new("git")).current_dir(self.path()).args(args).output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = hermetic(Command::new("git"))
+            .current_dir(self.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -84,7 +101,11 @@ impl Repo {
     /// Runs against the base commit and expects exactly these stdout lines.
     fn expect(&self, code: i32, lines: &[&str]) {
         let got = self.run(&[&self.base]);
-        assert_eq!(got.stdout, lines.iter().map(|l| format!("{l}\n")).collect::<String>(), "{got:?}");
+        assert_eq!(
+            got.stdout,
+            lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+            "{got:?}"
+        );
         assert_eq!((got.code, got.stderr.as_str()), (code, ""));
     }
 }
@@ -118,27 +139,48 @@ fn suppress() {
 fn skip() {
     let r = Repo::new();
     r.append("sample.test.js", "it.skip('later', () => {});\n");
-    r.expect(2, &["FLOOR SKIP sample.test.js:4 it.skip('later', () => {});", "FLOOR GUARD: 1 finding(s), 0 waived"]);
+    r.expect(
+        2,
+        &[
+            "FLOOR SKIP sample.test.js:4 it.skip('later', () => {});",
+            "FLOOR GUARD: 1 finding(s), 0 waived",
+        ],
+    );
 }
 
 #[test]
 fn deleted_test() {
     let r = Repo::new();
     fs::remove_file(r.path().join("sample.test.js")).unwrap();
-    r.expect(2, &["FLOOR DELETED_TEST sample.test.js:1 sample.test.js", "FLOOR GUARD: 1 finding(s), 0 waived"]);
+    r.expect(
+        2,
+        &[
+            "FLOOR DELETED_TEST sample.test.js:1 sample.test.js",
+            "FLOOR GUARD: 1 finding(s), 0 waived",
+        ],
+    );
 }
 
 #[test]
 fn assert_drop() {
     let r = Repo::new();
     r.write("sample.test.js", "expect(1).toBe(1);\n");
-    r.expect(2, &["FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0", "FLOOR GUARD: 1 finding(s), 0 waived"]);
+    r.expect(
+        2,
+        &[
+            "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0",
+            "FLOOR GUARD: 1 finding(s), 0 waived",
+        ],
+    );
 }
 
 #[test]
 fn stub() {
     let r = Repo::new();
-    r.append("src/index.js", "function todo() { throw new Error('not implemented'); }\n");
+    r.append(
+        "src/index.js",
+        "function todo() { throw new Error('not implemented'); }\n",
+    );
     r.expect(
         2,
         &[
@@ -151,21 +193,36 @@ fn stub() {
 #[test]
 fn threshold_down() {
     let r = Repo::new();
-    r.write("vitest.config.ts", "export default {\n  coverage: {\n    lines: 60,\n  },\n};\n");
-    r.expect(2, &["FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 60,", "FLOOR GUARD: 1 finding(s), 0 waived"]);
+    r.write(
+        "vitest.config.ts",
+        "export default {\n  coverage: {\n    lines: 60,\n  },\n};\n",
+    );
+    r.expect(
+        2,
+        &[
+            "FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 60,",
+            "FLOOR GUARD: 1 finding(s), 0 waived",
+        ],
+    );
 }
 
 #[test]
 fn threshold_up_is_clean() {
     let r = Repo::new();
-    r.write("vitest.config.ts", "export default {\n  coverage: {\n    lines: 85,\n  },\n};\n");
+    r.write(
+        "vitest.config.ts",
+        "export default {\n  coverage: {\n    lines: 85,\n  },\n};\n",
+    );
     r.expect(0, &["FLOOR GUARD: clean"]);
 }
 
 #[test]
 fn waiver_is_printed_and_not_counted() {
     let r = Repo::new();
-    r.append("src/index.js", "// eslint-disable-next-line no-console -- floor-guard: allow legacy shim\n");
+    r.append(
+        "src/index.js",
+        "// eslint-disable-next-line no-console -- floor-guard: allow legacy shim\n",
+    );
     r.expect(
         0,
         &[
@@ -178,7 +235,10 @@ fn waiver_is_printed_and_not_counted() {
 #[test]
 fn waived_and_counted_findings_are_both_summed() {
     let r = Repo::new();
-    r.append("src/index.js", "// @ts-ignore floor-guard: allow typed later\n// @ts-ignore\n");
+    r.append(
+        "src/index.js",
+        "// @ts-ignore floor-guard: allow typed later\n// @ts-ignore\n",
+    );
     r.expect(
         2,
         &[
@@ -267,11 +327,17 @@ fn clean_diff() {
 #[test]
 fn several_kinds_committed_and_uncommitted_sorted_by_path_line_kind() {
     let r = Repo::new();
-    r.write("tests/sp ace.test.js", "expect(a).toBe(1);\nexpect(b).toBe(2);\n");
+    r.write(
+        "tests/sp ace.test.js",
+        "expect(a).toBe(1);\nexpect(b).toBe(2);\n",
+    );
     r.commit("more tests");
     let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
     // Committed after the base...
-    r.write("vitest.config.ts", "export default {\n  coverage: {\n    lines: 70,\n  },\n};\n");
+    r.write(
+        "vitest.config.ts",
+        "export default {\n  coverage: {\n    lines: 70,\n  },\n};\n",
+    );
     r.commit("lower the bar");
     // ...and in the working tree.
     r.write("tests/sp ace.test.js", "it.only('a', f); // @ts-ignore\n");
@@ -310,12 +376,28 @@ fn paths_are_from_the_repository_root_when_run_in_a_subfolder() {
 #[test]
 fn usage_errors_exit_3_with_the_usage_line() {
     let r = Repo::new();
-    for args in [&[][..], &["HEAD", "src"][..], &["no-such-ref"][..], &["HEAD", "x", "--", "src"][..]] {
+    for args in [
+        &[][..],
+        &["HEAD", "src"][..],
+        &["no-such-ref"][..],
+        &["HEAD", "x", "--", "src"][..],
+    ] {
         let got = r.run(args);
-        assert_eq!(got, Run { code: 3, stdout: String::new(), stderr: USAGE.into() }, "{args:?}");
+        assert_eq!(
+            got,
+            Run {
+                code: 3,
+                stdout: String::new(),
+                stderr: USAGE.into()
+            },
+            "{args:?}"
+        );
     }
     // A blob is not a commit.
-    let blob = r.git(&["rev-parse", "HEAD:src/index.js"]).trim().to_string();
+    let blob = r
+        .git(&["rev-parse", "HEAD:src/index.js"])
+        .trim()
+        .to_string();
     assert_eq!(r.run(&[&blob]).code, 3);
     // Outside any repository nothing resolves.
     let outside = tempfile::tempdir().unwrap();
@@ -327,5 +409,8 @@ fn an_empty_pathspec_after_the_separator_is_the_whole_tree() {
     let r = Repo::new();
     r.append("src/index.js", "raise NotImplementedError\n");
     let got = r.run(&[&r.base, "--"]);
-    assert_eq!(got.stdout, "FLOOR STUB src/index.js:4 raise NotImplementedError\nFLOOR GUARD: 1 finding(s), 0 waived\n");
+    assert_eq!(
+        got.stdout,
+        "FLOOR STUB src/index.js:4 raise NotImplementedError\nFLOOR GUARD: 1 finding(s), 0 waived\n"
+    );
 }

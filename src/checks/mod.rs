@@ -32,7 +32,10 @@ mod tests {
 
     #[test]
     fn controls_are_escaped_and_text_is_kept() {
-        assert_eq!(escape_controls("a\u{1b}[31mb\r\tc é"), "a\\u{1b}[31mb\\r\\tc é");
+        assert_eq!(
+            escape_controls("a\u{1b}[31mb\r\tc é"),
+            "a\\u{1b}[31mb\\r\\tc é"
+        );
         assert_eq!(escape_controls("plain"), "plain");
     }
 }

@@ -68,8 +68,11 @@ pub fn run(args: EvidenceGateArgs, _globals: &Globals) -> anyhow::Result<ExitCod
         }
         Err(e) => (format!("not proven: {e}"), false),
     };
-    let line = if std::io::stdout().is_terminal() { escape_controls(&line) } else { line };
+    let line = if std::io::stdout().is_terminal() {
+        escape_controls(&line)
+    } else {
+        line
+    };
     println!("{line}");
     Ok(ExitCode::from(if proven { 0 } else { 1 }))
 }
-

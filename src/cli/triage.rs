@@ -1,20 +1,116 @@
 //! `loopwatch triage apply TRIAGE.json --verification FILE`.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Args;
+use anyhow::Context;
+use clap::{Args, Subcommand};
 
 use super::Globals;
+use crate::checks::escape_controls;
+use crate::checks::triage::{self, ApplyOutcome};
+use crate::model::types::VerifyOutcome;
 
 /// Arguments of `triage`.
 #[derive(Debug, Args)]
 pub struct TriageArgs {
-    /// Raw arguments.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
-    pub args: Vec<std::ffi::OsString>,
+    /// What to do with a triage file.
+    #[command(subcommand)]
+    pub command: TriageCommand,
+}
+
+/// `triage` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TriageCommand {
+    /// Apply verify-by-test results to a triage file (schema 3.2.0).
+    ///
+    /// --verification FILE is a JSON object:
+    ///
+    ///   {"results": [{"finding": "F1",
+    ///                 "result": "confirmed|not-reproduced|inconclusive",
+    ///                 "testRef": "tests/a.rs::name", "file": "tests/a.rs",
+    ///                 "log": "verify-1.test.log", "note": "cause, if inconclusive"}],
+    ///    "maxFindings": 3, "durationMs": 0, "timedOut": false,
+    ///    "tokensIn": 0, "tokensOut": 0}
+    ///
+    /// Only "results" is required; unknown fields are refused.
+    /// Every finding named must be in "accepted".
+    ///
+    /// - confirmed: stays accepted; its test joins redTests.
+    /// - not-reproduced: moves to deferred, only when the evidence gate proves
+    ///   from its log that the repro test ran and passed; otherwise recorded
+    ///   inconclusive with the gate's reason. The log is relative to the
+    ///   triage file's folder or .pipeline (no absolute path, no "..").
+    /// - inconclusive: stays accepted; cause in verification.note.
+    /// - Accepted blocking findings and findings with a result, in accepted
+    ///   order, past maxFindings keep their judgement as cap-exceeded.
+    ///
+    /// The file is re-validated and replaced atomically.
+    ///
+    /// Exit codes: 0 applied, 2 bad input (nothing is written).
+    #[command(verbatim_doc_comment)]
+    Apply(ApplyArgs),
+}
+
+/// Arguments of `triage apply`.
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// The triage file to update (`triage-<iter>.json`).
+    #[arg(value_name = "TRIAGE.json")]
+    pub triage: PathBuf,
+    /// The verify-by-test report (format above).
+    #[arg(long, value_name = "FILE")]
+    pub verification: PathBuf,
 }
 
 /// Runs `triage`.
-pub fn run(_args: TriageArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("triage is being built")
+pub fn run(args: TriageArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let TriageCommand::Apply(args) = args.command;
+    let pipeline = match &globals.pipeline {
+        Some(p) => Some(p.clone()),
+        None => {
+            find_pipeline(&std::env::current_dir().context("cannot read the current directory")?)
+        }
+    };
+    let outcome = triage::apply_files(&args.triage, &args.verification, pipeline.as_deref())
+        .with_context(|| format!("triage apply {}", args.triage.display()))?;
+    after_apply(&outcome, globals);
+    for line in summary_lines(&args.triage, &outcome) {
+        println!("{}", escape_controls(&line));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Called once the file is written; journal recording is wired here later.
+pub fn after_apply(_outcome: &ApplyOutcome, _globals: &Globals) {}
+
+/// The nearest `.pipeline` folder at or above `dir`.
+fn find_pipeline(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .map(|d| d.join(".pipeline"))
+        .find(|p| p.is_dir())
+}
+
+fn summary_lines(path: &Path, o: &ApplyOutcome) -> Vec<String> {
+    let s = &o.summary;
+    let mut out = vec![format!(
+        "{}: {} attempted: {} confirmed, {} downgraded to deferred, {} inconclusive, {} past the cap",
+        path.display(),
+        s.attempted,
+        s.confirmed,
+        s.downgraded,
+        s.inconclusive,
+        s.cap_exceeded
+    )];
+    for r in &o.results {
+        let detail = match r.result {
+            VerifyOutcome::Confirmed => format!("red test {}", r.test_ref),
+            VerifyOutcome::NotReproduced => {
+                format!("repro test {} passed, moved to deferred", r.test_ref)
+            }
+            VerifyOutcome::Inconclusive | VerifyOutcome::CapExceeded => r.note.clone(),
+        };
+        out.push(format!("  {} {}: {detail}", r.finding, r.result.as_str()));
+    }
+    out
 }

@@ -276,18 +276,31 @@ mod tests {
         let schema = serde_json::to_value(schemars::schema_for!(Triage)).unwrap();
         let def = &schema["$defs"]["verification"];
         assert_eq!(def["title"], "Verification");
-        let props: Vec<&str> = def["properties"].as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(props, ["result", "testRef", "file", "log", "note", "evidenceGate"]);
+        let props: Vec<&str> = def["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            props,
+            ["result", "testRef", "file", "log", "note", "evidenceGate"]
+        );
         assert_eq!(schema["properties"]["schemaVersion"]["const"], "3.2.0");
     }
 
     #[test]
     fn verification_report_defaults_and_rejects_typos() {
         let r: VerificationReport =
-            serde_json::from_str(r#"{"results":[{"finding":"F1","result":"not-reproduced"}]}"#).unwrap();
+            serde_json::from_str(r#"{"results":[{"finding":"F1","result":"not-reproduced"}]}"#)
+                .unwrap();
         assert_eq!(r.max_findings, 3);
         assert_eq!(r.results[0].result, AttemptResult::NotReproduced);
-        let err = serde_json::from_str::<VerificationReport>(r#"{"results":[],"maxfindings":2}"#).unwrap_err();
-        assert!(err.to_string().starts_with("unknown field `maxfindings`"), "{err}");
+        let err = serde_json::from_str::<VerificationReport>(r#"{"results":[],"maxfindings":2}"#)
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with("unknown field `maxfindings`"),
+            "{err}"
+        );
     }
 }

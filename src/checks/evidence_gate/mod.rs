@@ -147,18 +147,26 @@ pub enum LogError {
 /// Reads the last [`MAX_LOG_BYTES`] of a log as lossy UTF-8; a cut first
 /// line is dropped.
 pub fn read_log(path: &Path) -> Result<String, LogError> {
-    let io = |source| LogError::Io { path: path.to_path_buf(), source };
+    let io = |source| LogError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut file = File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
-        return Err(LogError::NotAFile { path: path.to_path_buf() });
+        return Err(LogError::NotAFile {
+            path: path.to_path_buf(),
+        });
     }
     let cut = meta.len() > MAX_LOG_BYTES;
     if cut {
-        file.seek(SeekFrom::Start(meta.len() - MAX_LOG_BYTES)).map_err(io)?;
+        file.seek(SeekFrom::Start(meta.len() - MAX_LOG_BYTES))
+            .map_err(io)?;
     }
     let mut bytes = Vec::new();
-    file.take(MAX_LOG_BYTES).read_to_end(&mut bytes).map_err(io)?;
+    file.take(MAX_LOG_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
     let mut text = String::from_utf8_lossy(&bytes).into_owned();
     if cut && let Some(i) = text.find('\n') {
         text.drain(..=i);
@@ -181,15 +189,24 @@ pub fn judge(log: &str, claim: &Claim) -> Verdict {
         ClaimStatus::Passed if tally.failed > 0 || tally.failure_reported => {
             return Verdict::NotProven(Refusal::RunFailed(tally));
         }
-        ClaimStatus::Failed if tally.failed == 0 => return Verdict::NotProven(Refusal::NothingFailed(tally)),
+        ClaimStatus::Failed if tally.failed == 0 => {
+            return Verdict::NotProven(Refusal::NothingFailed(tally));
+        }
         _ => {}
     }
     let Some(reference) = &claim.test else {
-        return Verdict::Proven(Proof { status: claim.status, tally, test: None });
+        return Verdict::Proven(Proof {
+            status: claim.status,
+            tally,
+            test: None,
+        });
     };
     let seen = named(&logs, reference);
     let Some(first) = seen.first() else {
-        return Verdict::NotProven(Refusal::TestAbsent { test: reference.clone(), tally });
+        return Verdict::NotProven(Refusal::TestAbsent {
+            test: reference.clone(),
+            tally,
+        });
     };
     let wanted = match claim.status {
         ClaimStatus::Passed => Outcome::Passed,
@@ -203,11 +220,18 @@ pub fn judge(log: &str, claim: &Claim) -> Verdict {
             claimed: claim.status,
         });
     }
-    Verdict::Proven(Proof { status: claim.status, tally, test: Some(first.0.clone()) })
+    Verdict::Proven(Proof {
+        status: claim.status,
+        tally,
+        test: Some(first.0.clone()),
+    })
 }
 
 fn tally(logs: &[RunnerLog]) -> Tally {
-    let mut t = Tally { unit: "tests", ..Tally::default() };
+    let mut t = Tally {
+        unit: "tests",
+        ..Tally::default()
+    };
     for l in logs {
         t.runners.push(l.runner);
         t.passed += l.passed;
@@ -225,7 +249,11 @@ fn tally(logs: &[RunnerLog]) -> Tally {
 /// otherwise names that agree on their last path segment.
 fn named(logs: &[RunnerLog], reference: &str) -> Vec<(String, Outcome)> {
     let all = logs.iter().flat_map(|l| l.tests.iter());
-    let exact: Vec<_> = all.clone().filter(|t| t.name == reference).map(|t| (t.name.clone(), t.outcome)).collect();
+    let exact: Vec<_> = all
+        .clone()
+        .filter(|t| t.name == reference)
+        .map(|t| (t.name.clone(), t.outcome))
+        .collect();
     if !exact.is_empty() {
         return exact;
     }
@@ -260,8 +288,14 @@ impl fmt::Display for Refusal {
             }
             Refusal::RunFailed(t) => write!(f, "the run has failures ({t})"),
             Refusal::NothingFailed(t) => write!(f, "no test failed ({t})"),
-            Refusal::TestAbsent { test, tally } => write!(f, "test {test} is not in the log ({tally})"),
-            Refusal::StatusDiffers { test, found, claimed } => {
+            Refusal::TestAbsent { test, tally } => {
+                write!(f, "test {test} is not in the log ({tally})")
+            }
+            Refusal::StatusDiffers {
+                test,
+                found,
+                claimed,
+            } => {
                 write!(f, "test {test} {found}, not {}", claimed.as_str())
             }
         }
@@ -273,9 +307,17 @@ impl fmt::Display for Tally {
         let names: Vec<&str> = self.runners.iter().map(|r| r.as_str()).collect();
         let names = names.join(" + ");
         if self.unit == "tests" {
-            write!(f, "{names}: {} passed, {} failed, {} skipped", self.passed, self.failed, self.skipped)
+            write!(
+                f,
+                "{names}: {} passed, {} failed, {} skipped",
+                self.passed, self.failed, self.skipped
+            )
         } else {
-            write!(f, "{names}: {} {} passed, {} failed", self.passed, self.unit, self.failed)
+            write!(
+                f,
+                "{names}: {} {} passed, {} failed",
+                self.passed, self.unit, self.failed
+            )
         }
     }
 }
@@ -293,15 +335,24 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let log = read_log(&path).unwrap();
         assert!(log.len() as u64 <= MAX_LOG_BYTES);
-        assert!(log.starts_with("test early ... FAILED\n"), "the cut first line is dropped");
-        let claim = Claim { status: ClaimStatus::Passed, test: Some("late".into()) };
+        assert!(
+            log.starts_with("test early ... FAILED\n"),
+            "the cut first line is dropped"
+        );
+        let claim = Claim {
+            status: ClaimStatus::Passed,
+            test: Some("late".into()),
+        };
         // The early failures still in the tail are seen: fail-closed.
         assert!(!judge(&log, &claim).is_proven());
     }
 
     #[test]
     fn a_run_cut_before_its_summary_is_not_a_pass() {
-        let claim = Claim { status: ClaimStatus::Passed, test: None };
+        let claim = Claim {
+            status: ClaimStatus::Passed,
+            test: None,
+        };
         let verdict = judge("running 2 tests\ntest a ... ok\n", &claim);
         assert_eq!(
             verdict.to_string(),

@@ -19,7 +19,10 @@ pub(super) fn clean_lines(log: &str) -> Vec<String> {
         .split('\n')
         .map(|line| {
             let line = line.strip_suffix('\r').unwrap_or(line);
-            let last = line.rsplit('\r').find(|part| !part.is_empty()).unwrap_or("");
+            let last = line
+                .rsplit('\r')
+                .find(|part| !part.is_empty())
+                .unwrap_or("");
             last.trim_end().to_string()
         })
         .collect()
@@ -58,7 +61,10 @@ mod tests {
     #[test]
     fn reference_keys_take_the_last_segment() {
         assert_eq!(reference_keys("tests/a.rs::name"), ["name"]);
-        assert_eq!(reference_keys("MyTests/CalcTests/testAdd()"), ["MyTests/CalcTests/testAdd", "testAdd"]);
+        assert_eq!(
+            reference_keys("MyTests/CalcTests/testAdd()"),
+            ["MyTests/CalcTests/testAdd", "testAdd"]
+        );
         assert_eq!(reference_keys("CalcTest#adds"), ["CalcTest#adds", "adds"]);
         assert_eq!(last_segment("mod::tests::x()"), "x");
     }

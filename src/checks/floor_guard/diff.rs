@@ -40,8 +40,9 @@ impl FileDiff {
 const DEV_NULL: &str = "/dev/null";
 
 // Invariant: a constant pattern that compiles (covered by every test).
-static HUNK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@").expect("valid hunk regex"));
+static HUNK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@").expect("valid hunk regex")
+});
 
 /// Splits diff text into files.
 pub(super) fn parse(diff_text: &str) -> Vec<FileDiff> {
@@ -55,7 +56,10 @@ pub(super) fn parse(diff_text: &str) -> Vec<FileDiff> {
         if line.starts_with("diff --git ") {
             files.push(FileDiff::default());
         } else if let Some(rest) = line.strip_prefix("--- ") {
-            if files.last().is_none_or(|f| f.first_new.is_some() || f.old_path.is_some()) {
+            if files
+                .last()
+                .is_none_or(|f| f.first_new.is_some() || f.old_path.is_some())
+            {
                 files.push(FileDiff::default());
             }
             if let Some(f) = files.last_mut() {
@@ -65,11 +69,11 @@ pub(super) fn parse(diff_text: &str) -> Vec<FileDiff> {
             if let Some(f) = files.last_mut() {
                 f.new_path = Some(header_path(rest));
             }
-        } else if line.starts_with("@@ ") {
-            if let (Some(h), Some(f)) = (Hunk::parse(line), files.last_mut()) {
-                f.first_new.get_or_insert(h.new_no);
-                hunk = h;
-            }
+        } else if line.starts_with("@@ ")
+            && let (Some(h), Some(f)) = (Hunk::parse(line), files.last_mut())
+        {
+            f.first_new.get_or_insert(h.new_no);
+            hunk = h;
         }
     }
     files
@@ -148,7 +152,10 @@ fn header_path(raw: &str) -> String {
 /// Undoes git's C-style quoting of a path (`"a/q\"x\303\251"`).
 fn unquote_c(raw: &str) -> String {
     let inner = raw.trim_end_matches('\t');
-    let inner = inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(inner);
+    let inner = inner
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(inner);
     let bytes = inner.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -159,7 +166,9 @@ fn unquote_c(raw: &str) -> String {
             continue;
         }
         let c = bytes[i + 1];
-        let octal = bytes.get(i + 1..i + 4).filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
         if let Some(d) = octal {
             out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
             i += 4;
@@ -190,8 +199,14 @@ mod tests {
         let files = parse(text);
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].path(), Some("q.sql"));
-        assert_eq!(files[0].dels, [(3, "-- old comment".to_string()), (4, "x".to_string())]);
-        assert_eq!(files[0].adds, [(3, "++ new".to_string()), (4, "y".to_string())]);
+        assert_eq!(
+            files[0].dels,
+            [(3, "-- old comment".to_string()), (4, "x".to_string())]
+        );
+        assert_eq!(
+            files[0].adds,
+            [(3, "++ new".to_string()), (4, "y".to_string())]
+        );
         assert_eq!(files[0].first_new, Some(3));
     }
 
@@ -204,7 +219,9 @@ mod tests {
 
     #[test]
     fn a_deleted_file_reports_its_old_path() {
-        let files = parse("diff --git a/t.test.js b/t.test.js\n--- a/t.test.js\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n");
+        let files = parse(
+            "diff --git a/t.test.js b/t.test.js\n--- a/t.test.js\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
+        );
         assert_eq!(files[0].path(), Some("t.test.js"));
         assert_eq!(files[0].dels, [(1, "x".to_string())]);
     }

@@ -32,20 +32,47 @@ pub(super) fn resolve_commit(cwd: &Path, base: &str) -> Result<Option<String>, F
 }
 
 /// The diff of the working tree against `commit`, restricted to `pathspec`.
-pub(super) fn collect(cwd: &Path, commit: &str, pathspec: &[OsString]) -> Result<Scope, FloorGuardError> {
-    let mut diff = checked(cwd, &[DIFF, DIFF_FLAGS, &["--unified=0", commit]].concat(), Some(pathspec))?.stdout;
+pub(super) fn collect(
+    cwd: &Path,
+    commit: &str,
+    pathspec: &[OsString],
+) -> Result<Scope, FloorGuardError> {
+    let mut diff = checked(
+        cwd,
+        &[DIFF, DIFF_FLAGS, &["--unified=0", commit]].concat(),
+        Some(pathspec),
+    )?
+    .stdout;
     let deleted = checked(
         cwd,
-        &["diff", "--no-color", "--no-ext-diff", "--diff-filter=D", "--name-only", "-z", commit],
+        &[
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--diff-filter=D",
+            "--name-only",
+            "-z",
+            commit,
+        ],
         Some(pathspec),
     )?;
     let top = toplevel(cwd)?;
     // With no pathspec, untracked files of the whole work tree, like the diff.
     let everywhere = [OsString::from(":/")];
-    let untracked_scope = if pathspec.is_empty() { &everywhere[..] } else { pathspec };
+    let untracked_scope = if pathspec.is_empty() {
+        &everywhere[..]
+    } else {
+        pathspec
+    };
     let untracked = checked(
         cwd,
-        &["ls-files", "--others", "--exclude-standard", "--full-name", "-z"],
+        &[
+            "ls-files",
+            "--others",
+            "--exclude-standard",
+            "--full-name",
+            "-z",
+        ],
         Some(untracked_scope),
     )?;
     for path in nul_separated(&untracked.stdout) {
@@ -61,10 +88,21 @@ pub(super) fn collect(cwd: &Path, commit: &str, pathspec: &[OsString]) -> Result
 }
 
 const DIFF: &[&str] = &["diff"];
-const DIFF_FLAGS: &[&str] = &["--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/"];
+const DIFF_FLAGS: &[&str] = &[
+    "--no-color",
+    "--no-ext-diff",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+];
 
 fn untracked_diff(top: &Path, path: &str) -> Result<Vec<u8>, FloorGuardError> {
-    let args = [DIFF, &["--no-index"], DIFF_FLAGS, &["--unified=0", "--", "/dev/null", path]].concat();
+    let args = [
+        DIFF,
+        &["--no-index"],
+        DIFF_FLAGS,
+        &["--unified=0", "--", "/dev/null", path],
+    ]
+    .concat();
     let out = git(top, &args, None)?;
     // --no-index exits 1 when the files differ, which they always do here.
     match out.status.code() {
@@ -88,7 +126,11 @@ fn nul_separated(bytes: &[u8]) -> Vec<String> {
 }
 
 /// Runs git and fails unless it exits 0.
-fn checked(cwd: &Path, args: &[&str], pathspec: Option<&[OsString]>) -> Result<Output, FloorGuardError> {
+fn checked(
+    cwd: &Path,
+    args: &[&str],
+    pathspec: Option<&[OsString]>,
+) -> Result<Output, FloorGuardError> {
     let out = git(cwd, args, pathspec)?;
     if out.status.success() {
         Ok(out)
@@ -100,9 +142,15 @@ fn checked(cwd: &Path, args: &[&str], pathspec: Option<&[OsString]>) -> Result<O
 /// Runs `git -c core.quotepath=off <args> [-- <pathspec>...]` in `cwd`
 /// (`--` is always given with a pathspec, even an empty one, so a ref can
 /// never be read as a path).
-fn git(cwd: &Path, args: &[&str], pathspec: Option<&[OsString]>) -> Result<Output, FloorGuardError> {
+fn git(
+    cwd: &Path,
+    args: &[&str],
+    pathspec: Option<&[OsString]>,
+) -> Result<Output, FloorGuardError> {
     let mut cmd = Command::new("git");
-    cmd.current_dir(cwd).args(["-c", "core.quotepath=off"]).args(args);
+    cmd.current_dir(cwd)
+        .args(["-c", "core.quotepath=off"])
+        .args(args);
     if let Some(pathspec) = pathspec {
         cmd.arg("--").args(pathspec);
     }
@@ -113,7 +161,12 @@ fn git(cwd: &Path, args: &[&str], pathspec: Option<&[OsString]>) -> Result<Outpu
     })
 }
 
-fn failure(cwd: &Path, args: &[&str], pathspec: Option<&[OsString]>, out: &Output) -> FloorGuardError {
+fn failure(
+    cwd: &Path,
+    args: &[&str],
+    pathspec: Option<&[OsString]>,
+    out: &Output,
+) -> FloorGuardError {
     let stderr = String::from_utf8_lossy(&out.stderr);
     FloorGuardError::Git {
         command: describe(args, pathspec),

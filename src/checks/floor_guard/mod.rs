@@ -105,7 +105,11 @@ pub enum FloorGuardError {
 }
 
 /// Runs floor-guard in `cwd` against `base`, restricted to `pathspec`.
-pub fn run(base: &str, pathspec: &[OsString], cwd: &Path) -> Result<FloorGuardReport, FloorGuardError> {
+pub fn run(
+    base: &str,
+    pathspec: &[OsString],
+    cwd: &Path,
+) -> Result<FloorGuardReport, FloorGuardError> {
     let commit = git::resolve_commit(cwd, base)?.ok_or_else(|| FloorGuardError::UnknownBase {
         base: base.to_string(),
         cwd: cwd.to_path_buf(),
@@ -162,12 +166,25 @@ fn classify_file(path: &str, file: &diff::FileDiff, out: &mut Vec<FloorGuardFind
 }
 
 fn assert_drop(path: &str, file: &diff::FileDiff) -> Option<FloorGuardFinding> {
-    let added = file.adds.iter().filter(|(_, t)| rules::is_assertion(t)).count();
-    let removed = file.dels.iter().filter(|(_, t)| rules::is_assertion(t)).count();
+    let added = file
+        .adds
+        .iter()
+        .filter(|(_, t)| rules::is_assertion(t))
+        .count();
+    let removed = file
+        .dels
+        .iter()
+        .filter(|(_, t)| rules::is_assertion(t))
+        .count();
     if removed <= added {
         return None;
     }
-    let line = file.adds.first().map(|(n, _)| *n).or(file.first_new).unwrap_or(1);
+    let line = file
+        .adds
+        .first()
+        .map(|(n, _)| *n)
+        .or(file.first_new)
+        .unwrap_or(1);
     let waived = file.adds.iter().any(|(_, t)| rules::is_waived(t));
     let snippet = format!("assertion lines {removed} -> {added}");
     Some(finding("ASSERT_DROP", path, line, &snippet, waived))
@@ -191,7 +208,9 @@ fn thresholds_down(path: &str, file: &diff::FileDiff) -> Vec<FloorGuardFinding> 
     }
     new.into_iter()
         .filter(|(key, _, value, _)| old.get(key).is_some_and(|before| value < before))
-        .map(|(_, line, _, text)| finding("THRESHOLD_DOWN", path, line, text, rules::is_waived(text)))
+        .map(|(_, line, _, text)| {
+            finding("THRESHOLD_DOWN", path, line, text, rules::is_waived(text))
+        })
         .collect()
 }
 
@@ -211,7 +230,11 @@ mod tests {
 
     fn render(diff: &str, deleted: &[&str]) -> Vec<String> {
         let deleted: Vec<String> = deleted.iter().map(|s| s.to_string()).collect();
-        FloorGuardReport { base: "b".into(), findings: classify(diff, &deleted) }.lines()
+        FloorGuardReport {
+            base: "b".into(),
+            findings: classify(diff, &deleted),
+        }
+        .lines()
     }
 
     #[test]
@@ -234,7 +257,10 @@ mod tests {
         let diff = "--- a/jest.config.js\n+++ b/jest.config.js\n@@ -2,2 +2,3 @@\n-  lines: 80,\n-  branches: 70,\n+  lines: 90,\n+  branches: 75,\n+  lines: 79.5,\n";
         assert_eq!(
             render(diff, &[]),
-            ["FLOOR THRESHOLD_DOWN jest.config.js:4 lines: 79.5,", "FLOOR GUARD: 1 finding(s), 0 waived"]
+            [
+                "FLOOR THRESHOLD_DOWN jest.config.js:4 lines: 79.5,",
+                "FLOOR GUARD: 1 finding(s), 0 waived"
+            ]
         );
     }
 

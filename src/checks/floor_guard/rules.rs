@@ -10,7 +10,13 @@ use regex::Regex;
 const TEST_MARKERS: [&str; 3] = ["test", "spec", "__tests__"];
 
 /// Basename prefixes of coverage and quality configs.
-const CONFIG_PREFIXES: [&str; 5] = ["jest.config", "vitest.config", ".nycrc", "codecov", "lighthouserc"];
+const CONFIG_PREFIXES: [&str; 5] = [
+    "jest.config",
+    "vitest.config",
+    ".nycrc",
+    "codecov",
+    "lighthouserc",
+];
 
 /// Exact basenames of coverage and quality configs.
 const CONFIG_NAMES: [&str; 2] = ["sonar-project.properties", "CONSTRAINTS.md"];
@@ -30,7 +36,14 @@ const SUPPRESS_MARKERS: [&str; 7] = [
 const TS_EXPECT_ERROR: &str = "@ts-expect-error";
 
 /// Skipped or focused tests, matched anywhere in a test-path line.
-const SKIP_MARKERS: [&str; 6] = [".skip(", ".only(", "it.todo(", "@pytest.mark.skip", "@unittest.skip", "t.Skip("];
+const SKIP_MARKERS: [&str; 6] = [
+    ".skip(",
+    ".only(",
+    "it.todo(",
+    "@pytest.mark.skip",
+    "@unittest.skip",
+    "t.Skip(",
+];
 
 /// Not-implemented markers.
 const STUB_MARKERS: [&str; 2] = ["not implemented", "NotImplementedError"];
@@ -81,7 +94,9 @@ pub(super) fn is_skip(text: &str) -> bool {
 
 /// The line stubs code out.
 pub(super) fn is_stub(text: &str) -> bool {
-    STUB_MARKERS.iter().any(|m| text.contains(m)) || EMPTY_CATCH.is_match(text) || EXCEPT_PASS.is_match(text)
+    STUB_MARKERS.iter().any(|m| text.contains(m))
+        || EMPTY_CATCH.is_match(text)
+        || EXCEPT_PASS.is_match(text)
 }
 
 /// The line carries a `floor-guard: allow <reason>` waiver.
@@ -107,10 +122,23 @@ mod tests {
 
     #[test]
     fn bare_skip_needs_an_identifier_boundary() {
-        for yes in ["  xit('a', f)", "fit('a')", "(fit(x)", "xdescribe('s')", "a;fdescribe('s')"] {
+        for yes in [
+            "  xit('a', f)",
+            "fit('a')",
+            "(fit(x)",
+            "xdescribe('s')",
+            "a;fdescribe('s')",
+        ] {
             assert!(is_skip(yes), "{yes}");
         }
-        for no in ["exit(1)", "sys.exit(1)", "process.exit(1)", "model.fit(x)", "profit(1)", "SystemExit(2)"] {
+        for no in [
+            "exit(1)",
+            "sys.exit(1)",
+            "process.exit(1)",
+            "model.fit(x)",
+            "profit(1)",
+            "SystemExit(2)",
+        ] {
             assert!(!is_skip(no), "{no}");
         }
     }
@@ -131,7 +159,10 @@ mod tests {
         assert!(!is_waived("x # floor-guard: allow   "));
         assert!(is_config_path("web/jest.config.ts") && is_config_path("CONSTRAINTS.md"));
         assert!(!is_config_path("docs/CONSTRAINTS.md.bak") && !is_config_path("jest.config/x.ts"));
-        assert_eq!(key_value(r#"  "lines": 80.5,"#), Some(("lines".into(), 80.5)));
+        assert_eq!(
+            key_value(r#"  "lines": 80.5,"#),
+            Some(("lines".into(), 80.5))
+        );
         assert_eq!(key_value("branches = -1"), Some(("branches".into(), -1.0)));
         assert!(is_test_path("src/__tests__/a.js") && !is_test_path("src/lib.rs"));
     }

@@ -113,7 +113,10 @@ impl RunnerLog {
     }
 
     fn push(&mut self, name: impl Into<String>, outcome: Outcome) {
-        self.tests.push(TestLine { name: name.into(), outcome });
+        self.tests.push(TestLine {
+            name: name.into(),
+            outcome,
+        });
     }
 
     /// Counts taken from the per-test lines (each name once, its worst outcome).
@@ -145,7 +148,11 @@ impl RunnerLog {
 pub(super) fn detect(lines: &[String]) -> Vec<RunnerLog> {
     let nextest = rust::nextest(lines);
     // nextest replays a failing test's own libtest output: read it once.
-    let cargo = if nextest.is_some() { None } else { rust::cargo_test(lines) };
+    let cargo = if nextest.is_some() {
+        None
+    } else {
+        rust::cargo_test(lines)
+    };
     [
         cargo,
         nextest,
@@ -184,7 +191,11 @@ fn counts(summary: &str) -> Vec<(u64, String)> {
 
 /// The sum of the counts whose word is one of `words`.
 fn count_of(pairs: &[(u64, String)], words: &[&str]) -> u64 {
-    pairs.iter().filter(|(_, w)| words.contains(&w.as_str())).map(|(n, _)| *n).sum()
+    pairs
+        .iter()
+        .filter(|(_, w)| words.contains(&w.as_str()))
+        .map(|(n, _)| *n)
+        .sum()
 }
 
 #[cfg(test)]
@@ -196,6 +207,9 @@ mod tests {
         let c = counts("3 passed, 1 failed, 2 skipped, 1 timed out in 0.2s");
         assert_eq!(count_of(&c, &["failed", "timed out"]), 2);
         let c = counts("1 failed | 2 passed (3)");
-        assert_eq!((count_of(&c, &["passed"]), count_of(&c, &["failed"])), (2, 1));
+        assert_eq!(
+            (count_of(&c, &["passed"]), count_of(&c, &["failed"])),
+            (2, 1)
+        );
     }
 }

@@ -8,9 +8,11 @@ use super::{Outcome, Runner, RunnerLog, constant};
 
 static GO_RESULT: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \(\d+(?:\.\d+)?s\)$"));
-static GO_OK: LazyLock<Regex> = LazyLock::new(|| constant(r"^ok\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))(.*)$"));
-static GO_FAIL_PKG: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^FAIL\s+\S+\s+(?:\d+(?:\.\d+)?s|\[build failed\]|\[setup failed\])"));
+static GO_OK: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^ok\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))(.*)$"));
+static GO_FAIL_PKG: LazyLock<Regex> = LazyLock::new(|| {
+    constant(r"^FAIL\s+\S+\s+(?:\d+(?:\.\d+)?s|\[build failed\]|\[setup failed\])")
+});
 static GO_NO_FILES: LazyLock<Regex> = LazyLock::new(|| constant(r"^\?\s+\S+\s+\[no test files\]$"));
 static GO_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^=== RUN\s+\S+"));
 static GO_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^(?:FAIL$|panic: )"));
@@ -51,13 +53,16 @@ pub(super) fn go_test(lines: &[String]) -> Option<RunnerLog> {
     Some(log)
 }
 
-static GRADLE_TEST: LazyLock<Regex> = LazyLock::new(|| constant(r"^(.+) > (.+?) (PASSED|FAILED|SKIPPED)$"));
+static GRADLE_TEST: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^(.+) > (.+?) (PASSED|FAILED|SKIPPED)$"));
 static GRADLE_COMPLETED: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?$"));
-static GRADLE_BUILD: LazyLock<Regex> = LazyLock::new(|| constant(r"^BUILD (SUCCESSFUL|FAILED) in "));
+static GRADLE_BUILD: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^BUILD (SUCCESSFUL|FAILED) in "));
 static GRADLE_TASK: LazyLock<Regex> = LazyLock::new(|| constant(r"^> Task :\S*"));
-static GRADLE_FAILURE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(?:> )?(?:There were failing tests|No tests found for given includes)"));
+static GRADLE_FAILURE: LazyLock<Regex> = LazyLock::new(|| {
+    constant(r"^(?:> )?(?:There were failing tests|No tests found for given includes)")
+});
 
 /// gradle's per-test lines (testLogging events), `N tests completed` and `BUILD` lines.
 pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
@@ -68,7 +73,11 @@ pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
             log.failure_reported |= &c[1] == "FAILED";
             seen = true;
         } else if let Some(c) = GRADLE_COMPLETED.captures(line) {
-            let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u64>().ok()).unwrap_or(0);
+            let num = |i: usize| {
+                c.get(i)
+                    .and_then(|m| m.as_str().parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
             completed = Some((num(1), num(2), num(3)));
             seen = true;
         } else if GRADLE_FAILURE.is_match(line) {
@@ -100,13 +109,16 @@ pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
 
 static XC_CASE: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^Test [Cc]ase '(.+?)' (passed|failed|skipped) (?:on '[^']*' )?\("));
-static XC_EXECUTED: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*Executed (\d+) tests?, with (\d+) failures? \(\d+ unexpected\)"));
+static XC_EXECUTED: LazyLock<Regex> = LazyLock::new(|| {
+    constant(r"^\s*Executed (\d+) tests?, with (\d+) failures? \(\d+ unexpected\)")
+});
 static XC_RESULT: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^\*\* (TEST|BUILD|TEST BUILD) (SUCCEEDED|FAILED) \*\*$"));
-static XC_SWIFT_TEST: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\S+ Test (.+?) (passed|failed|skipped)(?: after [\d.]+ seconds|\.|$)"));
-static XC_SWIFT_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^\S+ Test run with \d+ tests? (passed|failed)"));
+static XC_SWIFT_TEST: LazyLock<Regex> = LazyLock::new(|| {
+    constant(r"^\S+ Test (.+?) (passed|failed|skipped)(?: after [\d.]+ seconds|\.|$)")
+});
+static XC_SWIFT_RUN: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\S+ Test run with \d+ tests? (passed|failed)"));
 static XC_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^Testing failed:"));
 
 /// xcodebuild's XCTest `Test Case` lines, Swift Testing lines, `Executed`

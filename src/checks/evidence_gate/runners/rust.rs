@@ -7,9 +7,12 @@ use regex::Regex;
 use super::{Outcome, Runner, RunnerLog, constant, count_of, counts};
 
 static RUNNING: LazyLock<Regex> = LazyLock::new(|| constant(r"^running \d+ tests?$"));
-static TEST: LazyLock<Regex> = LazyLock::new(|| constant(r"^test (.+?) \.\.\. (ok|FAILED|ignored)(?:,.*)?$"));
+static TEST: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^test (.+?) \.\.\. (ok|FAILED|ignored)(?:,.*)?$"));
 static RESULT: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; \d+ measured; \d+ filtered out")
+    constant(
+        r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; \d+ measured; \d+ filtered out",
+    )
 });
 static CARGO_FAILED: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^error: (?:test failed|\d+ targets? failed|could not compile)"));
@@ -66,7 +69,8 @@ static NEXTEST_STATUS: LazyLock<Regex> = LazyLock::new(|| {
 });
 static NEXTEST_SUMMARY: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^\s*Summary \[\s*[\d.]+s\] \d+ tests? run: (.*)$"));
-static NEXTEST_START: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*Starting \d+ tests? across"));
+static NEXTEST_START: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\s*Starting \d+ tests? across"));
 static NEXTEST_FAILED: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^(?:error: test run failed|\s*Cancelling due to test failure)"));
 
@@ -136,6 +140,9 @@ mod tests {
         let log = nextest(&lines(text)).unwrap();
         assert_eq!(log.tests.len(), 2);
         assert_eq!(log.tests[0].outcome, Outcome::Failed);
-        assert_eq!((log.passed, log.failed, log.failure_reported), (1, 1, false));
+        assert_eq!(
+            (log.passed, log.failed, log.failure_reported),
+            (1, 1, false)
+        );
     }
 }

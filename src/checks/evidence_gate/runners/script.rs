@@ -61,9 +61,11 @@ fn pytest_outcome(word: &str) -> Outcome {
 
 static JEST_TESTS: LazyLock<Regex> = LazyLock::new(|| constant(r"^Tests:\s+(.*\d+ total)$"));
 static JEST_SUITES: LazyLock<Regex> = LazyLock::new(|| constant(r"^Test Suites:\s+(.*\d+ total)$"));
-static JEST_NONE: LazyLock<Regex> = LazyLock::new(|| constant(r"^No tests found, exiting with code \d+"));
-static JEST_TICK: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s+(✓|√|✕|×|○|✎)\s+(?:skipped |todo )?(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?$"));
+static JEST_NONE: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^No tests found, exiting with code \d+"));
+static JEST_TICK: LazyLock<Regex> = LazyLock::new(|| {
+    constant(r"^\s+(✓|√|✕|×|○|✎)\s+(?:skipped |todo )?(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?$")
+});
 static JEST_BULLET: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*● (.+)$"));
 static JEST_FAIL_FILE: LazyLock<Regex> = LazyLock::new(|| constant(r"^FAIL\s+\S"));
 
@@ -114,12 +116,15 @@ pub(super) fn jest(lines: &[String]) -> Option<RunnerLog> {
     Some(log)
 }
 
-static VITEST_TESTS: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*Tests\s{2,}(.+?)\s*\(\d+\)$"));
-static VITEST_FILES: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*Test Files\s{2,}(.+?)\s*\(\d+\)$"));
+static VITEST_TESTS: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\s*Tests\s{2,}(.+?)\s*\(\d+\)$"));
+static VITEST_FILES: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\s*Test Files\s{2,}(.+?)\s*\(\d+\)$"));
 static VITEST_NONE: LazyLock<Regex> = LazyLock::new(|| constant(r"^No test files found"));
 static VITEST_TICK: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^\s*(✓|√|×|✗|↓)\s+(.+?)(?:\s+\d+(?:\.\d+)?m?s)?$"));
-static VITEST_FILE_LINE: LazyLock<Regex> = LazyLock::new(|| constant(r"\(\d+ tests?(?: \| [^)]*)?\)$"));
+static VITEST_FILE_LINE: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"\(\d+ tests?(?: \| [^)]*)?\)$"));
 static VITEST_FAIL: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*FAIL\s+(.+)$"));
 
 /// vitest's `Test Files` / `Tests` summary, verbose ticks and `FAIL` headers.
