@@ -35,7 +35,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
     let w = usize::from(inner.width);
-    let list = changes(before, after);
+    let list = changes(app.state(), before.iteration, after.iteration);
     let mut lines: Vec<Line> = list
         .iter()
         .take(usize::from(inner.height))
