@@ -328,12 +328,43 @@ fn unreadable_contract() {
 }
 
 #[test]
-fn folder_reads_as_a_contract_without_criteria() {
+fn folder_is_unreadable() {
     one_liner(
         &["status", "."],
         None,
-        "GATES — VERDICT: ERROR(no numbered criteria under ## ACCEPTANCE CRITERIA)\n",
+        "GATES — VERDICT: ERROR(contract unreadable: .)\n",
     );
+}
+
+/// On a terminal, control characters from the contract are shown, never
+/// sent (run through `script`, which gives the command a pseudo-terminal;
+/// the terminal turns each `\n` into `\r\n`).
+#[test]
+fn terminal_output_escapes_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("c.md"),
+        "## ACCEPTANCE CRITERIA\n1. esc \x1b[31mred\x1b[0m and \u{202e} rtl\n",
+    )
+    .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("loopwatch");
+    let out = std::process::Command::new("script")
+        .current_dir(dir.path())
+        .env_remove("GATES_TIMEOUT")
+        .args([
+            "-qec",
+            &format!("{} gate0 status c.md", bin.display()),
+            "/dev/null",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "GATES — c.md (status)\r\n  1   MANUAL        esc \u{241b}[31mred\u{241b}[0m and <U+202E> rtl\r\n\
+         RUNNABLE: 0 of 1 criteria; timeout 120s\r\nGATES — VERDICT: MET\r\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]

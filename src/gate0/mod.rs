@@ -186,13 +186,9 @@ fn judge(mode: Mode, path: &Path, timeout: &Timeout) -> Gate0Outcome {
     }
 }
 
-/// Reads the contract; a folder reads as empty (as the reference's read
-/// loop sees it), any other failure is "unreadable".
+/// Reads the contract (a folder is as unreadable as a missing file).
 fn read_contract(path: &Path) -> io::Result<Vec<u8>> {
-    match std::fs::read(path) {
-        Err(e) if e.kind() == io::ErrorKind::IsADirectory => Ok(Vec::new()),
-        other => other,
-    }
+    std::fs::read(path)
 }
 
 /// Rewrites the EVIDENCE lines of the criteria that ran, unless the file
