@@ -80,7 +80,7 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
         if let Some(start) = replay {
             let snap = snapshot(&ctl.pipelines[0])?.context("nothing to replay: no events.jsonl and no state.json")?;
             let past = match snap.source {
-                Source::Journal => Past::Events(History::new(snap.events)),
+                Source::Journal => Past::Events(Box::new(History::new(snap.events))),
                 Source::ForeignState => ctl.observed_states(&live)?,
             };
             ctl.enter_replay(&mut app, past, start);
@@ -223,7 +223,7 @@ struct Controller {
 /// What a replay steps through: the journal's events, or, for a pipeline
 /// written by another program, the versions of its state.json observed.
 enum Past {
-    Events(History),
+    Events(Box<History>),
     States(Vec<(String, State)>),
 }
 
@@ -297,7 +297,7 @@ impl Controller {
                 && i == 0
             {
                 match past {
-                    Past::Events(h) if up.reset => *h = History::new(events.to_vec()),
+                    Past::Events(h) if up.reset => **h = History::new(events.to_vec()),
                     Past::Events(h) => h.extend(new.iter().cloned()),
                     Past::States(v) => {
                         if feed.is_foreign() && up.new_events > 0 {
@@ -441,7 +441,7 @@ impl Controller {
                     Err(_) => return,
                 }
             } else {
-                Past::Events(History::new(feed.events().to_vec()))
+                Past::Events(Box::new(History::new(feed.events().to_vec())))
             };
             self.replay = Some(past.len());
             self.history = Some(past);
