@@ -36,6 +36,49 @@ pub enum ReplayStart {
     Iteration(u32),
 }
 
+/// The position (events applied) where replay starts: the first event, the
+/// event with a seq, or the first event of an iteration (the first event
+/// when that iteration does not exist).
+pub fn start_position(history: &History, start: ReplayStart) -> usize {
+    let k = match start {
+        ReplayStart::First => 1,
+        ReplayStart::Seq(seq) => history.position_of_seq(seq).max(1),
+        ReplayStart::Iteration(n) => {
+            history.iteration_starts().iter().find(|(i, _)| *i == n).map_or(1, |(_, pos)| pos + 1)
+        }
+    };
+    k.min(history.len())
+}
+
+/// Where a replay key moves from position `k`; `None` for [`ReplayMove::Live`]
+/// (leave replay).
+pub fn move_target(history: &History, k: usize, m: ReplayMove) -> Option<usize> {
+    let starts = history.iteration_starts();
+    let target = match m {
+        ReplayMove::Back => k.saturating_sub(1).max(1),
+        ReplayMove::Forward => k + 1,
+        ReplayMove::First => 1,
+        ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| p + 1).find(|&p| p < k).unwrap_or(1),
+        ReplayMove::NextIteration => starts.iter().map(|(_, p)| p + 1).find(|&p| p > k).unwrap_or(history.len()),
+        ReplayMove::Live => return None,
+    };
+    Some(target.min(history.len()))
+}
+
+/// Shows position `k` of a history in the app exactly as replay does: the
+/// replay bar (position, time and iteration of the event at `k`), then the
+/// state after the first `k` events with those events. Returns the position
+/// shown (`k` clamped to the history's length).
+pub fn show_position(app: &mut App, history: &History, k: usize) -> usize {
+    let k = k.min(history.len());
+    let state = history.state_at(k);
+    let at = k.checked_sub(1).and_then(|i| history.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
+    app.set_replay(Some(ReplayBar { event: k as u64, total: history.len() as u64, at, iteration: state.iteration_number() }));
+    // Replay never rings nor runs hooks: the effects are always empty here.
+    let _ = app.on_run_state(0, state, &history.events()[..k]);
+    k
+}
+
 /// Inputs of the loop besides file changes.
 #[derive(Debug)]
 enum Ui {
@@ -314,33 +357,14 @@ impl Controller {
     }
 
     fn enter_replay(&mut self, app: &mut App, history: History, start: ReplayStart) {
-        let k = match start {
-            ReplayStart::First => 1.min(history.len()),
-            ReplayStart::Seq(seq) => history.position_of_seq(seq).max(1).min(history.len()),
-            ReplayStart::Iteration(n) => history
-                .iteration_starts()
-                .iter()
-                .find(|(i, _)| *i == n)
-                .map_or(1, |(_, pos)| pos + 1)
-                .min(history.len()),
-        };
+        let k = start_position(&history, start);
         self.history = Some(history);
         self.show(app, k);
     }
 
     fn show(&mut self, app: &mut App, k: usize) {
         let Some(h) = &self.history else { return };
-        let k = k.min(h.len());
-        self.replay = Some(k);
-        let state = h.state_at(k);
-        let at = k.checked_sub(1).and_then(|i| h.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
-        app.set_replay(Some(ReplayBar {
-            event: k as u64,
-            total: h.len() as u64,
-            at,
-            iteration: state.iteration_number(),
-        }));
-        app.on_run_state(0, state, &h.events()[..k]);
+        self.replay = Some(show_position(app, h, k));
     }
 
     fn replay_move(&mut self, app: &mut App, live: &Live<Ui>, m: ReplayMove) {
@@ -356,23 +380,15 @@ impl Controller {
             self.replay = Some(end);
         }
         let (Some(h), Some(k)) = (&self.history, self.replay) else { return };
-        let starts = h.iteration_starts();
-        let target = match m {
-            ReplayMove::Back => k.saturating_sub(1).max(1),
-            ReplayMove::Forward => (k + 1).min(h.len()),
-            ReplayMove::First => 1,
-            ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| p + 1).find(|&p| p < k).unwrap_or(1),
-            ReplayMove::NextIteration => starts.iter().map(|(_, p)| p + 1).find(|&p| p > k).unwrap_or(h.len()),
-            ReplayMove::Live => {
-                self.replay = None;
-                self.history = None;
-                app.set_replay(None);
-                let feed = &live.feeds()[0];
-                app.on_run_state(0, feed.state().clone(), feed.events());
-                return;
-            }
+        let Some(target) = move_target(h, k, m) else {
+            self.replay = None;
+            self.history = None;
+            app.set_replay(None);
+            let feed = &live.feeds()[0];
+            app.on_run_state(0, feed.state().clone(), feed.events());
+            return;
         };
-        self.show(app, target.min(h.len()));
+        self.show(app, target);
     }
 }
 
