@@ -37,6 +37,49 @@ pub enum ReplayStart {
     Iteration(u32),
 }
 
+/// The position (events applied) where replay starts: the first event, the
+/// event with a seq, or the first event of an iteration (the first event
+/// when that iteration does not exist).
+pub fn start_position(history: &History, start: ReplayStart) -> usize {
+    let k = match start {
+        ReplayStart::First => 1,
+        ReplayStart::Seq(seq) => history.position_of_seq(seq).max(1),
+        ReplayStart::Iteration(n) => {
+            history.iteration_starts().iter().find(|(i, _)| *i == n).map_or(1, |(_, pos)| pos + 1)
+        }
+    };
+    k.min(history.len())
+}
+
+/// Where a replay key moves from position `k`; `None` for [`ReplayMove::Live`]
+/// (leave replay).
+pub fn move_target(history: &History, k: usize, m: ReplayMove) -> Option<usize> {
+    let starts = history.iteration_starts();
+    let target = match m {
+        ReplayMove::Back => k.saturating_sub(1).max(1),
+        ReplayMove::Forward => k + 1,
+        ReplayMove::First => 1,
+        ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| p + 1).find(|&p| p < k).unwrap_or(1),
+        ReplayMove::NextIteration => starts.iter().map(|(_, p)| p + 1).find(|&p| p > k).unwrap_or(history.len()),
+        ReplayMove::Live => return None,
+    };
+    Some(target.min(history.len()))
+}
+
+/// Shows position `k` of a history in the app exactly as replay does: the
+/// replay bar (position, time and iteration of the event at `k`), then the
+/// state after the first `k` events with those events. Returns the position
+/// shown (`k` clamped to the history's length).
+pub fn show_position(app: &mut App, history: &History, k: usize) -> usize {
+    let k = k.min(history.len());
+    let state = history.state_at(k);
+    let at = k.checked_sub(1).and_then(|i| history.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
+    app.set_replay(Some(ReplayBar { event: k as u64, total: history.len() as u64, at, iteration: state.iteration_number() }));
+    // Replay never rings nor runs hooks: the effects are always empty here.
+    let _ = app.on_run_state(0, state, &history.events()[..k]);
+    k
+}
+
 /// Inputs of the loop besides file changes.
 #[derive(Debug)]
 enum Ui {
@@ -399,10 +442,10 @@ impl Controller {
     fn enter_replay(&mut self, app: &mut App, past: Past, start: ReplayStart) {
         let len = past.len();
         let k = match (&past, start) {
-            (_, ReplayStart::First) => 1.min(len),
-            (Past::Events(h), ReplayStart::Seq(seq)) => h.position_of_seq(seq).max(1).min(len),
+            (Past::Events(h), _) => start_position(h, start),
+            (Past::States(_), ReplayStart::First) => 1.min(len),
             (Past::States(_), ReplayStart::Seq(seq)) => usize::try_from(seq).unwrap_or(len).clamp(1, len.max(1)),
-            (_, ReplayStart::Iteration(n)) => {
+            (Past::States(_), ReplayStart::Iteration(n)) => {
                 past.iteration_starts().iter().find(|(i, _)| *i == n).map_or(1, |(_, pos)| *pos).min(len)
             }
         };
@@ -415,6 +458,10 @@ impl Controller {
 
     fn show(&mut self, app: &mut App, k: usize) {
         let Some(past) = &self.history else { return };
+        if let Past::Events(h) = past {
+            self.replay = Some(show_position(app, h, k));
+            return;
+        }
         let k = k.min(past.len());
         self.replay = Some(k);
         let (state, at, events) = past.at(k);
@@ -447,24 +494,30 @@ impl Controller {
             self.history = Some(past);
         }
         let (Some(past), Some(k)) = (&self.history, self.replay) else { return };
-        let starts = past.iteration_starts();
-        let len = past.len();
-        let target = match m {
-            ReplayMove::Back => k.saturating_sub(1).max(1),
-            ReplayMove::Forward => (k + 1).min(len),
-            ReplayMove::First => 1,
-            ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| *p).find(|&p| p < k).unwrap_or(1),
-            ReplayMove::NextIteration => starts.iter().map(|(_, p)| *p).find(|&p| p > k).unwrap_or(len),
-            ReplayMove::Live => {
-                self.replay = None;
-                self.history = None;
-                app.set_replay(None);
-                let feed = &live.feeds()[0];
-                app.on_run_state(0, feed.state().clone(), feed.events());
-                return;
+        let target = match past {
+            Past::Events(h) => move_target(h, k, m),
+            Past::States(_) => {
+                let starts = past.iteration_starts();
+                let len = past.len();
+                match m {
+                    ReplayMove::Back => Some(k.saturating_sub(1).max(1)),
+                    ReplayMove::Forward => Some((k + 1).min(len)),
+                    ReplayMove::First => Some(1),
+                    ReplayMove::PrevIteration => Some(starts.iter().rev().map(|(_, p)| *p).find(|&p| p < k).unwrap_or(1)),
+                    ReplayMove::NextIteration => Some(starts.iter().map(|(_, p)| *p).find(|&p| p > k).unwrap_or(len)),
+                    ReplayMove::Live => None,
+                }
             }
         };
-        self.show(app, target.min(len));
+        let Some(target) = target else {
+            self.replay = None;
+            self.history = None;
+            app.set_replay(None);
+            let feed = &live.feeds()[0];
+            app.on_run_state(0, feed.state().clone(), feed.events());
+            return;
+        };
+        self.show(app, target);
     }
 }
 

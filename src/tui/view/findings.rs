@@ -78,9 +78,16 @@ pub fn bucket(app: &App, f: &Finding) -> Option<Bucket> {
     if let Some(b) = app.run().buckets.get(&(it, f.id.clone())) {
         return Some(*b);
     }
-    let named = ["bucket", "triage"]
-        .iter()
-        .find_map(|k| f.extra.get(*k).and_then(|v| v.as_str()));
+    // The buckets recorded with `triage.recorded`, then the finding's own field.
+    let recorded = rows::shown(app)
+        .and_then(|i| i.triage.as_ref())
+        .and_then(|t| t.buckets.as_ref())
+        .and_then(|b| b.bucket_of(&f.id));
+    let named = recorded.or_else(|| {
+        ["bucket", "triage"]
+            .iter()
+            .find_map(|k| f.extra.get(*k).and_then(|v| v.as_str()))
+    });
     match named {
         Some("accepted") => return Some(Bucket::Accepted),
         Some("deferred") => return Some(Bucket::Deferred),
