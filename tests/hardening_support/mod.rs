@@ -23,7 +23,9 @@ pub fn bin() -> &'static str {
 
 /// A fixture of this suite, as bytes.
 pub fn fixture(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hardening").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hardening")
+        .join(name);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -68,12 +70,23 @@ impl Headless {
                     .find_map(|w| w.strip_prefix("seq="))
                     .and_then(|s| s.parse().ok())
                     .unwrap_or_else(|| panic!("headless line without seq: {text:?}"));
-                if tx.send(HeadlessLine { text, seq, at: Instant::now() }).is_err() {
+                if tx
+                    .send(HeadlessLine {
+                        text,
+                        seq,
+                        at: Instant::now(),
+                    })
+                    .is_err()
+                {
                     break;
                 }
             }
         });
-        Headless { child, lines: rx, seen: Vec::new() }
+        Headless {
+            child,
+            lines: rx,
+            seen: Vec::new(),
+        }
     }
 
     /// The child's pid.
@@ -82,7 +95,11 @@ impl Headless {
     }
 
     /// Waits until a line satisfies `want`, at most `limit`; returns it.
-    pub fn wait_for(&mut self, limit: Duration, want: impl Fn(&HeadlessLine) -> bool) -> Option<HeadlessLine> {
+    pub fn wait_for(
+        &mut self,
+        limit: Duration,
+        want: impl Fn(&HeadlessLine) -> bool,
+    ) -> Option<HeadlessLine> {
         let deadline = Instant::now() + limit;
         loop {
             let left = deadline.checked_duration_since(Instant::now())?;
@@ -94,15 +111,21 @@ impl Headless {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => return None,
-                Err(RecvTimeoutError::Disconnected) => panic!("headless child ended: {:?}", self.seen),
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("headless child ended: {:?}", self.seen)
+                }
             }
         }
     }
 
     /// Waits for the line reporting `seq`.
     pub fn wait_seq(&mut self, seq: u64, limit: Duration) -> HeadlessLine {
-        self.wait_for(limit, |l| l.seq == seq)
-            .unwrap_or_else(|| panic!("no line with seq={seq} within {limit:?}; saw {:?}", self.texts()))
+        self.wait_for(limit, |l| l.seq == seq).unwrap_or_else(|| {
+            panic!(
+                "no line with seq={seq} within {limit:?}; saw {:?}",
+                self.texts()
+            )
+        })
     }
 
     /// Lines arriving within `quiet` of each other are taken until none does.
@@ -117,7 +140,8 @@ impl Headless {
 
     /// Peak resident memory of the child so far (`VmHWM`, KiB).
     pub fn peak_rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("proc status");
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("proc status");
         status
             .lines()
             .find_map(|l| l.strip_prefix("VmHWM:"))
@@ -140,7 +164,9 @@ impl Drop for Headless {
 
 /// A journal line of a `note` event.
 pub fn note_line(seq: u64) -> String {
-    format!("{{\"v\":1,\"seq\":{seq},\"at\":\"2026-11-02T10:00:00Z\",\"type\":\"note\",\"text\":\"n{seq}\"}}\n")
+    format!(
+        "{{\"v\":1,\"seq\":{seq},\"at\":\"2026-11-02T10:00:00Z\",\"type\":\"note\",\"text\":\"n{seq}\"}}\n"
+    )
 }
 
 /// `note_line` for 1..=n, joined.
@@ -187,7 +213,12 @@ impl Worktree {
 
     /// Starts a run on the contract.
     pub fn start_run(&self) {
-        let run = RunInfo { id: "2026-11-02-hardening".into(), flow: "feat".into(), contract: CONTRACT.into(), ..RunInfo::default() };
+        let run = RunInfo {
+            id: "2026-11-02-hardening".into(),
+            flow: "feat".into(),
+            contract: CONTRACT.into(),
+            ..RunInfo::default()
+        };
         self.recorder().run_start(run, false).expect("run-start");
     }
 
@@ -206,7 +237,10 @@ impl Worktree {
     /// Runs the binary in the worktree.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(bin());
-        c.args(args).current_dir(&self.root).env("LOOPWATCH_USER", "hardening").env_remove("LOOPWATCH_PIPELINE");
+        c.args(args)
+            .current_dir(&self.root)
+            .env("LOOPWATCH_USER", "hardening")
+            .env_remove("LOOPWATCH_PIPELINE");
         c
     }
 }
@@ -218,9 +252,14 @@ pub struct Rng(u64);
 impl Rng {
     /// Seeded from `HARDENING_SEED` or the clock.
     pub fn from_env() -> Rng {
-        let seed = std::env::var("HARDENING_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-        });
+        let seed = std::env::var("HARDENING_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_nanos() as u64)
+            });
         eprintln!("HARDENING_SEED={seed}");
         Rng(seed | 1)
     }
