@@ -507,6 +507,9 @@ pub struct RunEnded {
     pub report: Option<String>,
 }
 
+mod limits;
+pub use limits::MAX_VALUES_PER_LINE;
+
 /// Why a journal line is not an event.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum EventError {
@@ -534,6 +537,10 @@ pub enum EventError {
 impl Event {
     /// Parses one journal line (without its `\n`).
     pub fn parse_line(line: &[u8]) -> Result<Event, EventError> {
+        if let Some(column) = limits::too_many_values(line) {
+            let message = format!("more than {} JSON values in one line", limits::MAX_VALUES_PER_LINE);
+            return Err(EventError::Json { column, message });
+        }
         if let Some(ev) = Self::parse_fast(line) {
             return Ok(ev);
         }
