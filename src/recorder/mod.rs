@@ -95,7 +95,8 @@ impl Recorder {
                 Ok(out) => out.into_finished(iteration, round, Some(output)),
                 Err(st) => st.into_finished(gate, iteration, round, Some(output)),
             };
-            let requests = rules::gates_for_round(s, &finished);
+            let mut requests = rules::gates_for_round(s, &finished);
+            enrich_evidence(&mut requests, s, self.pipeline.worktree(), raw_output);
             bodies.push(EventBody::GateFinished(finished));
             bodies.extend(rules::assign_ids(s, iteration, requests, "manual").into_iter().map(EventBody::HumanRequested));
             Ok(bodies)
@@ -325,6 +326,46 @@ fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalErro
         "GATE {} {gate} out of order: {expected} (pass --force to record it anyway)",
         gate.number()
     )))
+}
+
+/// What the dialog shows beyond the round's rows, captured when the gate
+/// opens so the evidence is recorded with it: the `git diff --stat` of an
+/// out-of-scope file against the run's diff base, and the head of a
+/// structurally broken output.
+fn enrich_evidence(requests: &mut [GateRequest], s: &State, worktree: &std::path::Path, raw_output: &[u8]) {
+    for r in requests.iter_mut() {
+        let Some(ev) = r.evidence.as_object_mut() else { continue };
+        match r.kind {
+            HumanGateKind::OutOfScope => {
+                let base = s.run.as_ref().map(|run| run.diff.split("..").next().unwrap_or("").to_string()).unwrap_or_default();
+                if let Some(stat) = git_diff_stat(worktree, &base, &r.subject) {
+                    ev.insert("diffStat".into(), Value::from(stat));
+                }
+            }
+            HumanGateKind::Structural => {
+                let text = String::from_utf8_lossy(&raw_output[..raw_output.len().min(4096)]).into_owned();
+                let head: Vec<&str> = text.lines().take(40).collect();
+                ev.insert("excerpt".into(), Value::from(head.join("\n")));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `git diff --stat <base> -- <path>` in the worktree (HEAD when there is no
+/// base); `None` when git is missing or says nothing.
+fn git_diff_stat(worktree: &std::path::Path, base: &str, path: &str) -> Option<String> {
+    let base = if base.trim().is_empty() { "HEAD" } else { base.trim() };
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(worktree)
+        .args(["diff", "--stat=120", "--no-color", base, "--", path])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).trim_end().to_string();
+    (out.status.success() && !text.is_empty()).then_some(text)
 }
 
 /// The events that open a round of `gate` (a new iteration when the loop
