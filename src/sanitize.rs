@@ -95,7 +95,14 @@ const MAX_CHARS_PER_COLUMN: usize = 8;
 
 impl LineBuilder {
     fn new(max: usize) -> Self {
-        LineBuilder { max, out: String::new(), width: 0, keep: (0, 0), chars: 0, cut: false }
+        LineBuilder {
+            max,
+            out: String::new(),
+            width: 0,
+            keep: (0, 0),
+            chars: 0,
+            cut: false,
+        }
     }
 
     /// Adds one source character; false once the line is full.
@@ -130,7 +137,10 @@ impl LineBuilder {
     fn push_visible(&mut self, piece: &str) -> bool {
         let w: usize = piece.chars().map(|c| c.width().unwrap_or(0)).sum();
         self.chars += piece.chars().count();
-        let char_cap = self.max.saturating_mul(MAX_CHARS_PER_COLUMN).saturating_add(64);
+        let char_cap = self
+            .max
+            .saturating_mul(MAX_CHARS_PER_COLUMN)
+            .saturating_add(64);
         if self.width + w > self.max || self.chars > char_cap {
             self.cut = true;
             return false;

@@ -213,8 +213,58 @@ fn timeout_kills_the_whole_process_group() {
     let pids = fs::read_to_string(dir.path().join("bg.pid")).unwrap();
     let pids: Vec<u32> = pids.lines().map(|l| l.trim().parse().unwrap()).collect();
     assert_eq!(pids.len(), 2);
-    // Killed processes may linger a moment as zombies until reaped.
-    let deadline = Instant::now() + Duration::from_secs(3);
+    assert_eq!(
+        survivors(&pids),
+        Vec::<u32>::new(),
+        "processes outlived the timed-out check"
+    );
+}
+
+#[test]
+fn interrupt_kills_the_running_check_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let contract = dir.path().join("contract.md");
+    let original = "## ACCEPTANCE CRITERIA\n1. waits\n   CHECK: sleep 1000 & echo $! > bg.pid; wait\n   EXPECT: x\n   EVIDENCE: pending\n";
+    fs::write(&contract, original).unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("loopwatch"))
+        .current_dir(dir.path())
+        .env_remove("GATES_TIMEOUT")
+        .args(["gate0", "run", "contract.md"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid_file = dir.path().join("bg.pid");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fs::read_to_string(&pid_file).map_or(true, |s| !s.ends_with('\n'))
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let bg: u32 = fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let me = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(me, rustix::process::Signal::INT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loopwatch: interrupted: checks stopped, evidence not written\n"
+    );
+    assert_eq!(fs::read_to_string(&contract).unwrap(), original);
+    assert_eq!(
+        survivors(&[bg]),
+        Vec::<u32>::new(),
+        "the check outlived the interrupt"
+    );
+}
+
+/// The pids still running (not zombies) after up to 3 s; kills those.
+fn survivors(pids: &[u32]) -> Vec<u32> {
     let alive = |pid: u32| match fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => stat
             .rsplit(')')
@@ -222,21 +272,18 @@ fn timeout_kills_the_whole_process_group() {
             .is_some_and(|rest| !rest.trim_start().starts_with('Z')),
         Err(_) => false,
     };
+    let deadline = Instant::now() + Duration::from_secs(3);
     while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let survivors: Vec<u32> = pids.iter().copied().filter(|&p| alive(p)).collect();
-    for &p in &survivors {
+    let left: Vec<u32> = pids.iter().copied().filter(|&p| alive(p)).collect();
+    for &p in &left {
         let _ = std::process::Command::new("kill")
             .arg("-9")
             .arg(p.to_string())
             .status();
     }
-    assert_eq!(
-        survivors,
-        Vec::<u32>::new(),
-        "processes outlived the timed-out check"
-    );
+    left
 }
 
 fn one_liner(args: &[&str], timeout: Option<&str>, want: &str) {
@@ -281,12 +328,43 @@ fn unreadable_contract() {
 }
 
 #[test]
-fn folder_reads_as_a_contract_without_criteria() {
+fn folder_is_unreadable() {
     one_liner(
         &["status", "."],
         None,
-        "GATES — VERDICT: ERROR(no numbered criteria under ## ACCEPTANCE CRITERIA)\n",
+        "GATES — VERDICT: ERROR(contract unreadable: .)\n",
     );
+}
+
+/// On a terminal, control characters from the contract are shown, never
+/// sent (run through `script`, which gives the command a pseudo-terminal;
+/// the terminal turns each `\n` into `\r\n`).
+#[test]
+fn terminal_output_escapes_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("c.md"),
+        "## ACCEPTANCE CRITERIA\n1. esc \x1b[31mred\x1b[0m and \u{202e} rtl\n",
+    )
+    .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("loopwatch");
+    let out = std::process::Command::new("script")
+        .current_dir(dir.path())
+        .env_remove("GATES_TIMEOUT")
+        .args([
+            "-qec",
+            &format!("{} gate0 status c.md", bin.display()),
+            "/dev/null",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "GATES — c.md (status)\r\n  1   MANUAL        esc \u{241b}[31mred\u{241b}[0m and <U+202E> rtl\r\n\
+         RUNNABLE: 0 of 1 criteria; timeout 120s\r\nGATES — VERDICT: MET\r\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]

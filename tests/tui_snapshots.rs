@@ -20,14 +20,24 @@ use ratatui::style::{Color, Modifier};
 const NOW: &str = "2026-12-01T08:45:00Z";
 
 fn events(name: &str) -> Vec<Event> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tui")
+        .join(name);
     let text = std::fs::read(&path).expect("fixture exists");
-    text.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| Event::parse_line(l).expect("valid event")).collect()
+    text.split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| Event::parse_line(l).expect("valid event"))
+        .collect()
 }
 
 fn app(theme: ThemeKind, evs: &[Event]) -> (App, ManualClock) {
     let clock = ManualClock::new(NOW.parse().expect("time"));
-    let mut app = App::new(Config::default(), theme, Box::new(clock.clone()), "/work/proj/.pipeline".into());
+    let mut app = App::new(
+        Config::default(),
+        theme,
+        Box::new(clock.clone()),
+        "/work/proj/.pipeline".into(),
+    );
     let _ = app.on_state(fold(evs.iter()), evs);
     (app, clock)
 }
@@ -82,7 +92,10 @@ fn frame_text(buf: &Buffer) -> String {
                 end += 1;
             }
             if key != (Color::Reset, Color::Reset, Modifier::empty()) {
-                out.push_str(&format!("{y:>2} {x:>3}-{end:<3} {:?} {:?} {:?}\n", c.fg, c.bg, c.modifier));
+                out.push_str(&format!(
+                    "{y:>2} {x:>3}-{end:<3} {:?} {:?} {:?}\n",
+                    c.fg, c.bg, c.modifier
+                ));
             }
             x = end + 1;
         }
@@ -92,7 +105,12 @@ fn frame_text(buf: &Buffer) -> String {
 
 fn no_colour_anywhere(buf: &Buffer) {
     for cell in buf.content() {
-        assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset), "colour in NO_COLOR at {:?}", cell.symbol());
+        assert_eq!(
+            (cell.fg, cell.bg),
+            (Color::Reset, Color::Reset),
+            "colour in NO_COLOR at {:?}",
+            cell.symbol()
+        );
     }
 }
 
@@ -141,20 +159,23 @@ fn damaged_journal_banner() {
 #[test]
 fn every_tab_of_a_full_run() {
     for (n, tab) in Tab::ALL.iter().enumerate() {
-        snap(&format!("tab{}_{}", n + 1, tab.title().to_lowercase()), |t| {
-            let mut a = full(t);
-            press(&mut a, &format!("{}", n + 1));
-            press(&mut a, "j");
-            if *tab == Tab::Logs {
-                let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-                a.on_log_loaded(
+        snap(
+            &format!("tab{}_{}", n + 1, tab.title().to_lowercase()),
+            |t| {
+                let mut a = full(t);
+                press(&mut a, &format!("{}", n + 1));
+                press(&mut a, "j");
+                if *tab == Tab::Logs {
+                    let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+                    a.on_log_loaded(
                     std::path::Path::new("/work/proj/.pipeline/gates/2-floor-2.out"),
                     Ok(b"GATES \xe2\x80\x94 contract (run)\n  1   MET           cargo test\n\tRUNNABLE: 2 of 4\nGATES \xe2\x80\x94 VERDICT: ABANDONED(1)\n".to_vec()),
                 );
-            }
-            assert_eq!(a.tab(), *tab);
-            a
-        });
+                }
+                assert_eq!(a.tab(), *tab);
+                a
+            },
+        );
     }
 }
 
@@ -195,7 +216,11 @@ fn run_list() {
     snap("runs", |t| {
         let evs = events("full-run.events.jsonl");
         let (mut a, _) = app(t, &[]);
-        a.set_runs(vec!["/w/a/.pipeline".into(), "/w/b/.pipeline".into(), "/w/c/.pipeline".into()]);
+        a.set_runs(vec![
+            "/w/a/.pipeline".into(),
+            "/w/b/.pipeline".into(),
+            "/w/c/.pipeline".into(),
+        ]);
         let _ = a.on_run_state(0, fold(evs[..9].iter()), &evs[..9]);
         let _ = a.on_run_state(1, fold(evs.iter()), &evs);
         a
@@ -207,7 +232,12 @@ fn replay_bar() {
     snap("replay", |t| {
         let evs = events("full-run.events.jsonl");
         let (mut a, _) = app(t, &evs[..12]);
-        a.set_replay(Some(ReplayBar { event: 12, total: 23, at: evs[11].at.clone(), iteration: 2 }));
+        a.set_replay(Some(ReplayBar {
+            event: 12,
+            total: 23,
+            at: evs[11].at.clone(),
+            iteration: 2,
+        }));
         press(&mut a, "5");
         a
     });
@@ -218,7 +248,9 @@ fn stale_age_turns_to_a_warning() {
     let (a, clock) = app(ThemeKind::NoColor, &events("full-run.events.jsonl")[..12]);
     let line = |a: &App| {
         let buf = draw(a, 100, 24);
-        (0..100).map(|x| buf[(x, 1)].symbol().to_string()).collect::<String>()
+        (0..100)
+            .map(|x| buf[(x, 1)].symbol().to_string())
+            .collect::<String>()
     };
     assert!(line(&a).contains("⚠ no event for 18m"), "{}", line(&a));
     clock.set("2026-12-01T08:27:00Z".parse().expect("time"));

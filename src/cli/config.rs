@@ -23,16 +23,27 @@ pub struct ConfigArgs {
 pub fn run(args: ConfigArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.default {
-        out.write_all(DEFAULT_CONFIG.as_bytes()).context("writing to stdout")?;
+        out.write_all(DEFAULT_CONFIG.as_bytes())
+            .context("writing to stdout")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let Some(path) = Config::path(std::env::var_os("XDG_CONFIG_HOME"), std::env::var_os("HOME")) else {
-        writeln!(out, "no config path: neither XDG_CONFIG_HOME nor HOME is set (defaults in use)")?;
+    let Some(path) = Config::path(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    ) else {
+        writeln!(
+            out,
+            "no config path: neither XDG_CONFIG_HOME nor HOME is set (defaults in use)"
+        )?;
         return Ok(ExitCode::SUCCESS);
     };
     let exists = path.exists();
     let config = Config::load(&path)?;
-    let state = if exists { "" } else { " (absent: defaults in use)" };
+    let state = if exists {
+        ""
+    } else {
+        " (absent: defaults in use)"
+    };
     writeln!(out, "{}{state}", path.display())?;
     for w in &config.warnings {
         writeln!(out, "warning: {w}")?;

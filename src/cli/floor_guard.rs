@@ -55,8 +55,20 @@ pub fn run(args: FloorGuardArgs, globals: &Globals) -> anyhow::Result<ExitCode> 
     Ok(ExitCode::from(report.exit_code()))
 }
 
-/// Called once the result is known; journal recording is wired here later.
-pub fn after_run(_report: &FloorGuardReport, _globals: &Globals) {}
+/// When a `.pipeline` exists (found upwards, or `--pipeline`), records the
+/// result as `floor-guard.finished` for the current iteration, beside the
+/// conformity round. Stdout stays the guard's own: a recording problem goes
+/// to stderr and never changes the exit code.
+pub fn after_run(report: &FloorGuardReport, globals: &Globals) {
+    let pipeline = match &globals.pipeline {
+        Some(p) => Some(crate::journal::Pipeline::from_user_path(p)),
+        None => std::env::current_dir().ok().and_then(|d| crate::journal::Pipeline::discover(&d)),
+    };
+    let Some(pipeline) = pipeline.filter(crate::journal::Pipeline::exists) else { return };
+    if let Err(e) = crate::recorder::Recorder::new(pipeline).floor_guard(report.to_result(0)) {
+        eprintln!("loopwatch floor-guard: not recorded: {e}");
+    }
+}
 
 /// `<base-ref> [-- <pathspec>...]`, or None on a usage error.
 fn parse_args(args: Vec<OsString>) -> Option<(String, Vec<OsString>)> {

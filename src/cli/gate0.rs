@@ -47,8 +47,15 @@ pub fn run(args: Gate0Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     };
     let outcome = match mode {
         Mode::Status => gate0::status(&path, &timeout),
-        Mode::Run => gate0::run(&path, &timeout),
+        Mode::Run => {
+            forward_interrupts();
+            gate0::run(&path, &timeout)
+        }
     };
+    if let Some(code) = gate0::exec::interrupted() {
+        eprintln!("loopwatch: {}", gate0::INTERRUPTED);
+        return Ok(ExitCode::from(u8::try_from(code).unwrap_or(2)));
+    }
     print_report(&outcome.report)?;
     if let Some(rec) = recorder {
         after_run(&rec, &outcome);
@@ -86,6 +93,50 @@ fn after_run(rec: &Recorder, outcome: &Gate0Outcome) {
         Err(e) => eprintln!("loopwatch: not recorded: {e}"),
     }
 }
+
+/// On SIGINT, SIGTERM or SIGHUP during `run`: kill the running check's
+/// process group (it is not in the terminal's foreground group, so it would
+/// not get the signal), start no other check, write nothing, and exit
+/// 128+signal. A second signal, or a run that does not wind down within
+/// [`WIND_DOWN`], exits at once.
+fn forward_interrupts() {
+    use tokio::signal::unix::{SignalKind, signal};
+    const WARN: &str = "loopwatch: cannot watch for interrupts; a check may outlive one";
+    std::thread::spawn(|| {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            eprintln!("{WARN}");
+            return;
+        };
+        rt.block_on(async {
+            let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            ) else {
+                eprintln!("{WARN}");
+                return;
+            };
+            let mut next = async || {
+                tokio::select! {
+                    _ = int.recv() => 130,
+                    _ = term.recv() => 143,
+                    _ = hup.recv() => 129,
+                }
+            };
+            let code = next().await;
+            gate0::exec::interrupt(code);
+            let again = tokio::time::timeout(WIND_DOWN, next()).await;
+            eprintln!("loopwatch: {}", gate0::INTERRUPTED);
+            std::process::exit(again.unwrap_or(code));
+        });
+    });
+}
+
+/// How long an interrupted run may take to stop before the process exits.
+const WIND_DOWN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Prints the one-line verdict of an error found before any contract was read.
 fn print_fatal(fatal: &Fatal) -> anyhow::Result<ExitCode> {

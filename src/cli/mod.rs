@@ -15,6 +15,7 @@ pub mod evidence_gate;
 pub mod floor_guard;
 pub mod gate0;
 pub mod human;
+pub mod logging;
 pub mod misc;
 pub mod output;
 pub mod replay;
@@ -95,6 +96,13 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    let owns_terminal = match &cli.command {
+        None | Some(Command::Replay(_)) => true,
+        Some(Command::Watch(w)) => !w.headless,
+        Some(Command::Demo(d)) => !d.no_tui,
+        _ => false,
+    };
+    let _log_guard = logging::init(owns_terminal);
     match run(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -81,8 +81,20 @@ pub fn run(args: TriageArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Called once the file is written; journal recording is wired here later.
-pub fn after_apply(_outcome: &ApplyOutcome, _globals: &Globals) {}
+/// Once the file is written: when a `.pipeline` exists, records each
+/// `verify.result` and the iteration's `verify.summary`. A recording problem
+/// goes to stderr (the triage file is already correct on disk).
+pub fn after_apply(outcome: &ApplyOutcome, globals: &Globals) {
+    let pipeline = match &globals.pipeline {
+        Some(p) => Some(crate::journal::Pipeline::from_user_path(p)),
+        None => std::env::current_dir().ok().and_then(|d| find_pipeline(&d)).map(crate::journal::Pipeline::at),
+    };
+    let Some(pipeline) = pipeline.filter(crate::journal::Pipeline::exists) else { return };
+    let rec = crate::recorder::Recorder::new(pipeline);
+    if let Err(e) = rec.verify(outcome.results.clone(), Some(outcome.summary.clone())) {
+        eprintln!("loopwatch triage: not recorded: {e}");
+    }
+}
 
 /// The nearest `.pipeline` folder at or above `dir`.
 fn find_pipeline(dir: &Path) -> Option<PathBuf> {

@@ -14,6 +14,7 @@ use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -27,6 +28,43 @@ pub const KILL_GRACE: Duration = Duration::from_millis(500);
 
 /// How long to wait for the pipe to close once the group was killed.
 const DRAIN_AFTER_KILL: Duration = Duration::from_secs(2);
+
+/// Process group id of the check running now (0: none).
+static RUNNING_GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// Exit code asked for by an interrupt (0: not interrupted).
+static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
+
+/// Records an interrupt (`exit_code` is what the process should exit with)
+/// and kills the process group of the check running now, if any: SIGTERM,
+/// then SIGKILL after [`KILL_GRACE`]. No further check starts and `run`
+/// writes no evidence once this was called.
+pub fn interrupt(exit_code: i32) {
+    INTERRUPTED.store(exit_code, Ordering::SeqCst);
+    let Some(pgid) = Pid::from_raw(RUNNING_GROUP.load(Ordering::SeqCst)) else {
+        return;
+    };
+    let _ = kill_process_group(pgid, Signal::TERM);
+    thread::sleep(KILL_GRACE);
+    let _ = kill_process_group(pgid, Signal::KILL);
+}
+
+/// The exit code given to [`interrupt`], if it was called.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPTED.load(Ordering::SeqCst) {
+        0 => None,
+        code => Some(code),
+    }
+}
+
+/// Clears [`RUNNING_GROUP`] when the check it names is over.
+struct RunningGuard;
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        RUNNING_GROUP.store(0, Ordering::SeqCst);
+    }
+}
 
 /// Everything known about one check once it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,6 +147,8 @@ fn spawn_and_wait(
     // The Command (and its copies of the write end) is gone: only the
     // child's processes hold the pipe open now.
     let pgid = Pid::from_child(&child);
+    RUNNING_GROUP.store(pgid.as_raw_nonzero().get(), Ordering::SeqCst);
+    let _running = RunningGuard;
     let (tx, rx) = mpsc::channel();
     let tx_read = tx.clone();
     let marker = expect.to_vec();

@@ -133,6 +133,9 @@ pub fn fatal_outcome(mode: Mode, path: &Path, fatal: &Fatal) -> Gate0Outcome {
 pub const CHANGED_WHILE_RUNNING: &str =
     "contract changed while the checks ran: evidence not written";
 
+/// Message of the error added when [`exec::interrupt`] stopped the run.
+pub const INTERRUPTED: &str = "interrupted: checks stopped, evidence not written";
+
 fn judge(mode: Mode, path: &Path, timeout: &Timeout) -> Gate0Outcome {
     let bytes = match read_contract(path) {
         Ok(b) => b,
@@ -154,12 +157,14 @@ fn judge(mode: Mode, path: &Path, timeout: &Timeout) -> Gate0Outcome {
     let mut run_errors = Vec::new();
     if mode == Mode::Run && contract.errors.is_empty() {
         for (slot, crit) in outcomes.iter_mut().zip(&contract.criteria) {
-            if crit.is_runnable() {
+            if crit.is_runnable() && exec::interrupted().is_none() {
                 let done = exec::run_check(&crit.check, &crit.expect, timeout.limit());
                 *slot = Some(done.outcome);
             }
         }
-        if let Err(e) = write_back(path, &bytes, &contract, &outcomes, timeout.label()) {
+        if exec::interrupted().is_some() {
+            run_errors.push(INTERRUPTED.to_owned());
+        } else if let Err(e) = write_back(path, &bytes, &contract, &outcomes, timeout.label()) {
             run_errors.push(e);
         }
     }
@@ -181,13 +186,9 @@ fn judge(mode: Mode, path: &Path, timeout: &Timeout) -> Gate0Outcome {
     }
 }
 
-/// Reads the contract; a folder reads as empty (as the reference's read
-/// loop sees it), any other failure is "unreadable".
+/// Reads the contract (a folder is as unreadable as a missing file).
 fn read_contract(path: &Path) -> io::Result<Vec<u8>> {
-    match std::fs::read(path) {
-        Err(e) if e.kind() == io::ErrorKind::IsADirectory => Ok(Vec::new()),
-        other => other,
-    }
+    std::fs::read(path)
 }
 
 /// Rewrites the EVIDENCE lines of the criteria that ran, unless the file

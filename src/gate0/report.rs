@@ -15,10 +15,13 @@ const TITLE: &str = "GATES —";
 
 /// What `build` needs besides the contract.
 pub(crate) struct ReportInput<'a> {
+    /// Status or run.
     pub mode: Mode,
     /// The contract path as given, raw.
     pub path: &'a [u8],
+    /// The timeout as given.
     pub timeout_label: &'a str,
+    /// The parsed contract.
     pub contract: &'a Contract,
     /// Per criterion, the outcome of its check when it ran.
     pub outcomes: &'a [Option<CheckOutcome>],
@@ -28,9 +31,13 @@ pub(crate) struct ReportInput<'a> {
 
 /// Rows, verdict, report text and exit code of a judged contract.
 pub(crate) struct Built {
+    /// One row per criterion.
     pub rows: Vec<FloorRow>,
+    /// The verdict.
     pub verdict: Verdict,
+    /// The text to print.
     pub report: Vec<u8>,
+    /// The process exit code.
     pub exit_code: u8,
 }
 

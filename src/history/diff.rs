@@ -9,6 +9,15 @@ use crate::model::*;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "change", rename_all = "kebab-case")]
 pub enum Change {
+    /// A gate's last verdict in the iteration.
+    GateVerdict {
+        /// Which gate.
+        gate: GateName,
+        /// Verdict before (absent when the gate did not run).
+        before: Option<String>,
+        /// Verdict after.
+        after: Option<String>,
+    },
     /// A criterion's state at a gate.
     Criterion {
         /// Criterion id.
@@ -98,6 +107,13 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
     let a = s.iteration(from)?;
     let b = s.iteration(to)?;
     let mut changes = Vec::new();
+    for gate in GateName::ALL {
+        let x = a.last_gate(gate).map(|g| g.verdict.to_string());
+        let y = b.last_gate(gate).map(|g| g.verdict.to_string());
+        if x != y {
+            changes.push(Change::GateVerdict { gate, before: x, after: y });
+        }
+    }
     for gate in [GateName::Floor, GateName::Conformity] {
         let before = criteria_states(a, gate);
         let after = criteria_states(b, gate);
@@ -171,9 +187,23 @@ impl IterationDiff {
         if self.changes.is_empty() {
             out.push_str("  no change\n");
         }
-        let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "—".into());
         for c in &self.changes {
-            let line = match c {
+            out.push_str("  ");
+            out.push_str(&c.describe());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl Change {
+    /// One line describing the change.
+    pub fn describe(&self) -> String {
+        let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "—".into());
+        match self {
+                Change::GateVerdict { gate, before, after } => {
+                    format!("GATE {} {gate}: {} → {}", gate.number(), opt(before), opt(after))
+                }
                 Change::Criterion { id, gate, before, after } => {
                     format!("criterion {id} (GATE {} {gate}): {} → {}", gate.number(), opt(before), opt(after))
                 }
@@ -187,12 +217,37 @@ impl IterationDiff {
                 Change::Decided { id, kind, subject, decision, by, reason } => {
                     format!("{id} ({kind} {subject}) decided {decision} by {by}: {reason}")
                 }
-            };
-            out.push_str("  ");
-            out.push_str(&line);
-            out.push('\n');
         }
-        out
+    }
+
+    /// True for good news (a gate or criterion passing, a finding confirmed
+    /// or dropped), false for bad news, `None` when neutral.
+    pub fn is_better(&self) -> Option<bool> {
+        let passing = |s: &Option<String>, floor: bool| {
+            s.as_deref().map(|v| {
+                let word = v.split('(').next().unwrap_or(v);
+                matches!(word, "MET" | "MET-RECORDED" | "CONFORME" | "PASS" | "DEGRADED") || (floor && word == "ABANDONED")
+            })
+        };
+        match self {
+            Change::GateVerdict { gate, after, .. } => passing(after, *gate == GateName::Floor),
+            Change::Criterion { after, .. } => passing(after, false),
+            Change::FindingVerdict { before: None, .. } => None,
+            Change::FindingVerdict { after, .. } => match after.as_deref() {
+                Some("FALSE") => Some(true),
+                Some("VERIFIED") => Some(false),
+                _ => None,
+            },
+            Change::VerifyResult { after, .. } => match after.as_deref() {
+                Some("not-reproduced") => Some(true),
+                Some("confirmed") => Some(false),
+                _ => None,
+            },
+            Change::Triage { after, .. } => after.as_deref().map(|v| v != "accepted"),
+            Change::SecurityAdded { .. } => Some(false),
+            Change::SecurityRemoved { .. } => Some(true),
+            Change::Decided { .. } => None,
+        }
     }
 }
 

@@ -222,8 +222,9 @@ impl Recorder {
 }
 
 /// The contract file of a run: its recorded path inside the worktree.
-/// Absolute paths and `..` are refused (a symlink inside the worktree is
-/// followed: its target is edited and the link kept).
+/// Absolute paths and `..` are refused, and so is a symlink whose target
+/// is outside the worktree (one whose target is inside is followed: its
+/// target is edited and the link kept).
 pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathBuf, String> {
     let p = std::path::Path::new(recorded);
     let rel = if p.is_absolute() {
@@ -235,7 +236,14 @@ pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathB
     if rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
         return Err(format!("contract path refused: {recorded} leaves the worktree"));
     }
-    Ok(worktree.join(rel))
+    let joined = worktree.join(rel);
+    // A symlink is followed when the contract is edited: its target must be inside too.
+    if let (Ok(target), Ok(root)) = (std::fs::canonicalize(&joined), std::fs::canonicalize(worktree))
+        && !target.starts_with(&root)
+    {
+        return Err(format!("contract path refused: {recorded} resolves outside the worktree"));
+    }
+    Ok(joined)
 }
 
 /// Reads a triage file (schema 3.2.0); the error names the input, line and column.

@@ -309,7 +309,7 @@ fn md(s: &str) -> String {
     let flat = crate::util::escape_controls(&s.replace(['\n', '\r'], " "));
     let mut o = String::with_capacity(flat.len());
     for c in flat.chars() {
-        if matches!(c, '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#' | '|') {
+        if matches!(c, '*' | '`' | '[' | ']' | '<' | '>' | '|') {
             o.push('\\');
         }
         o.push(c);

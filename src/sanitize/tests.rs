@@ -11,9 +11,15 @@ fn escape_sequences_are_shown_not_sent() {
     assert_eq!(sanitize("\u{1b}]8;;http://x\u{7}t"), "␛]8;;http://x␇t");
     assert_eq!(sanitize("\u{1b}]0;title\u{1b}\\"), "␛]0;title␛\\");
     // DCS, APC, PM, SOS as ESC P / _ / ^ / X.
-    assert_eq!(sanitize("\u{1b}P1$r\u{1b}_a\u{1b}^b\u{1b}Xc"), "␛P1$r␛_a␛^b␛Xc");
+    assert_eq!(
+        sanitize("\u{1b}P1$r\u{1b}_a\u{1b}^b\u{1b}Xc"),
+        "␛P1$r␛_a␛^b␛Xc"
+    );
     // C1 forms: CSI (U+009B), OSC (U+009D), NEL (U+0085).
-    assert_eq!(sanitize("\u{9b}31m\u{9d}x\u{85}"), "<U+009B>31m<U+009D>x<U+0085>");
+    assert_eq!(
+        sanitize("\u{9b}31m\u{9d}x\u{85}"),
+        "<U+009B>31m<U+009D>x<U+0085>"
+    );
 }
 
 #[test]
@@ -26,8 +32,14 @@ fn carriage_return_and_controls_are_visible() {
 #[test]
 fn bidi_and_zero_width_are_named() {
     assert_eq!(sanitize("abc\u{202e}fed"), "abc<U+202E>fed");
-    assert_eq!(sanitize("\u{2066}x\u{2069}\u{200f}\u{61c}"), "<U+2066>x<U+2069><U+200F><U+061C>");
-    assert_eq!(sanitize("a\u{200b}b\u{feff}\u{2060}\u{200d}"), "a<U+200B>b<U+FEFF><U+2060><U+200D>");
+    assert_eq!(
+        sanitize("\u{2066}x\u{2069}\u{200f}\u{61c}"),
+        "<U+2066>x<U+2069><U+200F><U+061C>"
+    );
+    assert_eq!(
+        sanitize("a\u{200b}b\u{feff}\u{2060}\u{200d}"),
+        "a<U+200B>b<U+FEFF><U+2060><U+200D>"
+    );
 }
 
 #[test]
@@ -39,7 +51,10 @@ fn tabs_expand_to_the_next_stop() {
 
 #[test]
 fn invalid_utf8_becomes_replacement() {
-    assert_eq!(sanitize_bytes(b"ok\xff\xfeend", 80), "ok\u{fffd}\u{fffd}end");
+    assert_eq!(
+        sanitize_bytes(b"ok\xff\xfeend", 80),
+        "ok\u{fffd}\u{fffd}end"
+    );
     assert_eq!(sanitize_bytes(b"\xe2\x82", 80), "\u{fffd}");
 }
 
@@ -53,7 +68,10 @@ fn long_lines_are_cut_at_the_width() {
     assert_eq!(sanitize_line("日本語テキスト", 6), "日本…");
     assert_eq!(sanitize_line("日本語", 6), "日本語");
     // Combining marks take no column.
-    assert_eq!(sanitize_line("e\u{301}e\u{301}e\u{301}", 3), "e\u{301}e\u{301}e\u{301}");
+    assert_eq!(
+        sanitize_line("e\u{301}e\u{301}e\u{301}", 3),
+        "e\u{301}e\u{301}e\u{301}"
+    );
     // A visible escape is never split in the middle.
     assert_eq!(sanitize_line("ab\u{202e}cd", 6), "ab…");
 }
@@ -74,7 +92,10 @@ fn lines_split_on_newline_and_keep_lone_cr_visible() {
 
 #[test]
 fn input_keeps_one_line() {
-    assert_eq!(sanitize_input("fine\nby me\u{1b}\u{13}\u{202e}\t!"), "fine by me !");
+    assert_eq!(
+        sanitize_input("fine\nby me\u{1b}\u{13}\u{202e}\t!"),
+        "fine by me !"
+    );
 }
 
 fn allowed_output(c: char) -> bool {

@@ -3,7 +3,7 @@
 //! inputs arrive through `on_*` methods and [`App::update`], and anything
 //! that must touch the world leaves as an [`Effect`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -17,120 +17,12 @@ use super::rows::{self, CriterionLine, LogEntry, RowKey};
 use super::theme::Theme;
 use crate::model::{Event, State};
 
+mod parts;
 mod update;
 
+pub use parts::{Bucket, LogView, Problem, ReplayBar, Run, Tab};
+
 pub use update::FindingSort;
-
-/// The six tabs of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Tab {
-    /// Contract criteria: GATE 0 evidence beside GATE 1 status.
-    Criteria,
-    /// Findings with verdicts, verify-by-test and triage.
-    Findings,
-    /// GATE 2 rows.
-    Security,
-    /// Human gates.
-    Gates,
-    /// Every event.
-    Timeline,
-    /// Gate outputs and repro logs.
-    Logs,
-}
-
-impl Tab {
-    /// Every tab, in order.
-    pub const ALL: [Tab; 6] = [Tab::Criteria, Tab::Findings, Tab::Security, Tab::Gates, Tab::Timeline, Tab::Logs];
-
-    /// The tab's title.
-    pub fn title(self) -> &'static str {
-        match self {
-            Tab::Criteria => "Criteria",
-            Tab::Findings => "Findings",
-            Tab::Security => "Security",
-            Tab::Gates => "Gates",
-            Tab::Timeline => "Timeline",
-            Tab::Logs => "Logs",
-        }
-    }
-
-    /// Position in [`Tab::ALL`].
-    pub fn index(self) -> usize {
-        Tab::ALL.iter().position(|t| *t == self).unwrap_or(0)
-    }
-}
-
-/// A problem reading the journal, shown as a banner.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// The file.
-    pub file: PathBuf,
-    /// 1-based line, when known.
-    pub line: Option<u64>,
-    /// 1-based column, when known.
-    pub column: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-    /// Time (RFC 3339) of the last event read before the damage, when the
-    /// journal could only be read in part.
-    pub partial_since: Option<String>,
-}
-
-/// What the replay bar shows (the replay driver sets it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplayBar {
-    /// Position (1-based).
-    pub event: u64,
-    /// Number of events.
-    pub total: u64,
-    /// Time of the event at the position (RFC 3339).
-    pub at: String,
-    /// Iteration at the position.
-    pub iteration: u32,
-}
-
-/// A log the event loop read for us.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LogView {
-    /// Read: the bytes (a tail, for big files).
-    Loaded(Vec<u8>),
-    /// Asked for, not back yet.
-    Loading,
-    /// Could not be read.
-    Failed(String),
-}
-
-/// A triage bucket of a finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bucket {
-    /// Accepted (must be fixed).
-    Accepted,
-    /// Deferred.
-    Deferred,
-    /// Rejected.
-    Rejected,
-}
-
-/// One run being watched.
-#[derive(Debug, Clone, Default)]
-pub struct Run {
-    /// Its `.pipeline` folder.
-    pub pipeline: PathBuf,
-    /// The folded state.
-    pub state: State,
-    /// Every event read, in seq order.
-    pub events: Vec<Event>,
-    /// A journal problem to show.
-    pub problem: Option<Problem>,
-    /// Logs read, by path relative to `.pipeline/`.
-    pub logs: BTreeMap<String, LogView>,
-    /// Triage buckets by (iteration, finding id), when the triage file was read.
-    pub buckets: BTreeMap<(u32, String), Bucket>,
-    /// Open gates already announced (bell, hook).
-    announced: BTreeSet<String>,
-    /// A state has arrived at least once.
-    loaded: bool,
-}
 
 /// Which screen is up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,6 +56,8 @@ pub struct App {
     pub(crate) warnings: Vec<String>,
     pub(crate) confirm_quit: bool,
     pub(crate) replay: Option<ReplayBar>,
+    /// How the data arrives, when it is worth saying (polling, a foreign state.json).
+    pub(crate) source_note: Option<String>,
     pub(crate) page: usize,
     /// Rows of the current tab, filtered and sorted (refreshed on every change).
     pub(crate) rows: Vec<RowKey>,
@@ -179,7 +73,10 @@ impl App {
             clock,
             config,
             theme: Theme::new(theme),
-            runs: vec![Run { pipeline, ..Run::default() }],
+            runs: vec![Run {
+                pipeline,
+                ..Run::default()
+            }],
             current: 0,
             screen: Screen::Run,
             looking_in: None,
@@ -197,6 +94,7 @@ impl App {
             warnings,
             confirm_quit: false,
             replay: None,
+            source_note: None,
             page: 10,
             rows: Vec::new(),
             criteria: Vec::new(),
@@ -208,12 +106,22 @@ impl App {
 
     /// Watches several runs: the run list comes first.
     pub fn set_runs(&mut self, pipelines: Vec<PathBuf>) {
-        self.runs = pipelines.into_iter().map(|pipeline| Run { pipeline, ..Run::default() }).collect();
+        self.runs = pipelines
+            .into_iter()
+            .map(|pipeline| Run {
+                pipeline,
+                ..Run::default()
+            })
+            .collect();
         if self.runs.is_empty() {
             self.runs.push(Run::default());
         }
         self.current = 0;
-        self.screen = if self.runs.len() > 1 { Screen::RunList } else { Screen::Run };
+        self.screen = if self.runs.len() > 1 {
+            Screen::RunList
+        } else {
+            Screen::Run
+        };
         self.refresh();
     }
 
@@ -232,7 +140,12 @@ impl App {
     /// are dropped (a replay stepping back). Returns the bell and hook of
     /// gates that opened since the last state (never on the first state,
     /// never in replay).
-    pub fn on_run_state(&mut self, index: usize, state: State, new_events: &[Event]) -> Vec<Effect> {
+    pub fn on_run_state(
+        &mut self,
+        index: usize,
+        state: State,
+        new_events: &[Event],
+    ) -> Vec<Effect> {
         let replaying = self.replay.is_some();
         let Some(run) = self.runs.get_mut(index) else {
             return Vec::new();
@@ -243,14 +156,20 @@ impl App {
         run.events.extend(new_events.iter().cloned());
         run.events.retain(|e| e.seq <= state.seq);
         let mut effects = Vec::new();
-        let open: BTreeSet<String> = state.open_human_gates().map(|g| g.request.id.clone()).collect();
+        let open: BTreeSet<String> = state
+            .open_human_gates()
+            .map(|g| g.request.id.clone())
+            .collect();
         for id in open.difference(&run.announced) {
             if run.loaded && !replaying {
                 if self.config.bell {
                     effects.push(Effect::Bell);
                 }
                 if let Some(cmd) = &self.config.on_human_gate {
-                    effects.push(Effect::RunHook { command: cmd.clone(), gate: id.clone() });
+                    effects.push(Effect::RunHook {
+                        command: cmd.clone(),
+                        gate: id.clone(),
+                    });
                 }
             }
         }
@@ -308,6 +227,12 @@ impl App {
         self.runs[self.current].problem = problem;
     }
 
+    /// Says how the data arrives when it is not the usual way: the watcher
+    /// fell back to polling, or only a foreign `state.json` is read.
+    pub fn set_source_note(&mut self, note: Option<String>) {
+        self.source_note = note;
+    }
+
     /// Enters, moves or leaves replay mode (the replay driver calls it).
     pub fn set_replay(&mut self, bar: Option<ReplayBar>) {
         self.replay = bar;
@@ -320,7 +245,8 @@ impl App {
 
     /// A key from the terminal.
     pub fn on_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
-        let ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
         if self.confirm_quit {
             self.confirm_quit = false;
             if matches!(key.code, KeyCode::Char('y' | 'Y')) || ctrl_c {
@@ -414,7 +340,8 @@ impl App {
 
     /// The iteration the per-iteration tabs show (the latest unless one was chosen).
     pub fn shown_iteration(&self) -> u32 {
-        self.iteration.unwrap_or_else(|| self.state().iteration_number())
+        self.iteration
+            .unwrap_or_else(|| self.state().iteration_number())
     }
 
     /// The selected row of the current tab, if any.
@@ -447,7 +374,9 @@ impl App {
             KeyCode::Backspace => {
                 self.filter.pop();
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => self.filter.push(c),
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.filter.push(c)
+            }
             _ => {}
         }
         self.selected[self.tab.index()] = 0;

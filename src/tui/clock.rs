@@ -32,7 +32,9 @@ pub struct ManualClock {
 impl ManualClock {
     /// A clock stopped at `at`.
     pub fn new(at: Timestamp) -> Self {
-        ManualClock { millis: Arc::new(AtomicI64::new(at.as_millisecond())) }
+        ManualClock {
+            millis: Arc::new(AtomicI64::new(at.as_millisecond())),
+        }
     }
 
     /// Sets the time.
@@ -50,6 +52,7 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> Timestamp {
         // Invariant: only ever set from a valid Timestamp plus small test steps.
-        Timestamp::from_millisecond(self.millis.load(Ordering::SeqCst)).unwrap_or(Timestamp::UNIX_EPOCH)
+        Timestamp::from_millisecond(self.millis.load(Ordering::SeqCst))
+            .unwrap_or(Timestamp::UNIX_EPOCH)
     }
 }

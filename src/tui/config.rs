@@ -149,7 +149,10 @@ impl Config {
         match std::fs::read_to_string(path) {
             Ok(text) => Config::parse(&text, path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read { path: path.to_path_buf(), source }),
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
         }
     }
 
@@ -157,10 +160,18 @@ impl Config {
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let (line, column) = e.span().map_or((0, 0), |s| line_col(text, s.start));
-            ConfigError::Parse { path: path.to_path_buf(), line, column, message: e.message().to_string() }
+            ConfigError::Parse {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().to_string(),
+            }
         })?;
-        let mut warnings: Vec<String> =
-            raw.other.keys().map(|k| format!("{}: unknown setting '{k}' ignored", path.display())).collect();
+        let mut warnings: Vec<String> = raw
+            .other
+            .keys()
+            .map(|k| format!("{}: unknown setting '{k}' ignored", path.display()))
+            .collect();
         let stale_after = match raw.stale_after.as_deref() {
             None => DEFAULT_STALE_AFTER,
             Some(s) => parse_duration(s).ok_or_else(|| ConfigError::Parse {
@@ -171,7 +182,11 @@ impl Config {
             })?,
         };
         let (keymap, key_warnings) = build_keymap(&raw.keys);
-        warnings.extend(key_warnings.into_iter().map(|w| format!("{}: {w}", path.display())));
+        warnings.extend(
+            key_warnings
+                .into_iter()
+                .map(|w| format!("{}: {w}", path.display())),
+        );
         Ok(Config {
             theme: raw.theme.unwrap_or_default(),
             bell: raw.bell.unwrap_or(true),
@@ -196,7 +211,10 @@ fn build_keymap(user: &BTreeMap<String, Vec<String>>) -> (Keymap, Vec<String>) {
         }
     }
     bindings.sort_by_key(|(a, _)| Action::ALL.iter().position(|x| x == a));
-    let taken: Vec<Key> = bindings.iter().flat_map(|(_, ks)| ks.iter().filter_map(|k| Key::parse(k).ok())).collect();
+    let taken: Vec<Key> = bindings
+        .iter()
+        .flat_map(|(_, ks)| ks.iter().filter_map(|k| Key::parse(k).ok()))
+        .collect();
     for (action, keys) in DEFAULT_BINDINGS {
         if bindings.iter().any(|(a, _)| *a == action) {
             continue;
@@ -252,7 +270,9 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 fn find_line(text: &str, key: &str) -> usize {
-    text.lines().position(|l| l.trim_start().starts_with(key)).map_or(0, |i| i + 1)
+    text.lines()
+        .position(|l| l.trim_start().starts_with(key))
+        .map_or(0, |i| i + 1)
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ pub enum Phase {
     /// The write failed; the reason is kept, confirming again retries.
     Failed(String),
     /// Someone else decided this gate while the dialog was open.
-    DecidedElsewhere(DecisionRecord),
+    DecidedElsewhere(Box<DecisionRecord>),
 }
 
 /// What the app should do after a key.
@@ -117,7 +117,7 @@ impl Dialog {
             opened_at: now,
         };
         if let Some(rec) = &gate.decision {
-            d.phase = Phase::DecidedElsewhere(rec.clone());
+            d.phase = Phase::DecidedElsewhere(Box::new(rec.clone()));
         }
         d
     }
@@ -179,15 +179,17 @@ impl Dialog {
         }
         match self.focus {
             Focus::Options => match key.code {
-                KeyCode::Char(c) if !ctrl => match self.options.iter().find(|d| Self::option_key(**d) == c) {
-                    Some(d) => {
-                        self.chosen = Some(*d);
-                        self.focus = Focus::Reason;
-                        self.message = None;
-                        Outcome::Stay
+                KeyCode::Char(c) if !ctrl => {
+                    match self.options.iter().find(|d| Self::option_key(**d) == c) {
+                        Some(d) => {
+                            self.chosen = Some(*d);
+                            self.focus = Focus::Reason;
+                            self.message = None;
+                            Outcome::Stay
+                        }
+                        None => Outcome::Unhandled,
                     }
-                    None => Outcome::Unhandled,
-                },
+                }
                 _ => Outcome::Unhandled,
             },
             Focus::Reason => {
@@ -222,7 +224,7 @@ impl Dialog {
                 && rec.decision.reason == self.reason.trim()
                 && rec.decision.evidence_hash == self.evidence_hash;
             if !ours {
-                self.phase = Phase::DecidedElsewhere(rec.clone());
+                self.phase = Phase::DecidedElsewhere(Box::new(rec.clone()));
             }
             return;
         }
@@ -235,7 +237,9 @@ impl Dialog {
             self.focus = Focus::Options;
             self.phase = Phase::Editing;
             self.opened_at = now;
-            self.message = Some("the evidence changed while this dialog was open: read it again and choose".into());
+            self.message = Some(
+                "the evidence changed while this dialog was open: read it again and choose".into(),
+            );
         }
     }
 
@@ -256,7 +260,9 @@ impl Dialog {
 
     fn too_soon(&self, now: Timestamp) -> bool {
         let guard = i64::try_from(KEY_GUARD.as_millis()).unwrap_or(i64::MAX);
-        now.as_millisecond().saturating_sub(self.opened_at.as_millisecond()) < guard
+        now.as_millisecond()
+            .saturating_sub(self.opened_at.as_millisecond())
+            < guard
     }
 
     fn type_text(&mut self, text: &str) {

@@ -17,8 +17,14 @@ pub const EVIDENCE_LINE_MAX: usize = 400;
 /// The evidence of a request, as the lines the dialog shows.
 pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     let mut raw: Vec<String> = Vec::new();
-    let gate = req.gate.map_or_else(|| "none".to_string(), |g| format!("GATE {} {g}", g.number()));
-    raw.push(format!("{} · {gate} · iteration {}", req.kind, req.iteration));
+    let gate = req.gate.map_or_else(
+        || "none".to_string(),
+        |g| format!("GATE {} {g}", g.number()),
+    );
+    raw.push(format!(
+        "{} · {gate} · iteration {}",
+        req.kind, req.iteration
+    ));
     if !req.subject.is_empty() {
         raw.push(format!("subject: {}", req.subject));
     }
@@ -26,7 +32,10 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         raw.push(format!("summary: {}", req.summary));
     }
     let ev = &req.evidence;
-    if let Some(v) = ev.get("verdict").and_then(|v| serde_json::from_value::<Verdict>(v.clone()).ok()) {
+    if let Some(v) = ev
+        .get("verdict")
+        .and_then(|v| serde_json::from_value::<Verdict>(v.clone()).ok())
+    {
         raw.push(format!("verdict: {v}"));
     }
     for row in array(ev, "rows") {
@@ -51,7 +60,11 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     }
     match ev.get("notes") {
         Some(Value::String(s)) => raw.push(format!("note: {s}")),
-        Some(Value::Array(a)) => raw.extend(a.iter().filter_map(Value::as_str).map(|s| format!("note: {s}"))),
+        Some(Value::Array(a)) => raw.extend(
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(|s| format!("note: {s}")),
+        ),
         _ => {}
     }
     if let Some(s) = ev.get("output").and_then(Value::as_str)
@@ -59,7 +72,9 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     {
         raw.push(format!("output: {s}"));
     }
-    raw.iter().map(|l| sanitize_line(l, EVIDENCE_LINE_MAX)).collect()
+    raw.iter()
+        .map(|l| sanitize_line(l, EVIDENCE_LINE_MAX))
+        .collect()
 }
 
 /// The evidence hash of the lines shown: `sha256:<hex>` of the lines joined by `\n`.
@@ -76,21 +91,34 @@ fn row_lines(row: &Value) -> Vec<String> {
         return vec![format!("row: {s}")];
     }
     if let Ok(r) = serde_json::from_value::<CriterionRow>(row.clone()) {
-        let mut out = vec![format!("criterion {} {}: {}", r.id, r.status.as_str(), r.text)];
+        let mut out = vec![format!(
+            "criterion {} {}: {}",
+            r.id,
+            r.status.as_str(),
+            r.text
+        )];
         if !r.detail.is_empty() {
             out.push(format!("  detail: {}", r.detail));
         }
         return out;
     }
     if let Ok(r) = serde_json::from_value::<FloorRow>(row.clone()) {
-        let mut out = vec![format!("criterion {} {}: {}", r.id, r.state.as_str(), r.text)];
+        let mut out = vec![format!(
+            "criterion {} {}: {}",
+            r.id,
+            r.state.as_str(),
+            r.text
+        )];
         if !r.evidence.is_empty() {
             out.push(format!("  evidence: {}", r.evidence));
         }
         return out;
     }
     if let Ok(r) = serde_json::from_value::<SecurityRow>(row.clone()) {
-        return vec![format!("BLOCKING {} {} {} {}: {}", r.n, r.severity, r.rule, r.location, r.why)];
+        return vec![format!(
+            "BLOCKING {} {} {} {}: {}",
+            r.n, r.severity, r.rule, r.location, r.why
+        )];
     }
     match row.as_object() {
         Some(m) => {

@@ -79,7 +79,9 @@ impl Key {
             KeyCode::F(n) => KeyCodeOrd::F(n),
             KeyCode::Enter => KeyCodeOrd::Named(Named::Enter),
             KeyCode::Esc => KeyCodeOrd::Named(Named::Esc),
-            KeyCode::Tab if ev.modifiers.contains(KeyModifiers::SHIFT) => KeyCodeOrd::Named(Named::BackTab),
+            KeyCode::Tab if ev.modifiers.contains(KeyModifiers::SHIFT) => {
+                KeyCodeOrd::Named(Named::BackTab)
+            }
             KeyCode::Tab => KeyCodeOrd::Named(Named::Tab),
             KeyCode::BackTab => KeyCodeOrd::Named(Named::BackTab),
             KeyCode::Backspace => KeyCodeOrd::Named(Named::Backspace),
@@ -126,7 +128,11 @@ impl Key {
                 } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
                     KeyCodeOrd::F(n)
                 } else if let Some((_, named)) = NAMES.iter().find(|(n, _)| *n == lower) {
-                    if shift && *named == Named::Tab { KeyCodeOrd::Named(Named::BackTab) } else { KeyCodeOrd::Named(*named) }
+                    if shift && *named == Named::Tab {
+                        KeyCodeOrd::Named(Named::BackTab)
+                    } else {
+                        KeyCodeOrd::Named(*named)
+                    }
                 } else {
                     return Err(format!("unknown key '{spec}'"));
                 }
@@ -232,7 +238,11 @@ impl Keymap {
 
     /// The keys bound to an action, in a stable order.
     pub fn keys_of(&self, action: Action) -> Vec<Key> {
-        self.keys.iter().filter(|(_, a)| **a == action).map(|(k, _)| *k).collect()
+        self.keys
+            .iter()
+            .filter(|(_, a)| **a == action)
+            .map(|(k, _)| *k)
+            .collect()
     }
 
     /// The keys of an action joined for display (`j/down`), or `-` when unbound.
@@ -241,7 +251,10 @@ impl Keymap {
         if keys.is_empty() {
             return "-".to_string();
         }
-        keys.iter().map(Key::to_string).collect::<Vec<_>>().join("/")
+        keys.iter()
+            .map(Key::to_string)
+            .collect::<Vec<_>>()
+            .join("/")
     }
 }
 
@@ -265,8 +278,10 @@ mod tests {
 
     #[test]
     fn defaults_cover_every_action_without_clash() {
-        let bindings: Vec<(Action, Vec<String>)> =
-            DEFAULT_BINDINGS.iter().map(|(a, ks)| (*a, ks.iter().map(|s| (*s).to_string()).collect())).collect();
+        let bindings: Vec<(Action, Vec<String>)> = DEFAULT_BINDINGS
+            .iter()
+            .map(|(a, ks)| (*a, ks.iter().map(|s| (*s).to_string()).collect()))
+            .collect();
         let (map, warnings) = Keymap::build(&bindings);
         assert_eq!(warnings, Vec::<String>::new());
         for a in Action::ALL {
@@ -279,31 +294,78 @@ mod tests {
     #[test]
     fn terminal_events_match_bindings() {
         let map = Keymap::default();
-        assert_eq!(map.action(&ev(KeyCode::Char('G'), KeyModifiers::SHIFT)), Some(Action::Bottom));
-        assert_eq!(map.action(&ev(KeyCode::Char('?'), KeyModifiers::SHIFT)), Some(Action::Help));
-        assert_eq!(map.action(&ev(KeyCode::BackTab, KeyModifiers::SHIFT)), Some(Action::PrevTab));
-        assert_eq!(map.action(&ev(KeyCode::Tab, KeyModifiers::SHIFT)), Some(Action::PrevTab));
-        assert_eq!(map.action(&ev(KeyCode::Down, KeyModifiers::NONE)), Some(Action::Down));
-        assert_eq!(map.action(&ev(KeyCode::Char('d'), KeyModifiers::CONTROL)), Some(Action::PageDown));
-        assert_eq!(map.action(&ev(KeyCode::Char('d'), KeyModifiers::NONE)), Some(Action::Diff));
-        assert_eq!(map.action(&ev(KeyCode::Char('z'), KeyModifiers::NONE)), None);
+        assert_eq!(
+            map.action(&ev(KeyCode::Char('G'), KeyModifiers::SHIFT)),
+            Some(Action::Bottom)
+        );
+        assert_eq!(
+            map.action(&ev(KeyCode::Char('?'), KeyModifiers::SHIFT)),
+            Some(Action::Help)
+        );
+        assert_eq!(
+            map.action(&ev(KeyCode::BackTab, KeyModifiers::SHIFT)),
+            Some(Action::PrevTab)
+        );
+        assert_eq!(
+            map.action(&ev(KeyCode::Tab, KeyModifiers::SHIFT)),
+            Some(Action::PrevTab)
+        );
+        assert_eq!(
+            map.action(&ev(KeyCode::Down, KeyModifiers::NONE)),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            map.action(&ev(KeyCode::Char('d'), KeyModifiers::CONTROL)),
+            Some(Action::PageDown)
+        );
+        assert_eq!(
+            map.action(&ev(KeyCode::Char('d'), KeyModifiers::NONE)),
+            Some(Action::Diff)
+        );
+        assert_eq!(
+            map.action(&ev(KeyCode::Char('z'), KeyModifiers::NONE)),
+            None
+        );
     }
 
     #[test]
     fn parse_and_display_round_trip() {
-        for spec in ["j", "G", "?", "ctrl-s", "shift-tab", "pgdn", "f5", "space", "-", "alt-x", "ctrl-home"] {
+        for spec in [
+            "j",
+            "G",
+            "?",
+            "ctrl-s",
+            "shift-tab",
+            "pgdn",
+            "f5",
+            "space",
+            "-",
+            "alt-x",
+            "ctrl-home",
+        ] {
             let k = Key::parse(spec).expect(spec);
             assert_eq!(k.to_string(), spec);
         }
-        assert_eq!(Key::parse("PageDown").map(|k| k.to_string()), Ok("pgdn".to_string()));
-        assert_eq!(Key::parse("shift-g").map(|k| k.to_string()), Ok("G".to_string()));
-        assert_eq!(Key::parse("hyper-q"), Err("unknown key 'hyper-q'".to_string()));
+        assert_eq!(
+            Key::parse("PageDown").map(|k| k.to_string()),
+            Ok("pgdn".to_string())
+        );
+        assert_eq!(
+            Key::parse("shift-g").map(|k| k.to_string()),
+            Ok("G".to_string())
+        );
+        assert_eq!(
+            Key::parse("hyper-q"),
+            Err("unknown key 'hyper-q'".to_string())
+        );
     }
 
     #[test]
     fn duplicate_binding_is_reported_and_first_wins() {
-        let (map, warnings) =
-            Keymap::build(&[(Action::Down, vec!["j".into()]), (Action::Quit, vec!["j".into(), "nope-key".into()])]);
+        let (map, warnings) = Keymap::build(&[
+            (Action::Down, vec!["j".into()]),
+            (Action::Quit, vec!["j".into(), "nope-key".into()]),
+        ]);
         assert_eq!(
             warnings,
             vec![
@@ -311,7 +373,10 @@ mod tests {
                 "quit: unknown key 'nope-key'".to_string()
             ]
         );
-        assert_eq!(map.action(&ev(KeyCode::Char('j'), KeyModifiers::NONE)), Some(Action::Down));
+        assert_eq!(
+            map.action(&ev(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Some(Action::Down)
+        );
         assert_eq!(map.label(Action::Quit), "-");
     }
 }

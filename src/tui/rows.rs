@@ -48,7 +48,7 @@ pub struct LogEntry {
 }
 
 /// The last round of a gate in the iteration shown.
-pub fn round<'a>(app: &'a App, gate: GateName) -> Option<&'a GateFinished> {
+pub fn round(app: &App, gate: GateName) -> Option<&GateFinished> {
     shown(app).and_then(|it| it.last_gate(gate))
 }
 
@@ -59,7 +59,11 @@ pub fn shown(app: &App) -> Option<&Iteration> {
 
 /// The iteration before `n`, if any.
 pub fn previous_iteration(state: &State, n: u32) -> Option<&Iteration> {
-    state.review_iterations.iter().rev().find(|i| i.iteration < n)
+    state
+        .review_iterations
+        .iter()
+        .rev()
+        .find(|i| i.iteration < n)
 }
 
 /// Criteria of the shown iteration, in GATE 0 order, then GATE 1-only ids.
@@ -68,7 +72,11 @@ pub fn criterion_lines(app: &App) -> Vec<CriterionLine> {
     if let Some(f) = round(app, GateName::Floor) {
         for (i, r) in f.rows.iter().enumerate() {
             if let crate::model::GateRow::Floor(r) = r {
-                out.push(CriterionLine { id: r.id.clone(), floor: Some(i), conformity: None });
+                out.push(CriterionLine {
+                    id: r.id.clone(),
+                    floor: Some(i),
+                    conformity: None,
+                });
             }
         }
     }
@@ -77,7 +85,11 @@ pub fn criterion_lines(app: &App) -> Vec<CriterionLine> {
             if let crate::model::GateRow::Criterion(r) = r {
                 match out.iter_mut().find(|l| l.id == r.id) {
                     Some(l) => l.conformity = Some(i),
-                    None => out.push(CriterionLine { id: r.id.clone(), floor: None, conformity: Some(i) }),
+                    None => out.push(CriterionLine {
+                        id: r.id.clone(),
+                        floor: None,
+                        conformity: Some(i),
+                    }),
                 }
             }
         }
@@ -90,18 +102,36 @@ pub fn log_entries(state: &State) -> Vec<LogEntry> {
     let mut out: Vec<LogEntry> = Vec::new();
     let mut push = |label: String, path: &str| {
         if !path.is_empty() && !out.iter().any(|e| e.path == path) {
-            out.push(LogEntry { label, path: path.to_string() });
+            out.push(LogEntry {
+                label,
+                path: path.to_string(),
+            });
         }
     };
     for it in &state.review_iterations {
         for g in &it.gates {
             if let Some(p) = &g.output {
-                let label = format!("iter {} GATE {} {} round {} {}", it.iteration, g.gate.number(), g.gate, g.round, g.verdict);
+                let label = format!(
+                    "iter {} GATE {} {} round {} {}",
+                    it.iteration,
+                    g.gate.number(),
+                    g.gate,
+                    g.round,
+                    g.verdict
+                );
                 push(label, p);
             }
         }
         for v in &it.verifications {
-            push(format!("iter {} verify {} {}", it.iteration, v.finding, v.result.as_str()), &v.log);
+            push(
+                format!(
+                    "iter {} verify {} {}",
+                    it.iteration,
+                    v.finding,
+                    v.result.as_str()
+                ),
+                &v.log,
+            );
         }
     }
     out
@@ -113,7 +143,9 @@ pub fn tab_rows(app: &App) -> Vec<RowKey> {
     let mut rows: Vec<RowKey> = match app.tab {
         Tab::Criteria => (0..app.criteria.len()).map(RowKey::Criterion).collect(),
         Tab::Findings => {
-            let Some(it) = shown(app) else { return Vec::new() };
+            let Some(it) = shown(app) else {
+                return Vec::new();
+            };
             let mut idx: Vec<usize> = (0..it.findings.len()).collect();
             sort_findings(it, &mut idx, app.sort);
             idx.into_iter().map(RowKey::Finding).collect()
@@ -129,7 +161,10 @@ pub fn tab_rows(app: &App) -> Vec<RowKey> {
                 .collect(),
             None => Vec::new(),
         },
-        Tab::Gates => gate_order(&state.human_gates).into_iter().map(RowKey::Gate).collect(),
+        Tab::Gates => gate_order(&state.human_gates)
+            .into_iter()
+            .map(RowKey::Gate)
+            .collect(),
         Tab::Timeline => (0..app.run().events.len()).map(RowKey::Event).collect(),
         Tab::Logs => (0..app.log_entries.len()).map(RowKey::Log).collect(),
     };
@@ -152,14 +187,19 @@ pub fn gate_order(gates: &[HumanGate]) -> Vec<usize> {
 
 /// A row as plain text (cells joined by two spaces): for the filter and the clipboard.
 pub fn row_text(app: &App, key: RowKey) -> String {
-    view::table::cells_of(app, key).into_iter().map(|c| c.text).collect::<Vec<_>>().join("  ")
+    view::table::cells_of(app, key)
+        .into_iter()
+        .map(|c| c.text)
+        .collect::<Vec<_>>()
+        .join("  ")
 }
 
 fn sort_findings(it: &Iteration, idx: &mut [usize], sort: FindingSort) {
     let f = &it.findings;
     match sort {
         FindingSort::Severity => idx.sort_by(|a, b| {
-            (severity_rank(&f[*a].severity), &f[*a].id).cmp(&(severity_rank(&f[*b].severity), &f[*b].id))
+            (severity_rank(&f[*a].severity), &f[*a].id)
+                .cmp(&(severity_rank(&f[*b].severity), &f[*b].id))
         }),
         FindingSort::Id => idx.sort_by(|a, b| f[*a].id.cmp(&f[*b].id)),
         FindingSort::Verdict => idx.sort_by_key(|i| {
@@ -170,7 +210,9 @@ fn sort_findings(it: &Iteration, idx: &mut [usize], sort: FindingSort) {
             };
             (rank, f[*i].id.clone())
         }),
-        FindingSort::Path => idx.sort_by(|a, b| (&f[*a].path, &f[*a].lines).cmp(&(&f[*b].path, &f[*b].lines))),
+        FindingSort::Path => {
+            idx.sort_by(|a, b| (&f[*a].path, &f[*a].lines).cmp(&(&f[*b].path, &f[*b].lines)))
+        }
     }
 }
 

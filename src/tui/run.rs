@@ -20,10 +20,11 @@ use super::effect::{Effect, ReplayMove};
 use super::terminal::{self, TerminalGuard};
 use super::{SystemClock, view};
 use crate::history::History;
-use crate::journal::{Pipeline, TAIL_BYTES, read_tail, snapshot};
+use crate::journal::{Pipeline, Source, TAIL_BYTES, read_tail, snapshot};
+use crate::model::State;
 use crate::model::event::HumanDecision;
 use crate::recorder::Recorder;
-use crate::watch::{Batch, FeedUpdate, Live};
+use crate::watch::{Batch, FeedUpdate, Live, ObservedLog};
 
 /// Where `loopwatch replay` starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +35,49 @@ pub enum ReplayStart {
     Seq(u64),
     /// The first event of this iteration.
     Iteration(u32),
+}
+
+/// The position (events applied) where replay starts: the first event, the
+/// event with a seq, or the first event of an iteration (the first event
+/// when that iteration does not exist).
+pub fn start_position(history: &History, start: ReplayStart) -> usize {
+    let k = match start {
+        ReplayStart::First => 1,
+        ReplayStart::Seq(seq) => history.position_of_seq(seq).max(1),
+        ReplayStart::Iteration(n) => {
+            history.iteration_starts().iter().find(|(i, _)| *i == n).map_or(1, |(_, pos)| pos + 1)
+        }
+    };
+    k.min(history.len())
+}
+
+/// Where a replay key moves from position `k`; `None` for [`ReplayMove::Live`]
+/// (leave replay).
+pub fn move_target(history: &History, k: usize, m: ReplayMove) -> Option<usize> {
+    let starts = history.iteration_starts();
+    let target = match m {
+        ReplayMove::Back => k.saturating_sub(1).max(1),
+        ReplayMove::Forward => k + 1,
+        ReplayMove::First => 1,
+        ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| p + 1).find(|&p| p < k).unwrap_or(1),
+        ReplayMove::NextIteration => starts.iter().map(|(_, p)| p + 1).find(|&p| p > k).unwrap_or(history.len()),
+        ReplayMove::Live => return None,
+    };
+    Some(target.min(history.len()))
+}
+
+/// Shows position `k` of a history in the app exactly as replay does: the
+/// replay bar (position, time and iteration of the event at `k`), then the
+/// state after the first `k` events with those events. Returns the position
+/// shown (`k` clamped to the history's length).
+pub fn show_position(app: &mut App, history: &History, k: usize) -> usize {
+    let k = k.min(history.len());
+    let state = history.state_at(k);
+    let at = k.checked_sub(1).and_then(|i| history.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
+    app.set_replay(Some(ReplayBar { event: k as u64, total: history.len() as u64, at, iteration: state.iteration_number() }));
+    // Replay never rings nor runs hooks: the effects are always empty here.
+    let _ = app.on_run_state(0, state, &history.events()[..k]);
+    k
 }
 
 /// Inputs of the loop besides file changes.
@@ -73,12 +117,16 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         }
         let mut live: Live<Ui> = Live::start(pipelines.clone());
-        let mut ctl = Controller { pipelines, replay: None, history: None };
+        let mut ctl = Controller { pipelines, replay: None, history: None, observed: None };
         let initial = live.refresh_all();
         ctl.apply_updates(&mut app, &live, initial, true);
         if let Some(start) = replay {
-            let snap = snapshot(&ctl.pipelines[0])?.context("no journal to replay")?;
-            ctl.enter_replay(&mut app, History::new(snap.events), start);
+            let snap = snapshot(&ctl.pipelines[0])?.context("nothing to replay: no events.jsonl and no state.json")?;
+            let past = match snap.source {
+                Source::Journal => Past::Events(Box::new(History::new(snap.events))),
+                Source::ForeignState => ctl.observed_states(&live)?,
+            };
+            ctl.enter_replay(&mut app, past, start);
         }
         let mut test_panic = render_panics_for_tests();
         let (_guard, mut term) = TerminalGuard::enter(false)?;
@@ -257,7 +305,55 @@ fn wait_for_hangup() -> bool {
 struct Controller {
     pipelines: Vec<Pipeline>,
     replay: Option<usize>,
-    history: Option<History>,
+    history: Option<Past>,
+    observed: Option<ObservedLog>,
+}
+
+/// What a replay steps through: the journal's events, or, for a pipeline
+/// written by another program, the versions of its state.json observed.
+enum Past {
+    Events(Box<History>),
+    States(Vec<(String, State)>),
+}
+
+impl Past {
+    fn len(&self) -> usize {
+        match self {
+            Past::Events(h) => h.len(),
+            Past::States(v) => v.len(),
+        }
+    }
+
+    /// The state after `k` steps, its time, and the events up to it.
+    fn at(&self, k: usize) -> (State, String, &[crate::model::Event]) {
+        match self {
+            Past::Events(h) => {
+                let at = k.checked_sub(1).and_then(|i| h.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
+                (h.state_at(k), at, &h.events()[..k])
+            }
+            Past::States(v) => match k.checked_sub(1).and_then(|i| v.get(i)) {
+                Some((at, s)) => (s.clone(), at.clone(), &[]),
+                None => (State::default(), String::new(), &[]),
+            },
+        }
+    }
+
+    /// 1-based positions of the first step of each iteration.
+    fn iteration_starts(&self) -> Vec<(u32, usize)> {
+        match self {
+            Past::Events(h) => h.iteration_starts().into_iter().map(|(n, p)| (n, p + 1)).collect(),
+            Past::States(v) => {
+                let mut out: Vec<(u32, usize)> = Vec::new();
+                for (i, (_, s)) in v.iter().enumerate() {
+                    let n = s.iteration_number();
+                    if !out.iter().any(|(m, _)| *m == n) {
+                        out.push((n, i + 1));
+                    }
+                }
+                out
+            }
+        }
+    }
 }
 
 impl Controller {
@@ -266,19 +362,37 @@ impl Controller {
             let feed = &live.feeds()[i];
             if i == 0 {
                 app.set_looking_in((!feed.exists()).then(|| feed.pipeline().dir().to_path_buf()));
+                let note = match (live.is_polling(0), feed.is_foreign()) {
+                    (true, true) => Some("polling · state.json written by another program".to_string()),
+                    (true, false) => Some("polling (filesystem events unavailable)".to_string()),
+                    (false, true) => Some("state.json written by another program (no journal)".to_string()),
+                    (false, false) => None,
+                };
+                app.set_source_note(note);
             }
             if !up.changed && !first {
                 continue;
             }
             let events = feed.events();
             let new = if up.reset { events } else { &events[events.len().saturating_sub(up.new_events)..] };
-            if let Some(h) = &mut self.history
+            if i == 0 && feed.is_foreign() && up.new_events > 0 {
+                // The TUI keeps each version it sees, so a foreign pipeline can be replayed.
+                let log = self.observed.get_or_insert_with(|| ObservedLog::for_pipeline(feed.pipeline().dir()).unwrap_or_else(|| ObservedLog::at(&std::env::temp_dir(), feed.pipeline().dir())));
+                if let Err(e) = log.record(feed.state()) {
+                    tracing::warn!(error = %e, "cannot keep the observed state.json version");
+                }
+            }
+            if let Some(past) = &mut self.history
                 && i == 0
             {
-                if up.reset {
-                    *h = History::new(events.to_vec());
-                } else {
-                    h.extend(new.iter().cloned());
+                match past {
+                    Past::Events(h) if up.reset => **h = History::new(events.to_vec()),
+                    Past::Events(h) => h.extend(new.iter().cloned()),
+                    Past::States(v) => {
+                        if feed.is_foreign() && up.new_events > 0 {
+                            v.push((crate::util::now_rfc3339(), feed.state().clone()));
+                        }
+                    }
                 }
                 if let Some(k) = self.replay {
                     self.show(app, k);
@@ -359,34 +473,51 @@ impl Controller {
             .unwrap_or(&self.pipelines[0])
     }
 
-    fn enter_replay(&mut self, app: &mut App, history: History, start: ReplayStart) {
-        let k = match start {
-            ReplayStart::First => 1.min(history.len()),
-            ReplayStart::Seq(seq) => history.position_of_seq(seq).max(1).min(history.len()),
-            ReplayStart::Iteration(n) => history
-                .iteration_starts()
-                .iter()
-                .find(|(i, _)| *i == n)
-                .map_or(1, |(_, pos)| pos + 1)
-                .min(history.len()),
+    /// The observed versions of a foreign state.json, oldest first.
+    fn observed_states(&mut self, live: &Live<Ui>) -> anyhow::Result<Past> {
+        let feed = &live.feeds()[0];
+        let log = self
+            .observed
+            .get_or_insert_with(|| ObservedLog::for_pipeline(feed.pipeline().dir()).unwrap_or_else(|| ObservedLog::at(&std::env::temp_dir(), feed.pipeline().dir())));
+        let _ = log.record(feed.state());
+        let v: Vec<(String, State)> = log.versions().into_iter().map(|o| (o.observed_at, o.state)).collect();
+        anyhow::ensure!(!v.is_empty(), "nothing to replay: no journal, and no state.json version was observed");
+        Ok(Past::States(v))
+    }
+
+    fn enter_replay(&mut self, app: &mut App, past: Past, start: ReplayStart) {
+        let len = past.len();
+        let k = match (&past, start) {
+            (Past::Events(h), _) => start_position(h, start),
+            (Past::States(_), ReplayStart::First) => 1.min(len),
+            (Past::States(_), ReplayStart::Seq(seq)) => usize::try_from(seq).unwrap_or(len).clamp(1, len.max(1)),
+            (Past::States(_), ReplayStart::Iteration(n)) => {
+                past.iteration_starts().iter().find(|(i, _)| *i == n).map_or(1, |(_, pos)| *pos).min(len)
+            }
         };
-        self.history = Some(history);
+        if matches!(past, Past::States(_)) {
+            app.set_source_note(Some("replaying the state.json versions this TUI observed (no journal)".into()));
+        }
+        self.history = Some(past);
         self.show(app, k);
     }
 
     fn show(&mut self, app: &mut App, k: usize) {
-        let Some(h) = &self.history else { return };
-        let k = k.min(h.len());
+        let Some(past) = &self.history else { return };
+        if let Past::Events(h) = past {
+            self.replay = Some(show_position(app, h, k));
+            return;
+        }
+        let k = k.min(past.len());
         self.replay = Some(k);
-        let state = h.state_at(k);
-        let at = k.checked_sub(1).and_then(|i| h.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
+        let (state, at, events) = past.at(k);
         app.set_replay(Some(ReplayBar {
             event: k as u64,
-            total: h.len() as u64,
+            total: past.len() as u64,
             at,
             iteration: state.iteration_number(),
         }));
-        app.on_run_state(0, state, &h.events()[..k]);
+        app.on_run_state(0, state, events);
     }
 
     fn replay_move(&mut self, app: &mut App, live: &Live<Ui>, m: ReplayMove) {
@@ -396,29 +527,43 @@ impl Controller {
             }
             // Entering replay from the live view: live updates keep arriving
             // into the history in the background.
-            let events = live.feeds()[0].events().to_vec();
-            let end = events.len();
-            self.history = Some(History::new(events));
-            self.replay = Some(end);
+            let feed = &live.feeds()[0];
+            let past = if feed.is_foreign() {
+                match self.observed_states(live) {
+                    Ok(p) => p,
+                    Err(_) => return,
+                }
+            } else {
+                Past::Events(Box::new(History::new(feed.events().to_vec())))
+            };
+            self.replay = Some(past.len());
+            self.history = Some(past);
         }
-        let (Some(h), Some(k)) = (&self.history, self.replay) else { return };
-        let starts = h.iteration_starts();
-        let target = match m {
-            ReplayMove::Back => k.saturating_sub(1).max(1),
-            ReplayMove::Forward => (k + 1).min(h.len()),
-            ReplayMove::First => 1,
-            ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| p + 1).find(|&p| p < k).unwrap_or(1),
-            ReplayMove::NextIteration => starts.iter().map(|(_, p)| p + 1).find(|&p| p > k).unwrap_or(h.len()),
-            ReplayMove::Live => {
-                self.replay = None;
-                self.history = None;
-                app.set_replay(None);
-                let feed = &live.feeds()[0];
-                app.on_run_state(0, feed.state().clone(), feed.events());
-                return;
+        let (Some(past), Some(k)) = (&self.history, self.replay) else { return };
+        let target = match past {
+            Past::Events(h) => move_target(h, k, m),
+            Past::States(_) => {
+                let starts = past.iteration_starts();
+                let len = past.len();
+                match m {
+                    ReplayMove::Back => Some(k.saturating_sub(1).max(1)),
+                    ReplayMove::Forward => Some((k + 1).min(len)),
+                    ReplayMove::First => Some(1),
+                    ReplayMove::PrevIteration => Some(starts.iter().rev().map(|(_, p)| *p).find(|&p| p < k).unwrap_or(1)),
+                    ReplayMove::NextIteration => Some(starts.iter().map(|(_, p)| *p).find(|&p| p > k).unwrap_or(len)),
+                    ReplayMove::Live => None,
+                }
             }
         };
-        self.show(app, target.min(h.len()));
+        let Some(target) = target else {
+            self.replay = None;
+            self.history = None;
+            app.set_replay(None);
+            let feed = &live.feeds()[0];
+            app.on_run_state(0, feed.state().clone(), feed.events());
+            return;
+        };
+        self.show(app, target);
     }
 }
 

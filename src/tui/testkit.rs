@@ -20,7 +20,12 @@ pub fn t0() -> Timestamp {
 
 /// An event at `10:00:<seq>`.
 pub fn ev(seq: u64, body: EventBody) -> Event {
-    Event { v: 1, seq, at: format!("2026-11-02T10:{:02}:{:02}Z", seq / 60, seq % 60), body }
+    Event {
+        v: 1,
+        seq,
+        at: format!("2026-11-02T10:{:02}:{:02}Z", seq / 60, seq % 60),
+        body,
+    }
 }
 
 /// `run.started`.
@@ -72,7 +77,13 @@ pub fn evidence() -> Value {
 pub fn events_with_gate(kind: HumanGateKind) -> Vec<Event> {
     vec![
         ev(1, run_started()),
-        ev(2, EventBody::IterationStarted { iteration: 1, trigger: "initial".into() }),
+        ev(
+            2,
+            EventBody::IterationStarted {
+                iteration: 1,
+                trigger: "initial".into(),
+            },
+        ),
         ev(3, request("hg-1-conformity-1", kind, evidence())),
     ]
 }
@@ -85,7 +96,12 @@ pub fn state_of(events: &[Event]) -> State {
 /// An app on a manual clock at [`t0`], fed `events`.
 pub fn app_with(events: &[Event]) -> (App, ManualClock) {
     let clock = ManualClock::new(t0());
-    let mut app = App::new(Config::default(), ThemeKind::NoColor, Box::new(clock.clone()), "/p/.pipeline".into());
+    let mut app = App::new(
+        Config::default(),
+        ThemeKind::NoColor,
+        Box::new(clock.clone()),
+        "/p/.pipeline".into(),
+    );
     let _ = app.on_state(state_of(events), events);
     (app, clock)
 }

@@ -43,7 +43,11 @@ impl Theme {
     pub fn tone(&self, tone: Tone) -> Style {
         let base = Style::default();
         let bold = matches!(tone, Tone::Bad | Tone::Human | Tone::Accent);
-        let base = if bold { base.add_modifier(Modifier::BOLD) } else { base };
+        let base = if bold {
+            base.add_modifier(Modifier::BOLD)
+        } else {
+            base
+        };
         let fg = match (self.kind, tone) {
             (ThemeKind::NoColor, _) | (_, Tone::Normal) => None,
             (ThemeKind::Dark, Tone::Good) => Some(Color::LightGreen),

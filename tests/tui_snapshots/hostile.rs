@@ -24,15 +24,24 @@ fn hostile_events() -> Vec<Event> {
         json!({"v":1,"seq":9,"at":bad,"type":"note","text":big}),
         json!({"v":1,"seq":10,"at":"2026-12-01T08:09:00Z","type":bad,"payload":bad}),
     ];
-    lines.iter().map(|v| Event::parse_line(v.to_string().as_bytes()).expect("valid event")).collect()
+    lines
+        .iter()
+        .map(|v| Event::parse_line(v.to_string().as_bytes()).expect("valid event"))
+        .collect()
 }
 
 fn assert_inert(buf: &Buffer, what: &str) {
     for cell in buf.content() {
         for c in cell.symbol().chars() {
             let u = c as u32;
-            assert!(u >= 0x20 && u != 0x7f && !(0x80..=0x9f).contains(&u), "{what}: control {u:#x} drawn");
-            assert!(!matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}'), "{what}: invisible {u:#x} drawn");
+            assert!(
+                u >= 0x20 && u != 0x7f && !(0x80..=0x9f).contains(&u),
+                "{what}: control {u:#x} drawn"
+            );
+            assert!(
+                !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}'),
+                "{what}: invisible {u:#x} drawn"
+            );
         }
     }
 }
@@ -60,7 +69,11 @@ fn hostile_text_is_visible_and_contained_on_every_tab() {
             seen_cr |= t.contains("␍OVER");
             let lines: Vec<&str> = t.lines().collect();
             // The tab line and the footer are where they belong, untouched.
-            assert!(lines[3].starts_with(" [1] Criteria  [2] Findings"), "{what}: {}", lines[3]);
+            assert!(
+                lines[3].starts_with(" [1] Criteria  [2] Findings"),
+                "{what}: {}",
+                lines[3]
+            );
             assert!(lines[38].starts_with(" ? help"), "{what}: {}", lines[38]);
             press(&mut a, "j");
         }
@@ -76,11 +89,21 @@ fn hostile_evidence_in_the_dialog_is_visible_and_contained() {
     let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     clock.advance(Duration::from_millis(400));
     let d = a.dialog().expect("dialog open");
-    assert!(d.evidence.iter().all(|l| loopwatch::sanitize::width(l) <= loopwatch::tui::evidence::EVIDENCE_LINE_MAX));
+    assert!(
+        d.evidence
+            .iter()
+            .all(|l| loopwatch::sanitize::width(l) <= loopwatch::tui::evidence::EVIDENCE_LINE_MAX)
+    );
     a.on_paste("pasted \u{1b}[31m\u{202e}reason");
-    assert_eq!(a.dialog().map(|d| d.reason.clone()), Some("pasted [31mreason".to_string()));
+    assert_eq!(
+        a.dialog().map(|d| d.reason.clone()),
+        Some("pasted [31mreason".to_string())
+    );
     let buf = draw(&a, 100, 30);
     assert_inert(&buf, "dialog");
     let t = text(&buf);
-    assert!(t.contains("subject: A␛[2J␛]52;c;ZXZpbA==␇B<U+202E>gnp.exe␍OVER<U+009B>31m<U+200B>Z"), "{t}");
+    assert!(
+        t.contains("subject: A␛[2J␛]52;c;ZXZpbA==␇B<U+202E>gnp.exe␍OVER<U+009B>31m<U+200B>Z"),
+        "{t}"
+    );
 }

@@ -30,15 +30,28 @@ fn screens() -> Vec<App> {
     empty.set_looking_in(Some("/nowhere".into()));
     out.push(empty);
     let (mut replay, _) = app(ThemeKind::Dark, &evs);
-    replay.set_replay(Some(ReplayBar { event: 1, total: 23, at: "x".into(), iteration: 1 }));
-    replay.set_problem(Some(Problem { file: "e".into(), line: None, column: None, message: "m".into(), partial_since: None }));
+    replay.set_replay(Some(ReplayBar {
+        event: 1,
+        total: 23,
+        at: "x".into(),
+        iteration: 1,
+    }));
+    replay.set_problem(Some(Problem {
+        file: "e".into(),
+        line: None,
+        column: None,
+        message: "m".into(),
+        partial_since: None,
+    }));
     out.push(replay);
     out
 }
 
 #[test]
 fn any_size_from_1x1_to_300x100_draws() {
-    let widths = [1u16, 2, 3, 5, 8, 13, 20, 21, 40, 79, 80, 81, 99, 100, 120, 159, 160, 200, 300];
+    let widths = [
+        1u16, 2, 3, 5, 8, 13, 20, 21, 40, 79, 80, 81, 99, 100, 120, 159, 160, 200, 300,
+    ];
     let heights = [1u16, 2, 3, 4, 5, 6, 8, 12, 23, 24, 25, 48, 100];
     for app in screens() {
         for w in widths {
@@ -54,7 +67,11 @@ fn any_size_from_1x1_to_300x100_draws() {
 fn shrinking_step_by_step_draws() {
     let screens = screens();
     let mut term = Terminal::new(TestBackend::new(300, 100)).expect("backend");
-    for (w, h) in (1..=300u16).rev().step_by(13).zip((1..=100u16).rev().step_by(4).chain(std::iter::repeat(1))) {
+    for (w, h) in (1..=300u16)
+        .rev()
+        .step_by(13)
+        .zip((1..=100u16).rev().step_by(4).chain(std::iter::repeat(1)))
+    {
         term.backend_mut().resize(w, h);
         for app in &screens {
             term.draw(|f| render(f, app)).expect("draw");

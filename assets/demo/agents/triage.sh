@@ -66,4 +66,4 @@ cat >"$LW_WORK/verification.json" <<'JSON'
 }
 JSON
 lw triage apply "$triage" --verification "$LW_WORK/verification.json" >/dev/null
-lw record triage "$triage" >/dev/null
+record record triage "$triage"

@@ -10,20 +10,39 @@ use crate::tui::testkit::*;
 #[test]
 fn a_new_gate_rings_once_and_runs_the_hook_but_not_on_first_load() {
     let clock = crate::tui::ManualClock::new(t0());
-    let mut config = Config::default();
-    config.on_human_gate = Some("notify".into());
-    let mut app = App::new(config, ThemeKind::Dark, Box::new(clock), "/p/.pipeline".into());
+    let config = Config {
+        on_human_gate: Some("notify".into()),
+        ..Config::default()
+    };
+    let mut app = App::new(
+        config,
+        ThemeKind::Dark,
+        Box::new(clock),
+        "/p/.pipeline".into(),
+    );
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
     assert_eq!(app.on_state(state_of(&events), &events), vec![]);
-    let new = ev(4, request("hg-1-conformity-2", HumanGateKind::CapReached, evidence()));
+    let new = ev(
+        4,
+        request("hg-1-conformity-2", HumanGateKind::CapReached, evidence()),
+    );
     events.push(new.clone());
     assert_eq!(
         app.on_state(state_of(&events), std::slice::from_ref(&new)),
-        vec![Effect::Bell, Effect::RunHook { command: "notify".into(), gate: "hg-1-conformity-2".into() }]
+        vec![
+            Effect::Bell,
+            Effect::RunHook {
+                command: "notify".into(),
+                gate: "hg-1-conformity-2".into()
+            }
+        ]
     );
     // The same state again, then the gate decided: no second ring.
     assert_eq!(app.on_state(state_of(&events), &[]), vec![]);
-    let d = ev(5, decided("hg-1-conformity-2", Decision::Extend, "one more", "a@b"));
+    let d = ev(
+        5,
+        decided("hg-1-conformity-2", Decision::Extend, "one more", "a@b"),
+    );
     events.push(d.clone());
     assert_eq!(app.on_state(state_of(&events), &[d]), vec![]);
 }
@@ -31,12 +50,18 @@ fn a_new_gate_rings_once_and_runs_the_hook_but_not_on_first_load() {
 #[test]
 fn next_gate_jumps_from_any_tab_and_cycles() {
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
-    events.push(ev(4, request("hg-1-conformity-2", HumanGateKind::Unverifiable, evidence())));
+    events.push(ev(
+        4,
+        request("hg-1-conformity-2", HumanGateKind::Unverifiable, evidence()),
+    ));
     let (mut app, _clock) = app_with(&events);
     app.on_key(&ch('5'));
     assert_eq!(app.tab(), Tab::Timeline);
     app.on_key(&ch('n'));
-    assert_eq!((app.tab(), app.selected_row()), (Tab::Gates, Some(RowKey::Gate(0))));
+    assert_eq!(
+        (app.tab(), app.selected_row()),
+        (Tab::Gates, Some(RowKey::Gate(0)))
+    );
     app.on_key(&ch('n'));
     assert_eq!(app.selected_row(), Some(RowKey::Gate(1)));
     app.on_key(&ch('n'));
@@ -106,12 +131,24 @@ fn logs_load_once_and_never_outside_the_pipeline() {
     let (mut app, _clock) = app_with(&events);
     app.on_key(&ch('6'));
     assert_eq!(app.on_key(&key(KeyCode::Enter)), vec![]);
-    assert_eq!(app.status(), Some("not loading '../../etc/passwd': the path leaves .pipeline"));
+    assert_eq!(
+        app.status(),
+        Some("not loading '../../etc/passwd': the path leaves .pipeline")
+    );
     app.on_key(&ch('j'));
-    assert_eq!(app.on_key(&key(KeyCode::Enter)), vec![Effect::LoadLog("/p/.pipeline/verify-2.test.log".into())]);
+    assert_eq!(
+        app.on_key(&key(KeyCode::Enter)),
+        vec![Effect::LoadLog("/p/.pipeline/verify-2.test.log".into())]
+    );
     assert_eq!(app.on_key(&key(KeyCode::Enter)), vec![]);
-    app.on_log_loaded(Path::new("/p/.pipeline/verify-2.test.log"), Ok(b"line 1\nline 2\n".to_vec()));
-    assert_eq!(app.run().logs.get("verify-2.test.log"), Some(&LogView::Loaded(b"line 1\nline 2\n".to_vec())));
+    app.on_log_loaded(
+        Path::new("/p/.pipeline/verify-2.test.log"),
+        Ok(b"line 1\nline 2\n".to_vec()),
+    );
+    assert_eq!(
+        app.run().logs.get("verify-2.test.log"),
+        Some(&LogView::Loaded(b"line 1\nline 2\n".to_vec()))
+    );
 }
 
 #[test]
@@ -120,22 +157,43 @@ fn timeline_is_replaced_from_the_first_new_seq_and_cut_at_the_state() {
     let (mut app, _clock) = app_with(&events);
     // Replay stepped back to seq 2: the state is shorter, no new events.
     let _ = app.on_state(state_of(&events[..2]), &[]);
-    assert_eq!(app.run().events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2]);
+    assert_eq!(
+        app.run().events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
     let _ = app.on_state(state_of(&events), &events[2..]);
-    assert_eq!(app.run().events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert_eq!(
+        app.run().events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
 }
 
 #[test]
 fn iteration_keys_move_between_iterations() {
     let events = vec![
         ev(1, run_started()),
-        ev(2, crate::model::EventBody::IterationStarted { iteration: 1, trigger: "initial".into() }),
-        ev(3, crate::model::EventBody::IterationStarted { iteration: 2, trigger: "ecarts".into() }),
+        ev(
+            2,
+            crate::model::EventBody::IterationStarted {
+                iteration: 1,
+                trigger: "initial".into(),
+            },
+        ),
+        ev(
+            3,
+            crate::model::EventBody::IterationStarted {
+                iteration: 2,
+                trigger: "ecarts".into(),
+            },
+        ),
     ];
     let (mut app, _clock) = app_with(&events);
     assert_eq!(app.shown_iteration(), 2);
     app.on_key(&ch('['));
-    assert_eq!((app.shown_iteration(), app.status()), (1, Some("iteration 1 of 2")));
+    assert_eq!(
+        (app.shown_iteration(), app.status()),
+        (1, Some("iteration 1 of 2"))
+    );
     app.on_key(&ch('['));
     assert_eq!(app.shown_iteration(), 1);
     app.on_key(&ch(']'));

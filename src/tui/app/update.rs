@@ -55,7 +55,9 @@ impl App {
             Action::TabTimeline => self.set_tab(Tab::Timeline),
             Action::TabLogs => self.set_tab(Tab::Logs),
             Action::NextTab => self.set_tab(Tab::ALL[(self.tab.index() + 1) % Tab::ALL.len()]),
-            Action::PrevTab => self.set_tab(Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]),
+            Action::PrevTab => {
+                self.set_tab(Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()])
+            }
             Action::Down => self.move_by(1),
             Action::Up => self.move_by(-1),
             Action::PageDown => self.move_by(isize::try_from(self.page).unwrap_or(10)),
@@ -80,7 +82,10 @@ impl App {
                 if rows::previous_iteration(self.state(), self.shown_iteration()).is_some() {
                     self.diff = !self.diff;
                 } else {
-                    self.status = Some(format!("iteration {} has no previous iteration to compare", self.shown_iteration()));
+                    self.status = Some(format!(
+                        "iteration {} has no previous iteration to compare",
+                        self.shown_iteration()
+                    ));
                 }
             }
             Action::Copy => {
@@ -101,7 +106,8 @@ impl App {
             Action::Quit => {
                 if self.dialog.as_ref().is_some_and(Dialog::has_typed_reason) {
                     self.confirm_quit = true;
-                    self.status = Some("a decision reason is being typed: quit anyway? (y/n)".into());
+                    self.status =
+                        Some("a decision reason is being typed: quit anyway? (y/n)".into());
                 } else {
                     effects.push(Effect::Quit);
                 }
@@ -128,7 +134,10 @@ impl App {
 
     fn open(&mut self) -> Vec<Effect> {
         if self.screen == Screen::RunList {
-            self.current = rows::run_order(self).get(self.run_selected).copied().unwrap_or(0);
+            self.current = rows::run_order(self)
+                .get(self.run_selected)
+                .copied()
+                .unwrap_or(0);
             self.screen = Screen::Run;
             self.tab = Tab::Criteria;
             self.selected = [0; 6];
@@ -145,7 +154,10 @@ impl App {
                 if self.replay.is_some() {
                     self.status = Some("decisions cannot be taken in replay".into());
                 } else if let Some(rec) = &gate.decision {
-                    self.status = Some(format!("{} is already decided: {}", gate.request.id, rec.decision.decision));
+                    self.status = Some(format!(
+                        "{} is already decided: {}",
+                        gate.request.id, rec.decision.decision
+                    ));
                 } else {
                     self.dialog = Some(Dialog::open(gate, self.clock.now()));
                 }
@@ -162,7 +174,10 @@ impl App {
                 let it = self.shown_iteration();
                 let log = self.state().iteration(it).and_then(|iter| {
                     let f = iter.findings.get(i)?;
-                    iter.verifications.iter().find(|v| v.finding == f.id).map(|v| v.log.clone())
+                    iter.verifications
+                        .iter()
+                        .find(|v| v.finding == f.id)
+                        .map(|v| v.log.clone())
                 });
                 match log {
                     Some(l) if !l.is_empty() => self.load_log(&l),
@@ -177,11 +192,17 @@ impl App {
     fn load_log(&mut self, rel: &str) -> Vec<Effect> {
         let p = Path::new(rel);
         if rel.is_empty() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
-            self.status = Some(format!("not loading '{}': the path leaves .pipeline", crate::sanitize::sanitize_line(rel, 60)));
+            self.status = Some(format!(
+                "not loading '{}': the path leaves .pipeline",
+                crate::sanitize::sanitize_line(rel, 60)
+            ));
             return Vec::new();
         }
         let run = &mut self.runs[self.current];
-        if matches!(run.logs.get(rel), Some(LogView::Loaded(_) | LogView::Loading)) {
+        if matches!(
+            run.logs.get(rel),
+            Some(LogView::Loaded(_) | LogView::Loading)
+        ) {
             return Vec::new();
         }
         run.logs.insert(rel.to_string(), LogView::Loading);
@@ -203,7 +224,10 @@ impl App {
     fn next_human_gate(&mut self) {
         if self.screen == Screen::RunList {
             let order = rows::run_order(self);
-            if let Some(i) = order.iter().position(|r| self.runs[*r].state.open_human_gates().next().is_some()) {
+            if let Some(i) = order
+                .iter()
+                .position(|r| self.runs[*r].state.open_human_gates().next().is_some())
+            {
                 self.run_selected = i;
             }
             return;
@@ -232,16 +256,32 @@ impl App {
 
     fn step_iteration(&mut self, dir: i32) -> Vec<Effect> {
         if self.replay.is_some() {
-            let m = if dir < 0 { ReplayMove::PrevIteration } else { ReplayMove::NextIteration };
+            let m = if dir < 0 {
+                ReplayMove::PrevIteration
+            } else {
+                ReplayMove::NextIteration
+            };
             return vec![Effect::Replay(m)];
         }
-        let numbers: Vec<u32> = self.state().review_iterations.iter().map(|i| i.iteration).collect();
+        let numbers: Vec<u32> = self
+            .state()
+            .review_iterations
+            .iter()
+            .map(|i| i.iteration)
+            .collect();
         let Some(&latest) = numbers.last() else {
             return Vec::new();
         };
         let cur = self.shown_iteration();
-        let pos = numbers.iter().position(|n| *n == cur).unwrap_or(numbers.len() - 1);
-        let next = if dir < 0 { pos.saturating_sub(1) } else { (pos + 1).min(numbers.len() - 1) };
+        let pos = numbers
+            .iter()
+            .position(|n| *n == cur)
+            .unwrap_or(numbers.len() - 1);
+        let next = if dir < 0 {
+            pos.saturating_sub(1)
+        } else {
+            (pos + 1).min(numbers.len() - 1)
+        };
         self.iteration = (numbers[next] != latest).then_some(numbers[next]);
         self.status = Some(format!("iteration {} of {latest}", numbers[next]));
         self.refresh();

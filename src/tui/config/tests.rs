@@ -48,10 +48,12 @@ fn user_keys_replace_defaults_and_clashes_are_warned() {
 
 #[test]
 fn wrong_type_names_file_line_and_column() {
-    let err = Config::parse("bell = true\ntheme = 3\n", Path::new("/x/c.toml")).expect_err("bad type");
+    let err =
+        Config::parse("bell = true\ntheme = 3\n", Path::new("/x/c.toml")).expect_err("bad type");
     let msg = err.to_string();
     assert!(msg.starts_with("/x/c.toml:2:9: "), "{msg}");
-    let err = Config::parse("stale_after = \"soon\"\n", Path::new("c.toml")).expect_err("bad duration");
+    let err =
+        Config::parse("stale_after = \"soon\"\n", Path::new("c.toml")).expect_err("bad duration");
     assert_eq!(
         err.to_string(),
         "c.toml:1:1: stale_after: 'soon' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")"
@@ -80,12 +82,24 @@ fn missing_file_gives_defaults() {
 
 #[test]
 fn theme_resolution() {
-    assert_eq!(ThemeChoice::Light.resolve(Some("1"), None), ThemeKind::NoColor);
+    assert_eq!(
+        ThemeChoice::Light.resolve(Some("1"), None),
+        ThemeKind::NoColor
+    );
     assert_eq!(ThemeChoice::Light.resolve(Some(""), None), ThemeKind::Light);
-    assert_eq!(ThemeChoice::Auto.resolve(None, Some("0;15")), ThemeKind::Light);
-    assert_eq!(ThemeChoice::Auto.resolve(None, Some("15;0")), ThemeKind::Dark);
+    assert_eq!(
+        ThemeChoice::Auto.resolve(None, Some("0;15")),
+        ThemeKind::Light
+    );
+    assert_eq!(
+        ThemeChoice::Auto.resolve(None, Some("15;0")),
+        ThemeKind::Dark
+    );
     assert_eq!(ThemeChoice::Auto.resolve(None, None), ThemeKind::Dark);
-    assert_eq!(ThemeChoice::Dark.resolve(None, Some("0;15")), ThemeKind::Dark);
+    assert_eq!(
+        ThemeChoice::Dark.resolve(None, Some("0;15")),
+        ThemeKind::Dark
+    );
 }
 
 #[test]

@@ -38,7 +38,10 @@ fn every_option_of_every_kind_confirms_with_its_key() {
                 evidence_hash(&evidence_lines(&state.human_gates[0].request))
             };
             assert_eq!(app.on_key(&ch(Dialog::option_key(*option))), vec![]);
-            assert_eq!(app.dialog().map(|d| (d.chosen, d.focus)), Some((Some(*option), Focus::Reason)));
+            assert_eq!(
+                app.dialog().map(|d| (d.chosen, d.focus)),
+                Some((Some(*option), Focus::Reason))
+            );
             assert_eq!(type_text(&mut app, "checked by hand"), vec![]);
             let effects = app.on_key(&ctrl('s'));
             assert_eq!(
@@ -54,7 +57,10 @@ fn every_option_of_every_kind_confirms_with_its_key() {
             assert_eq!(phase(&app), Phase::Saving);
             app.on_write_result(Ok(()));
             assert!(app.dialog().is_none());
-            assert_eq!(app.status(), Some(format!("decision saved ({ID}: {option})").as_str()));
+            assert_eq!(
+                app.status(),
+                Some(format!("decision saved ({ID}: {option})").as_str())
+            );
         }
     }
 }
@@ -66,7 +72,10 @@ fn option_keys_of_other_kinds_do_nothing() {
     assert_eq!(app.on_key(&ch('l')), vec![]);
     assert_eq!(app.dialog().map(|d| d.chosen), Some(None));
     assert_eq!(app.on_key(&ctrl('s')), vec![]);
-    assert_eq!(app.dialog().and_then(|d| d.message.clone()).as_deref(), Some("choose an option first"));
+    assert_eq!(
+        app.dialog().and_then(|d| d.message.clone()).as_deref(),
+        Some("choose an option first")
+    );
 }
 
 #[test]
@@ -74,7 +83,10 @@ fn empty_reason_is_refused() {
     let (mut app, _clock) = opened(HumanGateKind::CapReached);
     app.on_key(&ch('e'));
     assert_eq!(app.on_key(&ctrl('s')), vec![]);
-    assert_eq!(app.dialog().and_then(|d| d.message.clone()).as_deref(), Some("a reason is required"));
+    assert_eq!(
+        app.dialog().and_then(|d| d.message.clone()).as_deref(),
+        Some("a reason is required")
+    );
     type_text(&mut app, "   ");
     assert_eq!(app.on_key(&ctrl('s')), vec![]);
     assert_eq!(phase(&app), Phase::Editing);
@@ -92,7 +104,10 @@ fn paste_goes_to_the_reason_and_never_confirms() {
     app.on_key(&key(KeyCode::Tab));
     app.on_paste("a");
     let d = app.dialog().expect("still open");
-    assert_eq!((d.reason.as_str(), d.chosen), ("ok  shipped[2Ja", Some(Decision::Approve)));
+    assert_eq!(
+        (d.reason.as_str(), d.chosen),
+        ("ok  shipped[2Ja", Some(Decision::Approve))
+    );
 }
 
 #[test]
@@ -118,12 +133,18 @@ fn gate_decided_elsewhere_shows_that_decision() {
     let (mut app, _clock) = opened(HumanGateKind::OutOfScope);
     app.on_key(&ch('x'));
     type_text(&mut app, "not in scope");
-    let new = ev(4, decided(ID, Decision::Approve, "needed for the build", "dana@devbox"));
+    let new = ev(
+        4,
+        decided(ID, Decision::Approve, "needed for the build", "dana@devbox"),
+    );
     events.push(new.clone());
     let _ = app.on_state(state_of(&events), &[new]);
     match phase(&app) {
         Phase::DecidedElsewhere(r) => {
-            assert_eq!((r.decision.decision, r.decision.by.as_str()), (Decision::Approve, "dana@devbox"));
+            assert_eq!(
+                (r.decision.decision, r.decision.by.as_str()),
+                (Decision::Approve, "dana@devbox")
+            );
         }
         other => panic!("expected decided elsewhere, got {other:?}"),
     }
@@ -138,7 +159,9 @@ fn own_decision_seen_before_the_write_result_is_not_someone_elses() {
     let (mut app, _clock) = opened(HumanGateKind::OutOfScope);
     app.on_key(&ch('a'));
     type_text(&mut app, "fine");
-    let Some(Effect::WriteDecision(req)) = app.on_key(&ctrl('s')).pop() else { panic!("no write") };
+    let Some(Effect::WriteDecision(req)) = app.on_key(&ctrl('s')).pop() else {
+        panic!("no write")
+    };
     let mut body = decided(ID, Decision::Approve, "fine", "me@here");
     if let crate::model::EventBody::HumanDecided(d) = &mut body {
         d.evidence_hash = req.evidence_hash.clone();
@@ -161,9 +184,14 @@ fn write_failure_keeps_the_reason_and_retry_is_possible() {
     assert_eq!(d.phase, Phase::Failed("journal locked by pid 4242".into()));
     assert_eq!(d.reason, "flaky verifier");
     let retry = app.on_key(&ctrl('s'));
-    assert!(matches!(&retry[..], [Effect::WriteDecision(r)] if r.reason == "flaky verifier" && r.decision == Decision::Retry));
+    assert!(
+        matches!(&retry[..], [Effect::WriteDecision(r)] if r.reason == "flaky verifier" && r.decision == Decision::Retry)
+    );
     app.on_write_result(Ok(()));
-    assert_eq!(app.status(), Some("decision saved (hg-1-conformity-1: retry)"));
+    assert_eq!(
+        app.status(),
+        Some("decision saved (hg-1-conformity-1: retry)")
+    );
 }
 
 #[test]
@@ -173,13 +201,26 @@ fn changed_evidence_is_shown_and_asked_again() {
     type_text(&mut app, "ok");
     let old_hash = app.dialog().map(|d| d.evidence_hash.clone());
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
-    events[2] = ev(3, request(ID, HumanGateKind::OutOfScope, serde_json::json!({"paths": ["Cargo.lock", "build.rs"]})));
+    events[2] = ev(
+        3,
+        request(
+            ID,
+            HumanGateKind::OutOfScope,
+            serde_json::json!({"paths": ["Cargo.lock", "build.rs"]}),
+        ),
+    );
     let _ = app.on_state(state_of(&events), &events);
     let d = app.dialog().expect("open");
     assert_ne!(Some(d.evidence_hash.clone()), old_hash);
     assert!(d.evidence.iter().any(|l| l == "path: build.rs"));
-    assert_eq!((d.chosen, d.focus, d.reason.as_str()), (None, Focus::Options, "ok"));
-    assert_eq!(d.message.as_deref(), Some("the evidence changed while this dialog was open: read it again and choose"));
+    assert_eq!(
+        (d.chosen, d.focus, d.reason.as_str()),
+        (None, Focus::Options, "ok")
+    );
+    assert_eq!(
+        d.message.as_deref(),
+        Some("the evidence changed while this dialog was open: read it again and choose")
+    );
     // The guard starts again: an immediate key is dropped.
     app.on_key(&ch('a'));
     assert_eq!(app.dialog().and_then(|d| d.chosen), None);
@@ -193,10 +234,16 @@ fn quit_asks_first_while_a_reason_is_typed() {
     let (mut app, _clock) = opened(HumanGateKind::OutOfScope);
     app.on_key(&ch('a'));
     type_text(&mut app, "q is just a letter here");
-    assert_eq!(app.dialog().map(|d| d.reason.as_str()), Some("q is just a letter here"));
+    assert_eq!(
+        app.dialog().map(|d| d.reason.as_str()),
+        Some("q is just a letter here")
+    );
     app.on_key(&key(KeyCode::Tab));
     assert_eq!(app.on_key(&ch('q')), vec![]);
-    assert_eq!(app.status(), Some("a decision reason is being typed: quit anyway? (y/n)"));
+    assert_eq!(
+        app.status(),
+        Some("a decision reason is being typed: quit anyway? (y/n)")
+    );
     assert_eq!(app.on_key(&ch('n')), vec![]);
     assert!(app.dialog().is_some());
     app.on_key(&ch('q'));
@@ -209,7 +256,10 @@ fn tab_goes_back_to_the_options_and_esc_cancels_without_writing() {
     app.on_key(&ch('a'));
     app.on_key(&key(KeyCode::Tab));
     app.on_key(&ch('x'));
-    assert_eq!(app.dialog().map(|d| (d.chosen, d.focus)), Some((Some(Decision::Reject), Focus::Reason)));
+    assert_eq!(
+        app.dialog().map(|d| (d.chosen, d.focus)),
+        Some((Some(Decision::Reject), Focus::Reason))
+    );
     assert_eq!(app.on_key(&key(KeyCode::Esc)), vec![]);
     assert!(app.dialog().is_none());
 }
@@ -217,7 +267,12 @@ fn tab_goes_back_to_the_options_and_esc_cancels_without_writing() {
 #[test]
 fn no_decision_in_replay() {
     let (mut app, _clock) = app_with(&events_with_gate(HumanGateKind::OutOfScope));
-    app.set_replay(Some(crate::tui::app::ReplayBar { event: 3, total: 3, at: "2026-11-02T10:00:03Z".into(), iteration: 1 }));
+    app.set_replay(Some(crate::tui::app::ReplayBar {
+        event: 3,
+        total: 3,
+        at: "2026-11-02T10:00:03Z".into(),
+        iteration: 1,
+    }));
     app.on_key(&ch('4'));
     app.on_key(&key(KeyCode::Enter));
     assert!(app.dialog().is_none());

@@ -21,17 +21,25 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
     let Some(line) = app.criteria.get(i) else {
         return Vec::new();
     };
-    let floor = line.floor.and_then(|r| match rows::round(app, GateName::Floor)?.rows.get(r) {
-        Some(GateRow::Floor(f)) => Some(f),
-        _ => None,
-    });
-    let conf = line.conformity.and_then(|r| match rows::round(app, GateName::Conformity)?.rows.get(r) {
-        Some(GateRow::Criterion(c)) => Some(c),
-        _ => None,
-    });
+    let floor = line
+        .floor
+        .and_then(|r| match rows::round(app, GateName::Floor)?.rows.get(r) {
+            Some(GateRow::Floor(f)) => Some(f),
+            _ => None,
+        });
+    let conf =
+        line.conformity.and_then(
+            |r| match rows::round(app, GateName::Conformity)?.rows.get(r) {
+                Some(GateRow::Criterion(c)) => Some(c),
+                _ => None,
+            },
+        );
     let g0 = floor.map_or_else(marks::none, |f| marks::floor_state(f.state));
     let g1 = conf.map_or_else(marks::none, |c| marks::criterion(c.status));
-    let text = floor.map(|f| f.text.as_str()).or(conf.map(|c| c.text.as_str())).unwrap_or("");
+    let text = floor
+        .map(|f| f.text.as_str())
+        .or(conf.map(|c| c.text.as_str()))
+        .unwrap_or("");
     vec![
         Cell::plain(line.id.clone()),
         Cell::mark(&g0),

@@ -19,7 +19,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     if area.height == 0 {
         return;
     }
-    let block = Block::default().borders(Borders::TOP).title(" detail ").border_style(app.theme.tone(Tone::Muted));
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(" detail ")
+        .border_style(app.theme.tone(Tone::Muted));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let w = usize::from(inner.width);
@@ -29,7 +32,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     }
     let (texts, log) = match app.selected_row() {
         Some(key) => content(app, key),
-        None => (vec![("select a row to see it in full here".to_string(), Tone::Muted)], None),
+        None => (
+            vec![(
+                "select a row to see it in full here".to_string(),
+                Tone::Muted,
+            )],
+            None,
+        ),
     };
     let mut lines = wrap(app, &texts, w, h);
     if let Some(bytes) = log {
@@ -49,8 +58,14 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
             let cells = super::table::cells_of(app, key);
             let get = |n: usize| cells.get(n).map(|c| c.text.clone()).unwrap_or_default();
             t.push((format!("criterion {}: {}", get(0), get(5)), Tone::Accent));
-            t.push((format!("GATE 0 {}  {}", get(1), get(3)), cells.get(1).map_or(Tone::Normal, |c| c.tone)));
-            t.push((format!("GATE 1 {}  {}", get(2), get(4)), cells.get(2).map_or(Tone::Normal, |c| c.tone)));
+            t.push((
+                format!("GATE 0 {}  {}", get(1), get(3)),
+                cells.get(1).map_or(Tone::Normal, |c| c.tone),
+            ));
+            t.push((
+                format!("GATE 1 {}  {}", get(2), get(4)),
+                cells.get(2).map_or(Tone::Normal, |c| c.tone),
+            ));
             if let Some(c) = rows::round(app, GateName::Conformity) {
                 for (label, v) in [("PROOF", &c.proof), ("FLOOR", &c.floor)] {
                     if let Some(v) = v {
@@ -59,18 +74,34 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
                 }
             }
             if let Some(fg) = rows::shown(app).and_then(|it| it.floor_guard.as_ref()) {
-                let tone = if fg.counted > 0 { Tone::Bad } else { Tone::Good };
-                t.push((format!("floor-guard against {}: {} counted, {} waived", fg.base, fg.counted, fg.waived), tone));
+                let tone = if fg.counted > 0 {
+                    Tone::Bad
+                } else {
+                    Tone::Good
+                };
+                t.push((
+                    format!(
+                        "floor-guard against {}: {} counted, {} waived",
+                        fg.base, fg.counted, fg.waived
+                    ),
+                    tone,
+                ));
                 for f in &fg.findings {
                     let w = if f.waived { " [waived]" } else { "" };
-                    t.push((format!("  {} {}:{} {}{w}", f.kind, f.path, f.line, f.snippet), Tone::Normal));
+                    t.push((
+                        format!("  {} {}:{} {}{w}", f.kind, f.path, f.line, f.snippet),
+                        Tone::Normal,
+                    ));
                 }
             }
         }
         RowKey::Finding(i) => {
             if let Some(f) = rows::shown(app).and_then(|it| it.findings.get(i)) {
                 let m = marks::finding(f.verdict);
-                t.push((format!("finding {} · {} · {}", f.id, f.severity, findings::place(f)), Tone::Accent));
+                t.push((
+                    format!("finding {} · {} · {}", f.id, f.severity, findings::place(f)),
+                    Tone::Accent,
+                ));
                 t.push((format!("claim: {}", f.claim), Tone::Normal));
                 t.push((format!("verdict: {}", m.text()), m.tone));
                 if !f.evidence.is_empty() {
@@ -81,7 +112,10 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
                 }
                 if let Some(v) = findings::verification(app, f) {
                     let m = marks::outcome(v.result, findings::is_red(app, f));
-                    t.push((format!("verify-by-test: {} {} {}", m.text(), v.test_ref, v.note), m.tone));
+                    t.push((
+                        format!("verify-by-test: {} {} {}", m.text(), v.test_ref, v.note),
+                        m.tone,
+                    ));
                     if !v.log.is_empty() {
                         log_path = Some(v.log.clone());
                     }
@@ -93,7 +127,11 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
             let names = ["", "severity", "rule", "location", "why", "hint"];
             for (c, n) in cells.iter().zip(names) {
                 if !c.text.is_empty() {
-                    let text = if n.is_empty() { c.text.clone() } else { format!("{n}: {}", c.text) };
+                    let text = if n.is_empty() {
+                        c.text.clone()
+                    } else {
+                        format!("{n}: {}", c.text)
+                    };
                     t.push((text, c.tone));
                 }
             }
@@ -101,17 +139,39 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
         RowKey::Gate(i) => {
             if let Some(g) = app.state().human_gates.get(i) {
                 let m = human_gates::status_mark(app, i);
-                t.push((format!("{} · {} · {}", g.request.id, g.request.kind, m.text()), m.tone));
+                t.push((
+                    format!("{} · {} · {}", g.request.id, g.request.kind, m.text()),
+                    m.tone,
+                ));
                 t.push((g.request.summary.clone(), Tone::Normal));
                 let opts: Vec<&str> = g.request.options.iter().map(|d| d.as_str()).collect();
-                t.push((format!("subject: {} · options: {} · asked {}", g.request.subject, opts.join(", "), g.requested_at), Tone::Muted));
+                t.push((
+                    format!(
+                        "subject: {} · options: {} · asked {}",
+                        g.request.subject,
+                        opts.join(", "),
+                        g.requested_at
+                    ),
+                    Tone::Muted,
+                ));
                 match &g.decision {
                     Some(d) => {
-                        t.push((format!("decided {} by {} at {}", d.decision.decision, d.decision.by, d.at), Tone::Good));
+                        t.push((
+                            format!(
+                                "decided {} by {} at {}",
+                                d.decision.decision, d.decision.by, d.at
+                            ),
+                            Tone::Good,
+                        ));
                         t.push((format!("reason: {}", d.decision.reason), Tone::Normal));
-                        t.push((format!("evidence {}", d.decision.evidence_hash), Tone::Muted));
+                        t.push((
+                            format!("evidence {}", d.decision.evidence_hash),
+                            Tone::Muted,
+                        ));
                     }
-                    None if app.replay.is_none() => t.push(("enter: decide".to_string(), Tone::Human)),
+                    None if app.replay.is_none() => {
+                        t.push(("enter: decide".to_string(), Tone::Human))
+                    }
                     None => {}
                 }
             }

@@ -18,10 +18,20 @@ use crate::tui::theme::Tone;
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let Some(d) = app.dialog() else { return };
     let theme = app.theme;
-    let rect = centered(area, area.width.saturating_sub(4).max(20), area.height.saturating_sub(2).max(5));
+    let rect = centered(
+        area,
+        area.width.saturating_sub(4).max(20),
+        area.height.saturating_sub(2).max(5),
+    );
     frame.render_widget(Clear, rect);
-    let title = sanitize_line(&format!(" ⚑ decide {} · {} ", d.id, d.kind), usize::from(rect.width).saturating_sub(2));
-    let block = Block::default().borders(Borders::ALL).title(title).border_style(theme.tone(Tone::Human));
+    let title = sanitize_line(
+        &format!(" ⚑ decide {} · {} ", d.id, d.kind),
+        usize::from(rect.width).saturating_sub(2),
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(title)
+        .border_style(theme.tone(Tone::Human));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
     let w = usize::from(inner.width);
@@ -49,8 +59,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let cursor = if d.focus == Focus::Reason { "▏" } else { "" };
     let room = w.saturating_sub(9);
     let shown = tail_fit(&d.reason, room);
-    let rs = if d.focus == Focus::Reason { theme.tone(Tone::Accent) } else { theme.tone(Tone::Normal) };
-    bottom.push(Line::from(vec![Span::styled("reason: ", rs), Span::raw(format!("{shown}{cursor}"))]));
+    let rs = if d.focus == Focus::Reason {
+        theme.tone(Tone::Accent)
+    } else {
+        theme.tone(Tone::Normal)
+    };
+    bottom.push(Line::from(vec![
+        Span::styled("reason: ", rs),
+        Span::raw(format!("{shown}{cursor}")),
+    ]));
     let (msg, tone) = match &d.phase {
         Phase::Editing => (d.message.clone().unwrap_or_default(), Tone::Warn),
         Phase::Saving => ("saving…".to_string(), Tone::Accent),
@@ -65,7 +82,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     };
     bottom.push(Line::styled(sanitize_line(&msg, w), theme.tone(tone)));
     bottom.push(Line::styled(
-        sanitize_line("option key, type the reason, ctrl-s confirms · tab options · esc cancels · ↑↓ scroll", w),
+        sanitize_line(
+            "option key, type the reason, ctrl-s confirms · tab options · esc cancels · ↑↓ scroll",
+            w,
+        ),
         theme.tone(Tone::Muted),
     ));
     let ev_h = h.saturating_sub(bottom.len() + 1);
@@ -81,7 +101,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let rest = d.evidence.len().saturating_sub(d.scroll);
     if lines.len() >= ev_h && rest > 0 && ev_h > 0 {
         lines.truncate(ev_h.saturating_sub(1));
-        lines.push(Line::styled(sanitize_line("… more below (↓)", w), theme.tone(Tone::Muted)));
+        lines.push(Line::styled(
+            sanitize_line("… more below (↓)", w),
+            theme.tone(Tone::Muted),
+        ));
     }
     while lines.len() < ev_h {
         lines.push(Line::raw(""));

@@ -22,14 +22,19 @@ pub const COLUMNS: &[Column] = &[
 
 /// The cells of finding `i` of the shown iteration.
 pub fn cells(app: &App, i: usize) -> Vec<Cell> {
-    let Some(it) = rows::shown(app) else { return Vec::new() };
-    let Some(f) = it.findings.get(i) else { return Vec::new() };
+    let Some(it) = rows::shown(app) else {
+        return Vec::new();
+    };
+    let Some(f) = it.findings.get(i) else {
+        return Vec::new();
+    };
     let sev_tone = match f.severity.as_str() {
         "blocking" => Tone::Bad,
         "major" => Tone::Warn,
         _ => Tone::Normal,
     };
-    let test = verification(app, f).map_or_else(marks::none, |v| marks::outcome(v.result, is_red(app, f)));
+    let test =
+        verification(app, f).map_or_else(marks::none, |v| marks::outcome(v.result, is_red(app, f)));
     let triage = bucket(app, f).map_or_else(marks::none, marks::bucket);
     vec![
         Cell::plain(f.id.clone()),
@@ -53,7 +58,10 @@ pub fn place(f: &Finding) -> String {
 
 /// The verify-by-test result of a finding, if it was attempted.
 pub fn verification<'a>(app: &'a App, f: &Finding) -> Option<&'a VerifyResult> {
-    rows::shown(app)?.verifications.iter().find(|v| v.finding == f.id)
+    rows::shown(app)?
+        .verifications
+        .iter()
+        .find(|v| v.finding == f.id)
 }
 
 /// True when the finding's repro test is kept red.
@@ -70,7 +78,16 @@ pub fn bucket(app: &App, f: &Finding) -> Option<Bucket> {
     if let Some(b) = app.run().buckets.get(&(it, f.id.clone())) {
         return Some(*b);
     }
-    let named = ["bucket", "triage"].iter().find_map(|k| f.extra.get(*k).and_then(|v| v.as_str()));
+    // The buckets recorded with `triage.recorded`, then the finding's own field.
+    let recorded = rows::shown(app)
+        .and_then(|i| i.triage.as_ref())
+        .and_then(|t| t.buckets.as_ref())
+        .and_then(|b| b.bucket_of(&f.id));
+    let named = recorded.or_else(|| {
+        ["bucket", "triage"]
+            .iter()
+            .find_map(|k| f.extra.get(*k).and_then(|v| v.as_str()))
+    });
     match named {
         Some("accepted") => return Some(Bucket::Accepted),
         Some("deferred") => return Some(Bucket::Deferred),

@@ -23,7 +23,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         Screen::Run => {
             items.push((k.label(Action::Filter), "filter"));
             items.push((k.label(Action::NextHumanGate), "next gate"));
-            items.push((format!("{} {}", k.label(Action::PrevIteration), k.label(Action::NextIteration)), "iteration"));
+            items.push((
+                format!(
+                    "{} {}",
+                    k.label(Action::PrevIteration),
+                    k.label(Action::NextIteration)
+                ),
+                "iteration",
+            ));
             items.push((k.label(Action::Open), "open"));
             if app.tab() == Tab::Findings {
                 items.push((k.label(Action::Sort), "sort"));
@@ -40,7 +47,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         spans.push(Span::styled(key, theme.tone(Tone::Accent)));
         spans.push(Span::raw(format!(" {what}  ")));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)).style(theme.tone(Tone::Muted)), area);
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(theme.tone(Tone::Muted)),
+        area,
+    );
 }
 
 /// Draws the status line.
@@ -48,20 +58,40 @@ pub fn render_status(frame: &mut Frame, area: Rect, app: &App) {
     let w = usize::from(area.width);
     let theme = app.theme;
     let (text, tone) = if app.filter_editing {
-        (format!(" / {}▏  (enter keeps, esc clears)", app.filter), Tone::Accent)
+        (
+            format!(" / {}▏  (enter keeps, esc clears)", app.filter),
+            Tone::Accent,
+        )
     } else if app.confirm_quit {
-        (format!(" {}", app.status.as_deref().unwrap_or("quit? (y/n)")), Tone::Warn)
+        (
+            format!(" {}", app.status.as_deref().unwrap_or("quit? (y/n)")),
+            Tone::Warn,
+        )
     } else if let Some(s) = &app.status {
         (format!(" {s}"), Tone::Normal)
     } else if let Some(w) = app.warnings.first() {
-        let more = if app.warnings.len() > 1 { format!(" (+{} more)", app.warnings.len() - 1) } else { String::new() };
+        let more = if app.warnings.len() > 1 {
+            format!(" (+{} more)", app.warnings.len() - 1)
+        } else {
+            String::new()
+        };
         (format!(" ⚠ config: {w}{more}"), Tone::Warn)
     } else if !app.filter.is_empty() {
-        (format!(" filter: {}  ({} rows; esc clears)", app.filter, app.rows.len()), Tone::Accent)
+        (
+            format!(
+                " filter: {}  ({} rows; esc clears)",
+                app.filter,
+                app.rows.len()
+            ),
+            Tone::Accent,
+        )
     } else if app.tab() == Tab::Findings && app.screen == Screen::Run {
         (format!(" sorted by {}", app.sort.name()), Tone::Muted)
     } else {
         (String::new(), Tone::Normal)
     };
-    frame.render_widget(Paragraph::new(Line::styled(sanitize_line(&text, w), theme.tone(tone))), area);
+    frame.render_widget(
+        Paragraph::new(Line::styled(sanitize_line(&text, w), theme.tone(tone))),
+        area,
+    );
 }

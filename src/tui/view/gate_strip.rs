@@ -15,14 +15,25 @@ pub fn line(app: &App, state: &State, width: u16) -> Line<'static> {
     for g in GateName::ALL {
         let wide = width >= 100;
         if g != GateName::Floor {
-            spans.push(Span::styled(if wide { " ▸ " } else { "  " }, theme.tone(Tone::Muted)));
+            spans.push(Span::styled(
+                if wide { " ▸ " } else { "  " },
+                theme.tone(Tone::Muted),
+            ));
         }
-        let name = if wide { format!("GATE {} {g} ", g.number()) } else { format!("G{} ", g.number()) };
+        let name = if wide {
+            format!("GATE {} {g} ", g.number())
+        } else {
+            format!("G{} ", g.number())
+        };
         spans.push(Span::raw(name));
         spans.push(Span::raw(format!("{} ", dots(state, g))));
         let running = state.current_gate.as_ref().is_some_and(|c| c.gate == g);
         let m = match state.last_round(g) {
-            _ if running => marks::Mark { symbol: "▸", word: "running".into(), tone: Tone::Accent },
+            _ if running => marks::Mark {
+                symbol: "▸",
+                word: "running".into(),
+                tone: Tone::Accent,
+            },
             Some(r) => marks::verdict(&r.verdict),
             None => marks::none(),
         };
@@ -37,8 +48,14 @@ pub fn line(app: &App, state: &State, width: u16) -> Line<'static> {
 /// Rounds used of the cap: `●●○`, with `+k` past the cap (`used/cap` for big caps).
 pub fn dots(state: &State, g: GateName) -> String {
     let cap = state.caps.get(g) as usize;
-    let running = state.current_gate.as_ref().filter(|c| c.gate == g).map(|c| c.round);
-    let used = running.or(state.last_round(g).map(|r| r.round)).unwrap_or(0) as usize;
+    let running = state
+        .current_gate
+        .as_ref()
+        .filter(|c| c.gate == g)
+        .map(|c| c.round);
+    let used = running
+        .or(state.last_round(g).map(|r| r.round))
+        .unwrap_or(0) as usize;
     if cap > 8 {
         return format!("{used}/{cap}");
     }

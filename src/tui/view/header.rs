@@ -21,18 +21,30 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let state = app.state();
     let title = match &state.run {
         Some(run) => {
-            let contract = Path::new(&run.contract).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            format!(" loopwatch · {} {} · contract {}", run.flow, run.id, contract)
+            let contract = Path::new(&run.contract)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!(
+                " loopwatch · {} {} · contract {}",
+                run.flow, run.id, contract
+            )
         }
         None => " loopwatch · no run started yet".to_string(),
     };
     let title = Line::styled(sanitize_line(&title, w), theme.bar()).style(theme.bar());
 
     let status = marks::run_status(state);
-    let mut spans = vec![Span::raw(" "), Span::styled(status.text(), theme.tone(status.tone))];
+    let mut spans = vec![
+        Span::raw(" "),
+        Span::styled(status.text(), theme.tone(status.tone)),
+    ];
     spans.push(Span::raw(format!("  iter {}", state.iteration_number())));
     if app.shown_iteration() != state.iteration_number() {
-        spans.push(Span::styled(format!(" (showing {})", app.shown_iteration()), theme.tone(Tone::Accent)));
+        spans.push(Span::styled(
+            format!(" (showing {})", app.shown_iteration()),
+            theme.tone(Tone::Accent),
+        ));
     }
     if app.replay.is_some() {
         spans.push(Span::styled("  ·  replay", theme.tone(Tone::Accent)));
@@ -40,21 +52,45 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         let secs = age_secs(app, at).unwrap_or(0);
         if secs >= app.config.stale_after.as_secs() && state.ended.is_none() {
             spans.push(Span::raw("  ·  "));
-            spans.push(Span::styled(format!("⚠ no event for {}", short_age(secs)), theme.tone(Tone::Warn)));
+            spans.push(Span::styled(
+                format!("⚠ no event for {}", short_age(secs)),
+                theme.tone(Tone::Warn),
+            ));
         } else {
-            spans.push(Span::raw(format!("  ·  last event {} ago", short_age(secs))));
+            spans.push(Span::raw(format!(
+                "  ·  last event {} ago",
+                short_age(secs)
+            )));
         }
     }
     if let Some(g) = &state.current_gate {
-        spans.push(Span::raw(format!("  ·  GATE {} running since {}", g.gate.number(), time_of(&g.since))));
+        spans.push(Span::raw(format!(
+            "  ·  GATE {} running since {}",
+            g.gate.number(),
+            time_of(&g.since)
+        )));
+    }
+    if let Some(note) = &app.source_note {
+        spans.push(Span::raw("  ·  "));
+        spans.push(Span::styled(format!("⟳ {note}"), theme.tone(Tone::Warn)));
     }
     let waiting = state.open_human_gates().count();
     if waiting > 0 {
-        let key = app.config.keymap.label(crate::tui::action::Action::NextHumanGate);
+        let key = app
+            .config
+            .keymap
+            .label(crate::tui::action::Action::NextHumanGate);
         spans.push(Span::raw("  ·  "));
-        spans.push(Span::styled(format!("⚑ {waiting} waiting on you ({key})"), theme.tone(Tone::Human)));
+        spans.push(Span::styled(
+            format!("⚑ {waiting} waiting on you ({key})"),
+            theme.tone(Tone::Human),
+        ));
     }
-    let lines = vec![title, Line::from(spans), gate_strip::line(app, state, area.width)];
+    let lines = vec![
+        title,
+        Line::from(spans),
+        gate_strip::line(app, state, area.width),
+    ];
     frame.render_widget(Paragraph::new(lines), area);
 }
 
@@ -72,6 +108,9 @@ pub fn render_problem(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(since) = &p.partial_since {
         text.push_str(&format!(" · journal partial since {}", time_of(since)));
     }
-    let line = Line::styled(sanitize_line(&text, usize::from(area.width)), app.theme.tone(Tone::Bad));
+    let line = Line::styled(
+        sanitize_line(&text, usize::from(area.width)),
+        app.theme.tone(Tone::Bad),
+    );
     frame.render_widget(Paragraph::new(line), area);
 }

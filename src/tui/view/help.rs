@@ -19,15 +19,28 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let theme = app.theme;
     let rect = centered(area, 100, 40);
     frame.render_widget(Clear, rect);
-    let block = Block::default().borders(Borders::ALL).title(" help · any key closes ").border_style(theme.tone(Tone::Accent));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" help · any key closes ")
+        .border_style(theme.tone(Tone::Accent));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    let opts: Vec<String> = Decision::ALL.iter().map(|d| format!("{} {}", Dialog::option_key(*d), d.label())).collect();
-    let dialog_help = format!("decision dialog: {}; ctrl-s confirms, tab options, esc cancels", opts.join(", "));
+    let opts: Vec<String> = Decision::ALL
+        .iter()
+        .map(|d| format!("{} {}", Dialog::option_key(*d), d.label()))
+        .collect();
+    let dialog_help = format!(
+        "decision dialog: {}; ctrl-s confirms, tab options, esc cancels",
+        opts.join(", ")
+    );
     let footer_rows = 3usize;
     let height = usize::from(inner.height);
     // Two columns when one does not fit (80x24): every binding stays visible.
-    let ncols = if Action::ALL.len() + footer_rows > height { 2 } else { 1 };
+    let ncols = if Action::ALL.len() + footer_rows > height {
+        2
+    } else {
+        1
+    };
     let per_col = Action::ALL.len().div_ceil(ncols);
     let col_w = usize::from(inner.width) / ncols;
     let kw = if ncols == 2 { 10 } else { 16 };
@@ -36,10 +49,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     for r in 0..per_col {
         let mut spans = Vec::new();
         for c in 0..ncols {
-            let Some(a) = Action::ALL.get(c * per_col + r) else { continue };
+            let Some(a) = Action::ALL.get(c * per_col + r) else {
+                continue;
+            };
             let keys = sanitize_line(&app.config.keymap.label(*a), kw);
             let help = sanitize_line(a.help(), tw);
-            spans.push(Span::styled(format!("{keys:<kw$} "), theme.tone(Tone::Accent)));
+            spans.push(Span::styled(
+                format!("{keys:<kw$} "),
+                theme.tone(Tone::Accent),
+            ));
             spans.push(Span::raw(format!("{help:<tw$} ")));
         }
         lines.push(Line::from(spans));
@@ -48,7 +66,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let wrap_w = usize::from(inner.width).max(1);
     let chars: Vec<char> = dialog_help.chars().collect();
     for chunk in chars.chunks(wrap_w) {
-        lines.push(Line::styled(chunk.iter().collect::<String>(), theme.tone(Tone::Muted)));
+        lines.push(Line::styled(
+            chunk.iter().collect::<String>(),
+            theme.tone(Tone::Muted),
+        ));
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }

@@ -20,9 +20,22 @@ pub const COLUMNS: &[Column] = &[
 
 /// The mark of a gate: ⚑ waiting, or ✓ and its decision.
 pub fn status_mark(app: &App, i: usize) -> Mark {
-    match app.state().human_gates.get(i).and_then(|g| g.decision.as_ref()) {
-        Some(d) => Mark { symbol: "✓", word: d.decision.decision.to_string(), tone: Tone::Good },
-        None => Mark { symbol: "⚑", word: "WAITING ON YOU".into(), tone: Tone::Human },
+    match app
+        .state()
+        .human_gates
+        .get(i)
+        .and_then(|g| g.decision.as_ref())
+    {
+        Some(d) => Mark {
+            symbol: "✓",
+            word: d.decision.decision.to_string(),
+            tone: Tone::Good,
+        },
+        None => Mark {
+            symbol: "⚑",
+            word: "WAITING ON YOU".into(),
+            tone: Tone::Human,
+        },
     }
 }
 
@@ -32,7 +45,11 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
         return Vec::new();
     };
     let (reason, by, when) = match &g.decision {
-        Some(d) => (d.decision.reason.clone(), d.decision.by.clone(), time_of(&d.at)),
+        Some(d) => (
+            d.decision.reason.clone(),
+            d.decision.by.clone(),
+            time_of(&d.at),
+        ),
         None => (String::new(), String::new(), time_of(&g.requested_at)),
     };
     vec![

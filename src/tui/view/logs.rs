@@ -19,5 +19,9 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
         Some(LogView::Failed(_)) => Cell::toned("✗ failed", Tone::Bad),
         None => Cell::toned("· enter", Tone::Muted),
     };
-    vec![state, Cell::plain(e.path.clone()), Cell::plain(e.label.clone())]
+    vec![
+        state,
+        Cell::plain(e.path.clone()),
+        Cell::plain(e.label.clone()),
+    ]
 }

@@ -3,7 +3,9 @@
 //! inconclusive, ⊘ abandoned, ↓ not reproduced or deferred, ⚑ waiting on you.
 
 use crate::model::state::RunStatus;
-use crate::model::{CriterionStatus, FindingVerdict, FloorState, State, Verdict, VerdictKind, VerifyOutcome};
+use crate::model::{
+    CriterionStatus, FindingVerdict, FloorState, State, Verdict, VerdictKind, VerifyOutcome,
+};
 use crate::tui::app::Bucket;
 use crate::tui::theme::Tone;
 
@@ -20,7 +22,11 @@ pub struct Mark {
 
 impl Mark {
     fn new(symbol: &'static str, word: impl Into<String>, tone: Tone) -> Self {
-        Mark { symbol, word: word.into(), tone }
+        Mark {
+            symbol,
+            word: word.into(),
+            tone,
+        }
     }
 
     /// `symbol word`.
@@ -33,7 +39,9 @@ impl Mark {
 pub fn verdict(v: &Verdict) -> Mark {
     let (s, t) = match v.kind {
         VerdictKind::Met | VerdictKind::Conforme | VerdictKind::Pass => ("✓", Tone::Good),
-        VerdictKind::Unmet | VerdictKind::Error | VerdictKind::Ecarts | VerdictKind::Block => ("✗", Tone::Bad),
+        VerdictKind::Unmet | VerdictKind::Error | VerdictKind::Ecarts | VerdictKind::Block => {
+            ("✗", Tone::Bad)
+        }
         VerdictKind::Pending | VerdictKind::Degraded => ("?", Tone::Warn),
         VerdictKind::Abandoned => ("⊘", Tone::Warn),
     };
@@ -81,7 +89,11 @@ pub fn outcome(o: VerifyOutcome, red: bool) -> Mark {
         VerifyOutcome::Inconclusive => ("?", Tone::Warn),
         VerifyOutcome::CapExceeded => ("·", Tone::Muted),
     };
-    let word = if red { format!("{} (red)", o.as_str()) } else { o.as_str().to_string() };
+    let word = if red {
+        format!("{} (red)", o.as_str())
+    } else {
+        o.as_str().to_string()
+    };
     Mark::new(sym, word, t)
 }
 

@@ -11,8 +11,8 @@ use super::app::{App, Screen};
 
 pub mod criteria;
 pub mod detail;
-pub mod diff;
 pub mod dialog;
+pub mod diff;
 pub mod empty;
 pub mod findings;
 pub mod footer;
@@ -54,7 +54,16 @@ pub fn render(frame: &mut Frame, app: &App) {
         return;
     }
     let banner = u16::from(app.run().problem.is_some());
-    let [head, banner_area, tab_line, body, detail_area, replay_area, foot, status] = Layout::vertical([
+    let [
+        head,
+        banner_area,
+        tab_line,
+        body,
+        detail_area,
+        replay_area,
+        foot,
+        status,
+    ] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Length(banner),
         Constraint::Length(1),
@@ -121,5 +130,10 @@ pub fn short_age(secs: u64) -> String {
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
-    Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
 }

@@ -27,6 +27,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         k.label(Action::ReplayFirst),
         k.label(Action::ReplayLive),
     );
-    let line = Line::styled(sanitize_line(&text, usize::from(area.width)), app.theme.bar()).style(app.theme.bar());
+    let text = match &app.source_note {
+        Some(note) => format!("{text}   · {note}"),
+        None => text,
+    };
+    let line = Line::styled(
+        sanitize_line(&text, usize::from(area.width)),
+        app.theme.bar(),
+    )
+    .style(app.theme.bar());
     frame.render_widget(Paragraph::new(line), area);
 }

@@ -19,7 +19,9 @@ pub const COLUMNS: &[Column] = &[
 
 /// The cells of BLOCKING row `i` (index in the round's rows).
 pub fn blocking_cells(app: &App, i: usize) -> Vec<Cell> {
-    let Some(GateRow::Security(r)) = rows::round(app, GateName::Security).and_then(|g| g.rows.get(i)) else {
+    let Some(GateRow::Security(r)) =
+        rows::round(app, GateName::Security).and_then(|g| g.rows.get(i))
+    else {
         return Vec::new();
     };
     vec![

@@ -27,17 +27,26 @@ pub struct Cell {
 impl Cell {
     /// Plain text.
     pub fn plain(text: impl Into<String>) -> Cell {
-        Cell { text: text.into(), tone: Tone::Normal }
+        Cell {
+            text: text.into(),
+            tone: Tone::Normal,
+        }
     }
 
     /// Text with a tone.
     pub fn toned(text: impl Into<String>, tone: Tone) -> Cell {
-        Cell { text: text.into(), tone }
+        Cell {
+            text: text.into(),
+            tone,
+        }
     }
 
     /// A verdict mark.
     pub fn mark(m: &Mark) -> Cell {
-        Cell { text: m.text(), tone: m.tone }
+        Cell {
+            text: m.text(),
+            tone: m.tone,
+        }
     }
 }
 
@@ -55,7 +64,11 @@ pub struct Column {
 
 /// A column shown from any width.
 pub const fn col(title: &'static str, width: u16) -> Column {
-    Column { title, width, from: 0 }
+    Column {
+        title,
+        width,
+        from: 0,
+    }
 }
 
 /// A column shown from `from` columns of width.
@@ -93,7 +106,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let cols = columns(app.tab());
     let rows = &app.rows;
     let selected = app.selected_index();
-    draw(frame, area, app, cols, rows.len(), selected, |i| cells_of(app, rows[i]));
+    draw(frame, area, app, cols, rows.len(), selected, |i| {
+        cells_of(app, rows[i])
+    });
 }
 
 /// Draws any table: `len` rows, `cells(i)` called only for rows in view.
@@ -110,19 +125,40 @@ pub fn draw(
         return;
     }
     let theme = app.theme;
-    let shown: Vec<usize> = (0..cols.len()).filter(|i| area.width >= cols[*i].from).collect();
+    let shown: Vec<usize> = (0..cols.len())
+        .filter(|i| area.width >= cols[*i].from)
+        .collect();
     let widths = layout(cols, &shown, area.width);
     let mut lines = Vec::with_capacity(usize::from(area.height));
-    let head: Vec<Cell> = shown.iter().map(|i| Cell::toned(cols[*i].title, Tone::Muted)).collect();
-    lines.push(line(&head, &widths, false, theme.tone(Tone::Muted).add_modifier(Modifier::BOLD), app));
+    let head: Vec<Cell> = shown
+        .iter()
+        .map(|i| Cell::toned(cols[*i].title, Tone::Muted))
+        .collect();
+    lines.push(line(
+        &head,
+        &widths,
+        false,
+        theme.tone(Tone::Muted).add_modifier(Modifier::BOLD),
+        app,
+    ));
     let body = usize::from(area.height).saturating_sub(1);
     if len == 0 {
-        lines.push(Line::styled("  (nothing here yet)", theme.tone(Tone::Muted)));
+        lines.push(Line::styled(
+            "  (nothing here yet)",
+            theme.tone(Tone::Muted),
+        ));
     }
-    let offset = if body > 0 && selected >= body { selected + 1 - body } else { 0 };
+    let offset = if body > 0 && selected >= body {
+        selected + 1 - body
+    } else {
+        0
+    };
     for i in offset..len.min(offset + body) {
         let all = cells(i);
-        let picked: Vec<Cell> = shown.iter().map(|c| all.get(*c).cloned().unwrap_or_else(|| Cell::plain(""))).collect();
+        let picked: Vec<Cell> = shown
+            .iter()
+            .map(|c| all.get(*c).cloned().unwrap_or_else(|| Cell::plain("")))
+            .collect();
         lines.push(line(&picked, &widths, i == selected, Style::default(), app));
     }
     frame.render_widget(Paragraph::new(lines), area);
@@ -133,7 +169,7 @@ fn layout(cols: &[Column], shown: &[usize], total: u16) -> Vec<usize> {
     let fixed: usize = shown.iter().map(|i| usize::from(cols[*i].width) + 1).sum();
     let fills = shown.iter().filter(|i| cols[**i].width == 0).count();
     let rest = total.saturating_sub(fixed + fills);
-    let share = if fills > 0 { rest / fills } else { 0 };
+    let share = rest.checked_div(fills).unwrap_or(0);
     let mut extra = if fills > 0 { rest % fills } else { 0 };
     shown
         .iter()
@@ -157,10 +193,18 @@ fn line(cells: &[Cell], widths: &[usize], selected: bool, base: Style, app: &App
     for (cell, w) in cells.iter().zip(widths) {
         let text = sanitize_line(&cell.text, *w);
         let pad = w.saturating_sub(width(&text));
-        let style = if cell.tone == Tone::Normal { base } else { base.patch(theme.tone(cell.tone)) };
+        let style = if cell.tone == Tone::Normal {
+            base
+        } else {
+            base.patch(theme.tone(cell.tone))
+        };
         spans.push(Span::styled(text, style));
         spans.push(Span::raw(" ".repeat(pad + 1)));
     }
     let l = Line::from(spans);
-    if selected { l.style(theme.selected()) } else { l }
+    if selected {
+        l.style(theme.selected())
+    } else {
+        l
+    }
 }

@@ -64,9 +64,16 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
     if let Some((text, tone)) = context
         && area.height > 2
     {
-        let line = Line::styled(sanitize_line(&format!(" {text}"), usize::from(area.width)), theme.tone(tone));
+        let line = Line::styled(
+            sanitize_line(&format!(" {text}"), usize::from(area.width)),
+            theme.tone(tone),
+        );
         frame.render_widget(Paragraph::new(line), Rect { height: 1, ..area });
-        table_area = Rect { y: area.y + 1, height: area.height - 1, ..area };
+        table_area = Rect {
+            y: area.y + 1,
+            height: area.height - 1,
+            ..area
+        };
     }
     table::render(frame, table_area, app);
 }

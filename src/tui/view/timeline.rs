@@ -8,7 +8,12 @@ use crate::tui::app::App;
 use crate::tui::theme::Tone;
 
 /// Columns: seq, time, type, what happened.
-pub const COLUMNS: &[Column] = &[col("seq", 4), wide("time", 8, 60), col("type", 19), col("event", 0)];
+pub const COLUMNS: &[Column] = &[
+    col("seq", 4),
+    wide("time", 8, 60),
+    col("type", 19),
+    col("event", 0),
+];
 
 /// The cells of `run.events[i]`.
 pub fn cells(app: &App, i: usize) -> Vec<Cell> {
@@ -19,7 +24,14 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
     vec![
         Cell::plain(ev.seq.to_string()),
         Cell::plain(time_of(&ev.at)),
-        Cell::toned(ev.body.type_name().to_string(), if matches!(ev.body, EventBody::Unknown { .. }) { Tone::Warn } else { Tone::Muted }),
+        Cell::toned(
+            ev.body.type_name().to_string(),
+            if matches!(ev.body, EventBody::Unknown { .. }) {
+                Tone::Warn
+            } else {
+                Tone::Muted
+            },
+        ),
         Cell::toned(what, tone),
     ]
 }
@@ -27,20 +39,52 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
 /// One line saying what an event is.
 pub fn summary(ev: &Event) -> (String, Tone) {
     match &ev.body {
-        EventBody::RunStarted { run } => (format!("{} {} on {}", run.flow, run.id, run.branch), Tone::Accent),
-        EventBody::IterationStarted { iteration, trigger } => (format!("iteration {iteration} ({trigger})"), Tone::Accent),
-        EventBody::GateStarted { gate, iteration, round } => {
-            (format!("GATE {} {gate} iter {iteration} round {round}", gate.number()), Tone::Normal)
+        EventBody::RunStarted { run } => (
+            format!("{} {} on {}", run.flow, run.id, run.branch),
+            Tone::Accent,
+        ),
+        EventBody::IterationStarted { iteration, trigger } => {
+            (format!("iteration {iteration} ({trigger})"), Tone::Accent)
         }
+        EventBody::GateStarted {
+            gate,
+            iteration,
+            round,
+        } => (
+            format!(
+                "GATE {} {gate} iter {iteration} round {round}",
+                gate.number()
+            ),
+            Tone::Normal,
+        ),
         EventBody::GateFinished(g) => {
             let m = marks::verdict(&g.verdict);
             let deg = if g.degraded { " ? DEGRADED" } else { "" };
-            let st = g.structural.as_ref().map(|s| format!(" structural: {s}")).unwrap_or_default();
-            (format!("GATE {} {} round {} {}{deg}{st}", g.gate.number(), g.gate, g.round, m.text()), m.tone)
+            let st = g
+                .structural
+                .as_ref()
+                .map(|s| format!(" structural: {s}"))
+                .unwrap_or_default();
+            (
+                format!(
+                    "GATE {} {} round {} {}{deg}{st}",
+                    g.gate.number(),
+                    g.gate,
+                    g.round,
+                    m.text()
+                ),
+                m.tone,
+            )
         }
-        EventBody::FindingsVerified { findings, .. } => (format!("{} findings verified", findings.len()), Tone::Normal),
+        EventBody::FindingsVerified { findings, .. } => (
+            format!("{} findings verified", findings.len()),
+            Tone::Normal,
+        ),
         EventBody::TriageRecorded { file, counts, .. } => (
-            format!("{file}: {} accepted, {} deferred, {} rejected", counts.accepted, counts.deferred, counts.rejected),
+            format!(
+                "{file}: {} accepted, {} deferred, {} rejected",
+                counts.accepted, counts.deferred, counts.rejected
+            ),
             Tone::Normal,
         ),
         EventBody::VerifyResult(r) => {
@@ -58,14 +102,32 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             ),
             Tone::Normal,
         ),
-        EventBody::FloorGuardFinished(f) => {
-            (format!("floor-guard against {}: {} counted, {} waived", f.base, f.counted, f.waived), if f.counted > 0 { Tone::Bad } else { Tone::Good })
+        EventBody::FloorGuardFinished(f) => (
+            format!(
+                "floor-guard against {}: {} counted, {} waived",
+                f.base, f.counted, f.waived
+            ),
+            if f.counted > 0 { Tone::Bad } else { Tone::Good },
+        ),
+        EventBody::HumanRequested(h) => {
+            (format!("⚑ {} {}: {}", h.id, h.kind, h.summary), Tone::Human)
         }
-        EventBody::HumanRequested(h) => (format!("⚑ {} {}: {}", h.id, h.kind, h.summary), Tone::Human),
-        EventBody::HumanDecided(d) => (format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason), Tone::Good),
-        EventBody::DevDispatched { iteration, inputs } => (format!("to the developer (iter {iteration}): {} inputs", inputs.len()), Tone::Normal),
+        EventBody::HumanDecided(d) => (
+            format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason),
+            Tone::Good,
+        ),
+        EventBody::DevDispatched { iteration, inputs } => (
+            format!(
+                "to the developer (iter {iteration}): {} inputs",
+                inputs.len()
+            ),
+            Tone::Normal,
+        ),
         EventBody::RunEnded(e) => (format!("run ended: {}", e.status.as_str()), Tone::Accent),
         EventBody::Note { text } => (text.clone(), Tone::Muted),
-        EventBody::Unknown { fields, .. } => (serde_json::Value::Object(fields.clone()).to_string(), Tone::Warn),
+        EventBody::Unknown { fields, .. } => (
+            serde_json::Value::Object(fields.clone()).to_string(),
+            Tone::Warn,
+        ),
     }
 }

@@ -1,0 +1,125 @@
+//! The pieces of the app's state: tabs, the runs watched, journal
+//! problems, the replay position, logs read and triage buckets.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use crate::model::{Event, State};
+
+/// The six tabs of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tab {
+    /// Contract criteria: GATE 0 evidence beside GATE 1 status.
+    Criteria,
+    /// Findings with verdicts, verify-by-test and triage.
+    Findings,
+    /// GATE 2 rows.
+    Security,
+    /// Human gates.
+    Gates,
+    /// Every event.
+    Timeline,
+    /// Gate outputs and repro logs.
+    Logs,
+}
+
+impl Tab {
+    /// Every tab, in order.
+    pub const ALL: [Tab; 6] = [
+        Tab::Criteria,
+        Tab::Findings,
+        Tab::Security,
+        Tab::Gates,
+        Tab::Timeline,
+        Tab::Logs,
+    ];
+
+    /// The tab's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Criteria => "Criteria",
+            Tab::Findings => "Findings",
+            Tab::Security => "Security",
+            Tab::Gates => "Gates",
+            Tab::Timeline => "Timeline",
+            Tab::Logs => "Logs",
+        }
+    }
+
+    /// Position in [`Tab::ALL`].
+    pub fn index(self) -> usize {
+        Tab::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+}
+
+/// A problem reading the journal, shown as a banner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<u64>,
+    /// 1-based column, when known.
+    pub column: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+    /// Time (RFC 3339) of the last event read before the damage, when the
+    /// journal could only be read in part.
+    pub partial_since: Option<String>,
+}
+
+/// What the replay bar shows (the replay driver sets it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayBar {
+    /// Position (1-based).
+    pub event: u64,
+    /// Number of events.
+    pub total: u64,
+    /// Time of the event at the position (RFC 3339).
+    pub at: String,
+    /// Iteration at the position.
+    pub iteration: u32,
+}
+
+/// A log the event loop read for us.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogView {
+    /// Read: the bytes (a tail, for big files).
+    Loaded(Vec<u8>),
+    /// Asked for, not back yet.
+    Loading,
+    /// Could not be read.
+    Failed(String),
+}
+
+/// A triage bucket of a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bucket {
+    /// Accepted (must be fixed).
+    Accepted,
+    /// Deferred.
+    Deferred,
+    /// Rejected.
+    Rejected,
+}
+
+/// One run being watched.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    /// Its `.pipeline` folder.
+    pub pipeline: PathBuf,
+    /// The folded state.
+    pub state: State,
+    /// Every event read, in seq order.
+    pub events: Vec<Event>,
+    /// A journal problem to show.
+    pub problem: Option<Problem>,
+    /// Logs read, by path relative to `.pipeline/`.
+    pub logs: BTreeMap<String, LogView>,
+    /// Triage buckets by (iteration, finding id), when the triage file was read.
+    pub buckets: BTreeMap<(u32, String), Bucket>,
+    /// Open gates already announced (bell, hook).
+    pub(crate) announced: BTreeSet<String>,
+    /// A state has arrived at least once.
+    pub(crate) loaded: bool,
+}

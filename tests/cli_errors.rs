@@ -1,0 +1,228 @@
+//! Bad input and loop rules through the real binary: every case asserts the
+//! exit code, the message, and that nothing was written when it is refused.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use loopwatch::journal::{Pipeline, PipelineLock, read_all};
+use loopwatch::model::fold;
+
+struct Wt {
+    _d: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Wt {
+    fn new() -> Wt {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().to_path_buf();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loop/contract.md");
+        std::fs::copy(fx, root.join("contract.md")).unwrap();
+        Wt { _d: d, root }
+    }
+    fn lw(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_loopwatch"))
+            .args(args)
+            .current_dir(&self.root)
+            .env("LOOPWATCH_LOCK_TIMEOUT", "0.3")
+            .env_remove("LOOPWATCH_PIPELINE")
+            .output()
+            .unwrap()
+    }
+    fn write(&self, name: &str, text: &str) -> String {
+        std::fs::write(self.root.join(name), text).unwrap();
+        name.to_string()
+    }
+    fn journal(&self) -> Vec<u8> {
+        std::fs::read(self.root.join(".pipeline/events.jsonl")).unwrap_or_default()
+    }
+    fn start(&self) {
+        let o = self.lw(&["record", "run-start", "--flow", "feat", "--contract", "contract.md", "--max-rounds", "3"]);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn truncated_verdict_json_names_file_line_and_column() {
+    let w = Wt::new();
+    w.start();
+    let before = w.journal();
+    let f = w.write("verdicts.json", "[\n  {\"id\": \"F1\", \"verdict\": \"VERIFIED\",\n");
+    let o = w.lw(&["record", "findings", "--file", &f]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.starts_with("loopwatch: verdicts.json:3:"), "{e}");
+    assert_eq!(w.journal(), before, "nothing written");
+}
+
+#[test]
+fn wrong_types_in_the_journal_are_problems_with_their_line() {
+    let w = Wt::new();
+    w.start();
+    let mut j = w.journal();
+    j.extend_from_slice(b"{\"v\":1,\"seq\":3,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"gate.started\",\"gate\":\"floor\",\"iteration\":\"one\",\"round\":1}\n");
+    j.extend_from_slice(b"{\"v\":1,\"seq\":5,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"text\":\"after a gap\"}\n");
+    j.extend_from_slice(b"{\"v\":1,\"seq\":6,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"te");
+    std::fs::write(w.root.join(".pipeline/events.jsonl"), &j).unwrap();
+    let o = w.lw(&["status"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(
+        out.contains("problem: events.jsonl:3: gate.started: invalid type: string \"one\", expected u32"),
+        "{out}"
+    );
+    assert!(out.contains("problem: events.jsonl:4: seq gap: 5 follows 2"), "{out}");
+    // The partial last line is a write in progress: ignored, not a problem.
+    assert_eq!(out.matches("problem:").count(), 2, "{out}");
+    let v = w.lw(&["validate", ".pipeline/events.jsonl"]);
+    assert_eq!(v.status.code(), Some(1));
+    let vout = stdout(&v);
+    assert!(vout.contains(".pipeline/events.jsonl:3: /iteration: \"one\" is not of type \"integer\""), "{vout}");
+    assert!(vout.contains(".pipeline/events.jsonl:4: seq 5 follows 3 (expected 4)"), "{vout}");
+    assert!(vout.contains(".pipeline/events.jsonl:5: last line has no newline"), "{vout}");
+    // The next writer repairs the partial line before appending.
+    let o = w.lw(&["record", "note", "repaired"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(w.journal()).unwrap();
+    assert!(text.ends_with("\"type\":\"note\",\"text\":\"repaired\"}\n"), "{text}");
+    assert!(!text.contains("\"te\n"));
+}
+
+#[test]
+fn a_lock_held_by_another_process_is_named_and_nothing_is_written() {
+    let w = Wt::new();
+    w.start();
+    let before = w.journal();
+    let p = Pipeline::at(w.root.join(".pipeline"));
+    let held = PipelineLock::acquire(&p.lock_path(), std::time::Duration::from_secs(1)).unwrap();
+    let o = w.lw(&["record", "note", "blocked"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    let want = format!("is held by pid {} and was not released within", std::process::id());
+    assert!(e.contains(".pipeline/lock") && e.contains(&want), "{e}");
+    assert_eq!(w.journal(), before);
+    drop(held);
+    assert_eq!(w.lw(&["record", "note", "now"]).status.code(), Some(0));
+}
+
+#[test]
+fn structural_failures_retry_once_then_ask_a_person() {
+    let w = Wt::new();
+    w.start();
+    assert_eq!(w.lw(&["gate0", "run", "contract.md"]).status.code(), Some(0));
+    let bad = w.write(
+        "no-proof.txt",
+        "VERIFY — VERDICT: CONFORME\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\n",
+    );
+    let o = w.lw(&["record", "gate", "conformity", "--output", &bad]);
+    assert_eq!(o.status.code(), Some(12), "{}", stdout(&o));
+    assert!(stderr(&o).contains("structural failure: "), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with("NEXT: retry\n"));
+    let o = w.lw(&["record", "gate", "conformity", "--output", &bad]);
+    assert_eq!(o.status.code(), Some(10));
+    assert!(stdout(&o).contains("human gate opened: hg-1-conformity-1 (structural)"), "{}", stdout(&o));
+    let two = w.write("two.txt", "VERIFY — VERDICT: CONFORME\nVERIFY — VERDICT: ECARTS(1)\n");
+    // While a person is asked, gates wait.
+    let o = w.lw(&["record", "gate", "conformity", "--output", &two]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("await hg-1-conformity-1 first"), "{}", stderr(&o));
+    let o = w.lw(&["decide", "hg-1-conformity-1", "retry", "--reason", "verifier restarted"]);
+    assert_eq!(o.status.code(), Some(12), "{}", stdout(&o));
+    let o = w.lw(&["record", "gate", "conformity", "--output", &two]);
+    assert_eq!(o.status.code(), Some(12));
+    let state = fold(&read_all(&w.root.join(".pipeline/events.jsonl")).unwrap().events);
+    let rounds: Vec<_> = state.review_iterations[0].gates.iter().filter_map(|g| g.structural.clone()).collect();
+    assert_eq!(rounds.len(), 3);
+    assert_eq!(
+        rounds[0],
+        "conforme-without-proof: line 1: CONFORME without a PROOF line; expected `PROOF: <text>` after the verdict"
+    );
+    assert_eq!(
+        rounds[2],
+        "duplicate-verdict: line 2: second `VERIFY — VERDICT:` line (the first is line 1); expected exactly one"
+    );
+}
+
+#[test]
+fn the_third_failed_floor_round_opens_cap_reached() {
+    let w = Wt::new();
+    let failing = "# CONTRACT — x\n## ACCEPTANCE CRITERIA\n1. fails\n   CHECK: echo nope\n   EXPECT: YES\n   EVIDENCE: pending\n";
+    w.write("contract.md", failing);
+    w.start();
+    for round in 1..=3 {
+        let o = w.lw(&["gate0", "run", "contract.md"]);
+        assert_eq!(o.status.code(), Some(2), "round {round}");
+        assert!(stdout(&o).ends_with("GATES — VERDICT: UNMET(1)\n"), "stdout is the floor's own");
+        let e = stderr(&o);
+        if round < 3 {
+            assert!(e.ends_with("NEXT: dev\n"), "round {round}: {e}");
+            assert_eq!(w.lw(&["record", "dev", "--input", "criterion 1"]).status.code(), Some(0));
+        } else {
+            assert!(e.contains("human gate opened: hg-3-floor-1 (cap-reached) GATE 0 floor used 3 of 3 rounds"), "{e}");
+            assert!(e.ends_with("NEXT: human hg-3-floor-1\n"), "{e}");
+        }
+    }
+    let o = w.lw(&["decide", "hg-3-floor-1", "extend", "--reason", "one more try"]);
+    assert_eq!(o.status.code(), Some(11), "{}", stdout(&o));
+    let s = stdout(&w.lw(&["status", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(v["caps"]["floor"], 4);
+    assert_eq!(v["counters"]["floor"], 3);
+}
+
+#[test]
+fn decisions_are_checked_before_anything_is_written() {
+    let w = Wt::new();
+    w.start();
+    let o = w.lw(&["ask", "unverifiable", "--subject", "F9", "--summary", "cannot check"]);
+    assert_eq!(o.status.code(), Some(10));
+    assert_eq!(stdout(&o).lines().next(), Some("hg-1-manual-1"));
+    let before = w.journal();
+    for (args, msg) in [
+        (vec!["decide", "hg-1-manual-1", "accept", "--reason", "  "], "a decision needs a non-empty reason"),
+        (vec!["decide", "hg-1-manual-1", "approve", "--reason", "x"], "approve is not an option of hg-1-manual-1 (unverifiable): expected one of accept, reject"),
+        (vec!["decide", "hg-9-manual-1", "accept", "--reason", "x"], "no human gate hg-9-manual-1 in this pipeline"),
+    ] {
+        let o = w.lw(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&o).trim_end(), format!("loopwatch: {msg}"));
+        assert_eq!(w.journal(), before);
+    }
+    let o = w.lw(&["await", "hg-9-manual-1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no human gate hg-9-manual-1"));
+}
+
+#[test]
+fn status_without_a_pipeline_exits_3_and_says_where_it_looked() {
+    let d = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
+        .arg("status")
+        .current_dir(d.path())
+        .env_remove("LOOPWATCH_PIPELINE")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).starts_with("loopwatch: no pipeline (looked in "), "{}", stderr(&o));
+}
+
+#[test]
+fn completions_and_man_are_generated() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_loopwatch")).args(args).current_dir(d.path()).output().unwrap();
+    let bash = run(&["completions", "bash"]);
+    assert_eq!(bash.status.code(), Some(0));
+    assert!(stdout(&bash).contains("_loopwatch()"));
+    let man = run(&["man"]);
+    assert!(stdout(&man).starts_with(".ie \\n(.g .ds Aq"), "{}", &stdout(&man)[..60.min(stdout(&man).len())]);
+    let help = run(&["record", "gate", "--help"]);
+    assert!(stdout(&help).contains("13  stop"), "{}", stdout(&help));
+}
