@@ -128,6 +128,7 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             };
             ctl.enter_replay(&mut app, past, start);
         }
+        let mut test_panic = render_panics_for_tests();
         let (_guard, mut term) = TerminalGuard::enter(false)?;
         spawn_inputs(&live);
         term.draw(|f| view::render(f, &app))?;
@@ -184,15 +185,37 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                 break;
             }
             if full_redraw {
-                term.clear()?;
+                // Clear by "resizing" to the current size, not `Terminal::clear`:
+                // that one asks the terminal where the cursor is, and after a
+                // resume the answer could be lost to the key reader, ending the
+                // TUI with "the cursor position could not be read".
+                let size = term.size()?;
+                term.resize(size.into())?;
             }
             // The terminal may be gone (closed pty): stop instead of spinning.
-            if term.draw(|f| view::render(f, &app)).is_err() {
+            let panic_now = std::mem::take(&mut test_panic);
+            if term.draw(|f| draw(f, &app, panic_now)).is_err() {
                 break;
             }
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Draws one frame of the loop.
+fn draw(frame: &mut ratatui::Frame, app: &App, test_panic: bool) {
+    if test_panic {
+        panic!("LOOPWATCH_TEST_PANIC=render: a test-only panic inside rendering");
+    }
+    view::render(frame, app);
+}
+
+/// Test-only, not a feature: with `LOOPWATCH_TEST_PANIC=render` in the
+/// environment (read once, at start) the second frame panics inside
+/// rendering, so the end-to-end tests can check that a panic restores the
+/// terminal exactly once before its message is printed.
+fn render_panics_for_tests() -> bool {
+    std::env::var_os("LOOPWATCH_TEST_PANIC").is_some_and(|v| v == "render")
 }
 
 fn load_config() -> Config {
@@ -232,6 +255,14 @@ fn spawn_inputs(live: &Live<Ui>) {
             }
         }
     });
+    // A pty closed under the TUI shows only as a hangup on stdin (the
+    // terminal events reader does not end on it): watch for it apart.
+    let tx = live.sender();
+    std::thread::spawn(move || {
+        if wait_for_hangup() {
+            let _ = tx.send(crate::watch::Input::Other(Ui::TermClosed));
+        }
+    });
     let tx = live.sender();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -251,6 +282,21 @@ fn spawn_inputs(live: &Live<Ui>) {
                     let _ = tx.send(crate::watch::Input::Other(Ui::Quit));
                 }
             });
+        }
+    }
+}
+
+/// Blocks until the terminal on stdin hangs up (true), or polling it fails
+/// (false). Polling for no event at all wakes only on a hangup or an error.
+fn wait_for_hangup() -> bool {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let stdin = std::io::stdin();
+    loop {
+        let mut fds = [PollFd::new(&stdin, PollFlags::empty())];
+        match poll(&mut fds, None) {
+            Ok(_) if fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) => return true,
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(_) => return false,
         }
     }
 }
