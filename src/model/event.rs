@@ -492,6 +492,16 @@ pub struct RunEnded {
     pub report: Option<String>,
 }
 
+/// A line of a known type, as the fast path of [`Event::parse_line`] reads it.
+#[derive(Deserialize)]
+struct TypedLine {
+    v: u32,
+    seq: u64,
+    at: String,
+    #[serde(flatten)]
+    body: EventBody,
+}
+
 /// Why a journal line is not an event.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum EventError {
@@ -519,6 +529,22 @@ pub enum EventError {
 impl Event {
     /// Parses one journal line (without its `\n`).
     pub fn parse_line(line: &[u8]) -> Result<Event, EventError> {
+        // Fast path (about twice as fast on long lines): a well-formed line of
+        // a known type goes straight into the typed payload, with no
+        // intermediate `Value`. Anything it refuses (unknown type, bad header
+        // or payload, duplicate keys) takes the general path, which decides
+        // and explains; both give the same event when both succeed.
+        if let Ok(t) = serde_json::from_slice::<TypedLine>(line)
+            && t.seq > 0
+        {
+            return Ok(Event { v: t.v, seq: t.seq, at: t.at, body: t.body });
+        }
+        Self::parse_line_general(line)
+    }
+
+    /// The general path of [`Event::parse_line`]: through a JSON map, so
+    /// that unknown types are kept and every error names what is wrong.
+    fn parse_line_general(line: &[u8]) -> Result<Event, EventError> {
         let mut map: Map<String, Value> = serde_json::from_slice(line).map_err(|e| EventError::Json {
             column: e.column(),
             message: strip_position(&e.to_string()),
@@ -658,6 +684,34 @@ mod tests {
         let line = br#"{"v":1,"seq":1,"at":"t","type":"human.decided","id":"hg-1","decision":"approve","reason":"ok","by":"a@b","evidenceHash":"h","mood":"good"}"#;
         let ev = Event::parse_line(line).unwrap();
         assert!(ev.to_line().contains(r#""mood":"good""#));
+    }
+
+    #[test]
+    fn fast_path_gives_what_the_general_path_gives() {
+        let fixture = include_str!("../../tests/fixtures/tui/full-run.events.jsonl");
+        let edge: &[&str] = &[
+            r#"{"v":1,"seq":0,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":4294967296,"seq":1,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":1,"seq":1,"seq":2,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"note","type":"future.thing","text":"x"}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"human.decided","id":"a","decision":"approve","reason":"r","by":"b","evidenceHash":"h","mood":1,"mood":2}"#,
+            r#"{"type":"note","text":"first","v":1,"at":"t","seq":9}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"Unknown","type_name":"x"}"#,
+            r#"{"v":1.0,"seq":1,"at":"t","type":"note","text":"x"}"#,
+        ];
+        let lines: Vec<&str> = fixture.lines().chain(edge.iter().copied()).collect();
+        let mut fast = 0;
+        for line in &lines {
+            let general = Event::parse_line_general(line.as_bytes());
+            assert_eq!(Event::parse_line(line.as_bytes()), general, "{line}");
+            if let Ok(t) = serde_json::from_slice::<TypedLine>(line.as_bytes()) {
+                fast += usize::from(t.seq > 0);
+            }
+        }
+        // The fixture's 22 lines of known types, the reordered line and the
+        // repeated unknown field take the fast path; the rest fall back.
+        assert_eq!(fixture.lines().count(), 23);
+        assert_eq!(fast, 24);
     }
 
     #[test]
