@@ -712,6 +712,32 @@ mod tests {
     }
 
     #[test]
+    fn fast_path_gives_what_the_general_path_gives() {
+        let fixture = include_str!("../../tests/fixtures/tui/full-run.events.jsonl");
+        let edge: &[&str] = &[
+            r#"{"v":1,"seq":0,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":4294967296,"seq":1,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":1,"seq":1,"seq":2,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"note","type":"future.thing","text":"x"}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"human.decided","id":"a","decision":"approve","reason":"r","by":"b","evidenceHash":"h","mood":1,"mood":2}"#,
+            r#"{"type":"note","text":"first","v":1,"at":"t","seq":9}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"Unknown","type_name":"x"}"#,
+            r#"{"v":1.0,"seq":1,"at":"t","type":"note","text":"x"}"#,
+        ];
+        let lines: Vec<&str> = fixture.lines().chain(edge.iter().copied()).collect();
+        let mut fast = 0;
+        for line in &lines {
+            let general = Event::parse_checked(line.as_bytes());
+            assert_eq!(Event::parse_line(line.as_bytes()), general, "{line}");
+            fast += usize::from(Event::parse_fast(line.as_bytes()).is_some());
+        }
+        // The fixture's 22 lines of known types, the reordered line and the
+        // repeated unknown field take the fast path; the rest fall back.
+        assert_eq!(fixture.lines().count(), 23);
+        assert_eq!(fast, 24);
+    }
+
+    #[test]
     fn wrong_types_are_errors_naming_the_field() {
         let err = Event::parse_line(br#"{"v":1,"seq":"2","at":"t","type":"note","text":"x"}"#).unwrap_err();
         assert_eq!(err.to_string(), "\"seq\" must be a non-negative integer");
