@@ -18,9 +18,11 @@ const POLL: Duration = Duration::from_millis(15);
 
 static NEXT_SOCKET: AtomicU32 = AtomicU32::new(0);
 
-/// One tmux server with one session `S` of one pane.
+/// One tmux server with one session `S` of one pane. Its socket lives in
+/// the session's temp folder (`tmux -S`, a unique name per test like
+/// `-L`, but removed with the folder instead of left in /tmp).
 pub struct Session {
-    socket: String,
+    socket: PathBuf,
     dir: tempfile::TempDir,
 }
 
@@ -59,7 +61,9 @@ impl Session {
         )
         .expect("write tmux.conf");
         let n = NEXT_SOCKET.fetch_add(1, Ordering::SeqCst);
-        let socket = format!("lw-e2e-{}-{n}", std::process::id());
+        let socket = dir
+            .path()
+            .join(format!("lw-e2e-{}-{n}", std::process::id()));
         let session = Session { socket, dir };
         let (cols, rows) = (cols.to_string(), rows.to_string());
         let mut args = vec!["-f".to_string(), conf.display().to_string()];
@@ -232,7 +236,7 @@ impl Session {
         // The server (started by the first call) passes this environment
         // on: no user configuration, no pipeline chosen from outside.
         Command::new("tmux")
-            .arg("-L")
+            .arg("-S")
             .arg(&self.socket)
             .args(args)
             .env_remove("TMUX")
