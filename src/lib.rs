@@ -1,19 +1,25 @@
 //! loopwatch: supervise an AI coding agent's verify + secure loop.
 //!
 //! Module map (data flows top to bottom):
-//! - [`model`]: the domain types, the events, the fold events → state, the loop rules.
-//! - [`parse`]: readers of foreign text (gate outputs, finding verdicts, triage files).
-//! - [`journal`]: the `.pipeline` store: locked append, snapshot, tail reading.
-//! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
-//! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
-//! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
-//! - [`util`]: atomic file replacement, hashes, time, `user@host`.
+//! - [`model`]: the domain types, the events, the fold events → state, the loop rules, triage files.
+//! - [`parse`]: readers of the agents' text (gate outputs, finding verdicts, review findings).
+//! - [`journal`]: the `.pipeline` store: locked append, state snapshot, tail reading, safe file tails.
 //! - [`recorder`]: what the orchestrator's calls write, with the loop's rules applied under the lock.
-//! - [`sanitize`]: makes text from files safe to draw (visible escapes, width cuts).
-//! - [`tui`]: the terminal UI: app state, actions, keymap, screens, decision dialog.
+//! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
+//! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
+//! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
+//! - [`history`]: a run's past: the state after any event, what changed between iterations.
+//! - [`report`]: the run report (markdown, JSON, self-contained HTML).
+//! - [`schema`]: JSON Schemas generated from the types.
+//! - [`watch`]: filesystem watching, incremental feeds, the live loop's input batches.
+//! - [`sanitize`]: makes text from files safe to draw or print (visible escapes, width cuts).
+//! - [`tui`]: the terminal UI: app state, actions, keymap, screens, decision dialog, event loop.
+//! - [`demo`]: the scripted loop behind `loopwatch demo`.
+//! - [`util`]: atomic file replacement, hashes, time, `user@host`.
 //! - [`cli`]: clap definitions and one small function per subcommand.
 //!
-//! `model`, `parse`, `journal`, `gate0` and `checks` never touch the terminal.
+//! Only `tui` (and the `cli` commands that start it) touches the terminal;
+//! `tui` depends on the rest, never the reverse.
 
 pub mod checks;
 pub mod cli;

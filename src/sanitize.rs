@@ -195,5 +195,31 @@ fn invisible(c: char) -> bool {
     )
 }
 
+/// Makes command output that came from files safe for a terminal (the CLI
+/// uses it when stdout is one; piped output stays byte-exact): invalid UTF-8 becomes U+FFFD, C0
+/// controls and DEL become their visible symbols (`␛`, `␉`, `␡`…), C1
+/// controls and the bidirectional / invisible formatting characters become
+/// `<U+XXXX>`. Line feeds stay: they end the report's own lines.
+pub fn terminal_text(report: &[u8]) -> String {
+    let mut out = String::with_capacity(report.len());
+    for c in String::from_utf8_lossy(report).chars() {
+        match c {
+            '\n' => out.push('\n'),
+            '\0'..='\x1f' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
+            '\x7f' => out.push('\u{2421}'),
+            '\u{80}'..='\u{9f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{061c}'
+            | '\u{feff}' => {
+                let _ = write!(out, "<U+{:04X}>", c as u32);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

@@ -81,26 +81,6 @@ pub fn now_rfc3339() -> String {
         .to_string()
 }
 
-/// Control characters (C0 but `\n`, DEL, C1), bidi controls and zero-width
-/// characters as visible `<U+XXXX>` / `␛` escapes.
-pub fn escape_controls(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\u{1b}' => out.push('␛'),
-            '\n' => out.push('\n'),
-            c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
-                out.push_str(&format!("<U+{:04X}>", c as u32));
-            }
-            '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{061c}' | '\u{feff}' => {
-                out.push_str(&format!("<U+{:04X}>", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

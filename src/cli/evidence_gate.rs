@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 use super::Globals;
-use crate::checks::escape_controls;
 use crate::checks::evidence_gate::{self, Claim, ClaimStatus};
 
 /// Arguments of `evidence-gate`.
@@ -69,7 +68,7 @@ pub fn run(args: EvidenceGateArgs, _globals: &Globals) -> anyhow::Result<ExitCod
         Err(e) => (format!("not proven: {e}"), false),
     };
     let line = if std::io::stdout().is_terminal() {
-        escape_controls(&line)
+        crate::sanitize::terminal_text(line.as_bytes())
     } else {
         line
     };

@@ -11,7 +11,6 @@ use anyhow::Context;
 use clap::Args;
 
 use super::Globals;
-use crate::checks::escape_controls;
 use crate::checks::floor_guard::{self, FloorGuardError, FloorGuardReport, USAGE};
 
 /// Exit code of a usage error (and of a git failure: nothing was checked).
@@ -88,7 +87,7 @@ fn print_report(report: &FloorGuardReport) -> anyhow::Result<()> {
     let mut out = stdout.lock();
     for line in report.lines() {
         if terminal {
-            writeln!(out, "{}", escape_controls(&line))?;
+            writeln!(out, "{}", crate::sanitize::terminal_text(line.as_bytes()))?;
         } else {
             writeln!(out, "{line}")?;
         }

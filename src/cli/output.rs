@@ -45,7 +45,7 @@ fn check_size(name: &str, len: usize) -> anyhow::Result<()> {
 
 /// Text from files, made safe for a terminal when stdout is one.
 pub fn shown(s: &str) -> String {
-    if std::io::stdout().is_terminal() { crate::util::escape_controls(s) } else { s.to_string() }
+    if std::io::stdout().is_terminal() { crate::sanitize::terminal_text(s.as_bytes()) } else { s.to_string() }
 }
 
 /// Prints what an append opened and its `NEXT:` line; the exit code says

@@ -7,7 +7,6 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::Globals;
-use crate::checks::escape_controls;
 use crate::checks::triage::{self, ApplyOutcome};
 use crate::model::types::VerifyOutcome;
 
@@ -76,7 +75,7 @@ pub fn run(args: TriageArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("triage apply {}", args.triage.display()))?;
     after_apply(&outcome, globals);
     for line in summary_lines(&args.triage, &outcome) {
-        println!("{}", escape_controls(&line));
+        println!("{}", crate::sanitize::terminal_text(line.as_bytes()));
     }
     Ok(ExitCode::SUCCESS)
 }

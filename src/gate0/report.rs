@@ -158,29 +158,9 @@ fn verdict(mode: Mode, errors: usize, states: &[FloorState]) -> (Verdict, u8) {
     }
 }
 
-/// Makes a report safe for a terminal: invalid UTF-8 becomes U+FFFD, C0
-/// controls and DEL become their visible symbols (`␛`, `␉`, `␡`…), C1
-/// controls and the bidirectional / invisible formatting characters become
-/// `<U+XXXX>`. Line feeds stay: they end the report's own lines.
+/// Makes a report safe for a terminal (see [`crate::sanitize::terminal_text`]).
 pub fn escape_for_terminal(report: &[u8]) -> String {
-    let mut out = String::with_capacity(report.len());
-    for c in String::from_utf8_lossy(report).chars() {
-        match c {
-            '\n' => out.push('\n'),
-            '\0'..='\x1f' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
-            '\x7f' => out.push('\u{2421}'),
-            '\u{80}'..='\u{9f}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{061c}'
-            | '\u{feff}' => {
-                let _ = write!(out, "<U+{:04X}>", c as u32);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+    crate::sanitize::terminal_text(report)
 }
 
 #[cfg(test)]

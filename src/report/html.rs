@@ -79,7 +79,7 @@ fn list(b: &mut String, items: impl Iterator<Item = String>) {
 }
 
 fn esc(s: &str) -> String {
-    let s = crate::util::escape_controls(s);
+    let s = crate::sanitize::terminal_text(s.as_bytes());
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

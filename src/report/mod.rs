@@ -306,7 +306,7 @@ fn deferred_findings(s: &State, dir: &Path) -> Vec<DeferredFinding> {
 /// Markdown-safe text: one line, control characters escaped, markup
 /// characters that could restructure the report escaped.
 fn md(s: &str) -> String {
-    let flat = crate::util::escape_controls(&s.replace(['\n', '\r'], " "));
+    let flat = crate::sanitize::terminal_text(s.replace(['\n', '\r'], " ").as_bytes());
     let mut o = String::with_capacity(flat.len());
     for c in flat.chars() {
         if matches!(c, '*' | '`' | '[' | ']' | '<' | '>' | '|') {
