@@ -81,6 +81,16 @@ pub fn now_rfc3339() -> String {
         .to_string()
 }
 
+/// loopwatch's own state folder (the TUI's log, observed foreign states):
+/// `$XDG_STATE_HOME/loopwatch`, else `~/.local/state/loopwatch`.
+pub fn state_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".local/state")))?;
+    Some(base.join("loopwatch"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,27 +3,15 @@
 //! EnvFilter, default `warn`). The TUI owns the terminal, so logs never go
 //! there; headless commands log to stderr only when `LOOPWATCH_LOG` is set.
 
-use std::path::PathBuf;
-
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
-
-/// Where the TUI's log file goes: `$XDG_STATE_HOME/loopwatch/loopwatch.log`,
-/// else `~/.local/state/loopwatch/loopwatch.log`.
-pub fn log_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".local/state")))?;
-    Some(base.join("loopwatch"))
-}
 
 /// Starts logging. `owns_terminal`: the command draws a TUI (log to a file only).
 pub fn init(owns_terminal: bool) -> Option<WorkerGuard> {
     let requested = std::env::var("LOOPWATCH_LOG").ok().filter(|v| !v.is_empty());
     let filter = EnvFilter::try_new(requested.as_deref().unwrap_or("warn")).unwrap_or_else(|_| EnvFilter::new("warn"));
     if owns_terminal {
-        let dir = log_dir()?;
+        let dir = crate::util::state_dir()?;
         std::fs::create_dir_all(&dir).ok()?;
         let appender = tracing_appender::rolling::never(&dir, "loopwatch.log");
         let (writer, guard) = tracing_appender::non_blocking(appender);

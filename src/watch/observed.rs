@@ -46,7 +46,7 @@ impl ObservedLog {
 
     /// The log in the user's state folder, when there is one.
     pub fn for_pipeline(pipeline_dir: &Path) -> Option<Self> {
-        crate::cli::logging::log_dir().map(|base| Self::at(&base, pipeline_dir))
+        crate::util::state_dir().map(|base| Self::at(&base, pipeline_dir))
     }
 
     /// Records a version unless it equals the last one recorded.
