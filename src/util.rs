@@ -69,9 +69,23 @@ pub fn user_at_host() -> String {
     let user = std::env::var("LOOPWATCH_USER")
         .or_else(|_| std::env::var("USER"))
         .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "unknown".into());
+        .ok()
+        .filter(|u| !u.is_empty())
+        .or_else(user_from_passwd)
+        .unwrap_or_else(|| format!("uid{}", rustix::process::getuid().as_raw()));
     let host = gethostname::gethostname().to_string_lossy().into_owned();
     format!("{user}@{host}")
+}
+
+/// The login name of the current uid, from `/etc/passwd`.
+fn user_from_passwd() -> Option<String> {
+    let uid = rustix::process::getuid().as_raw().to_string();
+    let text = std::fs::read_to_string("/etc/passwd").ok()?;
+    text.lines().find_map(|l| {
+        let mut f = l.split(':');
+        let name = f.next()?;
+        (f.nth(1)? == uid).then(|| name.to_string())
+    })
 }
 
 /// Current UTC time as RFC 3339 with seconds (the `at` of events).
