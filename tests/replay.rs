@@ -342,13 +342,26 @@ fn every_position_of_a_generated_5000_event_journal_equals_the_live_fold() {
         .collect();
     assert_eq!(events.len(), 5000);
     let h = History::new(events.clone());
+    // Thinned: a checkpoint every 64 events at first, at most 8 kept.
+    let thin = History::with_checkpoints(events.clone(), 64, 8);
+    assert_eq!(
+        (thin.checkpoint_spacing(), thin.checkpoint_count()),
+        (1024, 5)
+    );
     let mut live = State::default();
     assert_eq!(h.state_at(0), fold_of(&[]));
+    assert_eq!(thin.state_at(0), fold_of(&[]));
     for (i, ev) in events.iter().enumerate() {
         live.apply(ev);
         let mut expected = live.clone();
         expected.finish();
         assert_eq!(h.state_at(i + 1), expected, "position {}", i + 1);
+        assert_eq!(
+            thin.state_at(i + 1),
+            expected,
+            "thinned, position {}",
+            i + 1
+        );
     }
     assert_eq!(h.latest(), &fold_of(&events));
     assert!(

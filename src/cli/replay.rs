@@ -15,8 +15,9 @@ use crate::report::Report;
 /// `replay`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-Keys: ← / → one event, [ / ] start of the previous / next iteration, Home / End
-first / last event, d what changed since the previous iteration, q quit.
+Keys: ← / → one event, [ / ] start of the previous / next iteration, Home the
+first event, End back to live (the whole journal), d what changed since the
+previous iteration, q quit.
 Decisions cannot be taken in replay.")]
 pub struct ReplayArgs {
     /// Worktree or .pipeline folder (default: found from here).

@@ -111,7 +111,11 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
         let x = a.last_gate(gate).map(|g| g.verdict.to_string());
         let y = b.last_gate(gate).map(|g| g.verdict.to_string());
         if x != y {
-            changes.push(Change::GateVerdict { gate, before: x, after: y });
+            changes.push(Change::GateVerdict {
+                gate,
+                before: x,
+                after: y,
+            });
         }
     }
     for gate in [GateName::Floor, GateName::Conformity] {
@@ -121,24 +125,53 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
             let x = lookup(&before, &id);
             let y = lookup(&after, &id);
             if x != y && (y.is_some() || b.last_gate(gate).is_some()) {
-                changes.push(Change::Criterion { id, gate, before: x, after: y });
+                changes.push(Change::Criterion {
+                    id,
+                    gate,
+                    before: x,
+                    after: y,
+                });
             }
         }
     }
-    let fa: Vec<(String, String)> = a.findings.iter().map(|f| (f.id.clone(), f.verdict.as_str().to_string())).collect();
-    let fb: Vec<(String, String)> = b.findings.iter().map(|f| (f.id.clone(), f.verdict.as_str().to_string())).collect();
+    let fa: Vec<(String, String)> = a
+        .findings
+        .iter()
+        .map(|f| (f.id.clone(), f.verdict.as_str().to_string()))
+        .collect();
+    let fb: Vec<(String, String)> = b
+        .findings
+        .iter()
+        .map(|f| (f.id.clone(), f.verdict.as_str().to_string()))
+        .collect();
     for id in union(fa.iter().map(|x| &x.0), fb.iter().map(|x| &x.0)) {
         let (x, y) = (lookup(&fa, &id), lookup(&fb, &id));
         if x != y && y.is_some() {
-            changes.push(Change::FindingVerdict { id, before: x, after: y });
+            changes.push(Change::FindingVerdict {
+                id,
+                before: x,
+                after: y,
+            });
         }
     }
-    let va: Vec<(String, String)> = a.verifications.iter().map(|v| (v.finding.clone(), v.result.as_str().to_string())).collect();
-    let vb: Vec<(String, String)> = b.verifications.iter().map(|v| (v.finding.clone(), v.result.as_str().to_string())).collect();
+    let va: Vec<(String, String)> = a
+        .verifications
+        .iter()
+        .map(|v| (v.finding.clone(), v.result.as_str().to_string()))
+        .collect();
+    let vb: Vec<(String, String)> = b
+        .verifications
+        .iter()
+        .map(|v| (v.finding.clone(), v.result.as_str().to_string()))
+        .collect();
     for id in union(va.iter().map(|x| &x.0), vb.iter().map(|x| &x.0)) {
         let (x, y) = (lookup(&va, &id), lookup(&vb, &id));
         if x != y && y.is_some() {
-            changes.push(Change::VerifyResult { id, before: x, after: y });
+            changes.push(Change::VerifyResult {
+                id,
+                before: x,
+                after: y,
+            });
         }
     }
     let ta = buckets(a);
@@ -147,7 +180,11 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
         for id in union(ta.iter().map(|x| &x.0), tb.iter().map(|x| &x.0)) {
             let (x, y) = (lookup(&ta, &id), lookup(&tb, &id));
             if x != y {
-                changes.push(Change::Triage { id, before: x, after: y });
+                changes.push(Change::Triage {
+                    id,
+                    before: x,
+                    after: y,
+                });
             }
         }
     }
@@ -155,10 +192,18 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
     let sb = security_rows(b);
     if b.last_gate(GateName::Security).is_some() {
         for r in sb.iter().filter(|r| !sa.contains(r)) {
-            changes.push(Change::SecurityAdded { severity: r.0.clone(), rule: r.1.clone(), location: r.2.clone() });
+            changes.push(Change::SecurityAdded {
+                severity: r.0.clone(),
+                rule: r.1.clone(),
+                location: r.2.clone(),
+            });
         }
         for r in sa.iter().filter(|r| !sb.contains(r)) {
-            changes.push(Change::SecurityRemoved { severity: r.0.clone(), rule: r.1.clone(), location: r.2.clone() });
+            changes.push(Change::SecurityRemoved {
+                severity: r.0.clone(),
+                rule: r.1.clone(),
+                location: r.2.clone(),
+            });
         }
     }
     let end = s.iteration(to + 1).map_or(u64::MAX, |n| n.start_seq);
@@ -201,22 +246,64 @@ impl Change {
     pub fn describe(&self) -> String {
         let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "—".into());
         match self {
-                Change::GateVerdict { gate, before, after } => {
-                    format!("GATE {} {gate}: {} → {}", gate.number(), opt(before), opt(after))
-                }
-                Change::Criterion { id, gate, before, after } => {
-                    format!("criterion {id} (GATE {} {gate}): {} → {}", gate.number(), opt(before), opt(after))
-                }
-                Change::FindingVerdict { id, before, after } => format!("finding {id} verdict: {} → {}", opt(before), opt(after)),
-                Change::VerifyResult { id, before, after } => {
-                    format!("finding {id} verify-by-test: {} → {}", opt(before), opt(after))
-                }
-                Change::Triage { id, before, after } => format!("finding {id} moved: {} → {}", opt(before), opt(after)),
-                Change::SecurityAdded { severity, rule, location } => format!("security + [{severity}] {rule} — {location}"),
-                Change::SecurityRemoved { severity, rule, location } => format!("security − [{severity}] {rule} — {location}"),
-                Change::Decided { id, kind, subject, decision, by, reason } => {
-                    format!("{id} ({kind} {subject}) decided {decision} by {by}: {reason}")
-                }
+            Change::GateVerdict {
+                gate,
+                before,
+                after,
+            } => {
+                format!(
+                    "GATE {} {gate}: {} → {}",
+                    gate.number(),
+                    opt(before),
+                    opt(after)
+                )
+            }
+            Change::Criterion {
+                id,
+                gate,
+                before,
+                after,
+            } => {
+                format!(
+                    "criterion {id} (GATE {} {gate}): {} → {}",
+                    gate.number(),
+                    opt(before),
+                    opt(after)
+                )
+            }
+            Change::FindingVerdict { id, before, after } => {
+                format!("finding {id} verdict: {} → {}", opt(before), opt(after))
+            }
+            Change::VerifyResult { id, before, after } => {
+                format!(
+                    "finding {id} verify-by-test: {} → {}",
+                    opt(before),
+                    opt(after)
+                )
+            }
+            Change::Triage { id, before, after } => {
+                format!("finding {id} moved: {} → {}", opt(before), opt(after))
+            }
+            Change::SecurityAdded {
+                severity,
+                rule,
+                location,
+            } => format!("security + [{severity}] {rule} — {location}"),
+            Change::SecurityRemoved {
+                severity,
+                rule,
+                location,
+            } => format!("security − [{severity}] {rule} — {location}"),
+            Change::Decided {
+                id,
+                kind,
+                subject,
+                decision,
+                by,
+                reason,
+            } => {
+                format!("{id} ({kind} {subject}) decided {decision} by {by}: {reason}")
+            }
         }
     }
 
@@ -226,7 +313,10 @@ impl Change {
         let passing = |s: &Option<String>, floor: bool| {
             s.as_deref().map(|v| {
                 let word = v.split('(').next().unwrap_or(v);
-                matches!(word, "MET" | "MET-RECORDED" | "CONFORME" | "PASS" | "DEGRADED") || (floor && word == "ABANDONED")
+                matches!(
+                    word,
+                    "MET" | "MET-RECORDED" | "CONFORME" | "PASS" | "DEGRADED"
+                ) || (floor && word == "ABANDONED")
             })
         };
         match self {
@@ -252,17 +342,31 @@ impl Change {
 }
 
 fn criteria_states(it: &Iteration, gate: GateName) -> Vec<(String, String)> {
-    let Some(round) = it.last_gate(gate) else { return Vec::new() };
+    let Some(round) = it.last_gate(gate) else {
+        return Vec::new();
+    };
     match gate {
-        GateName::Floor => round.floor_rows().map(|r| (r.id.clone(), r.state.as_str().to_string())).collect(),
-        _ => round.criterion_rows().map(|r| (r.id.clone(), r.status.as_str().to_string())).collect(),
+        GateName::Floor => round
+            .floor_rows()
+            .map(|r| (r.id.clone(), r.state.as_str().to_string()))
+            .collect(),
+        _ => round
+            .criterion_rows()
+            .map(|r| (r.id.clone(), r.status.as_str().to_string()))
+            .collect(),
     }
 }
 
 fn buckets(it: &Iteration) -> Vec<(String, String)> {
-    let Some(b) = it.triage.as_ref().and_then(|t| t.buckets.as_ref()) else { return Vec::new() };
+    let Some(b) = it.triage.as_ref().and_then(|t| t.buckets.as_ref()) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    for (name, ids) in [("accepted", &b.accepted), ("deferred", &b.deferred), ("rejected", &b.rejected)] {
+    for (name, ids) in [
+        ("accepted", &b.accepted),
+        ("deferred", &b.deferred),
+        ("rejected", &b.rejected),
+    ] {
         out.extend(ids.iter().map(|id| (id.clone(), name.to_string())));
     }
     out
@@ -270,7 +374,11 @@ fn buckets(it: &Iteration) -> Vec<(String, String)> {
 
 fn security_rows(it: &Iteration) -> Vec<(String, String, String)> {
     it.last_gate(GateName::Security)
-        .map(|g| g.security_rows().map(|r| (r.severity.clone(), r.rule.clone(), r.location.clone())).collect())
+        .map(|g| {
+            g.security_rows()
+                .map(|r| (r.severity.clone(), r.rule.clone(), r.location.clone()))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -278,7 +386,10 @@ fn lookup(v: &[(String, String)], id: &str) -> Option<String> {
     v.iter().find(|(k, _)| k == id).map(|(_, s)| s.clone())
 }
 
-fn union<'a>(a: impl Iterator<Item = &'a String>, b: impl Iterator<Item = &'a String>) -> Vec<String> {
+fn union<'a>(
+    a: impl Iterator<Item = &'a String>,
+    b: impl Iterator<Item = &'a String>,
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for id in a.chain(b) {
         if !out.contains(id) {

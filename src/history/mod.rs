@@ -2,6 +2,10 @@
 //! checkpoints of the fold) and what changed between two iterations.
 //!
 //! Pure: built from events already read; replay, `diff` and the TUI use it.
+//! Checkpoints are taken every [`CHECKPOINT_EVERY`] events; past
+//! [`MAX_CHECKPOINTS`] every other one is dropped and the spacing doubles,
+//! so a long journal keeps a bounded number of folded states in memory while
+//! a seek still replays at most one spacing of events.
 
 mod diff;
 
@@ -9,22 +13,48 @@ use crate::model::{Event, State};
 
 pub use diff::{Change, IterationDiff, diff_iterations};
 
-/// Events between two checkpoints.
+/// Events between two checkpoints, at first (the spacing never gets smaller).
 pub const CHECKPOINT_EVERY: usize = 512;
 
+/// Checkpoints kept (besides the empty state) before they are thinned out.
+pub const MAX_CHECKPOINTS: usize = 32;
+
 /// Every event of a run, with folded checkpoints for seeking.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct History {
     events: Vec<Event>,
-    /// `checkpoints[k]` is the state after `k * CHECKPOINT_EVERY` events.
+    /// `checkpoints[i]` is the state after `i * every` events.
     checkpoints: Vec<State>,
+    /// Events between two checkpoints.
+    every: usize,
+    /// Checkpoints allowed past the first before thinning.
+    max: usize,
     tail: State,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History::new(Vec::new())
+    }
 }
 
 impl History {
     /// Builds the history of a list of events.
     pub fn new(events: Vec<Event>) -> Self {
-        let mut h = History { events: Vec::new(), checkpoints: vec![State::default()], tail: State::default() };
+        History::with_checkpoints(events, CHECKPOINT_EVERY, MAX_CHECKPOINTS)
+    }
+
+    /// Builds a history with a checkpoint every `every` events at first and at
+    /// most `max` checkpoints before thinning (both at least 1): smaller
+    /// numbers trade seek time for memory.
+    pub fn with_checkpoints(events: Vec<Event>, every: usize, max: usize) -> Self {
+        let mut h = History {
+            events: Vec::new(),
+            checkpoints: vec![State::default()],
+            every: every.max(1),
+            max: max.max(1),
+            tail: State::default(),
+        };
         h.extend(events);
         h
     }
@@ -34,13 +64,26 @@ impl History {
         for ev in events {
             self.tail.apply(&ev);
             self.events.push(ev);
-            if self.events.len().is_multiple_of(CHECKPOINT_EVERY) {
+            if self.events.len().is_multiple_of(self.every) {
                 let mut cp = self.tail.clone();
                 cp.finish();
                 self.checkpoints.push(cp);
+                if self.checkpoints.len() > self.max + 1 {
+                    self.thin();
+                }
             }
         }
         self.tail.finish();
+    }
+
+    /// Events between two checkpoints now.
+    pub fn checkpoint_spacing(&self) -> usize {
+        self.every
+    }
+
+    /// Folded states kept for seeking (the empty state included).
+    pub fn checkpoint_count(&self) -> usize {
+        self.checkpoints.len()
     }
 
     /// Number of events.
@@ -66,9 +109,11 @@ impl History {
     /// The state after the first `k` events (0 = before any).
     pub fn state_at(&self, k: usize) -> State {
         let k = k.min(self.events.len());
-        let cp = k / CHECKPOINT_EVERY;
-        let mut s = self.checkpoints.get(cp).cloned().unwrap_or_default();
-        for ev in &self.events[cp * CHECKPOINT_EVERY..k] {
+        // Invariant: there is a checkpoint for every multiple of `every` up to
+        // the length, and `checkpoints[0]` always exists.
+        let cp = (k / self.every).min(self.checkpoints.len() - 1);
+        let mut s = self.checkpoints[cp].clone();
+        for ev in &self.events[cp * self.every..k] {
             s.apply(ev);
         }
         s.finish();
@@ -94,6 +139,18 @@ impl History {
         }
         out
     }
+
+    /// Keeps every other checkpoint and doubles the spacing:
+    /// `checkpoints[i]` becomes the old `checkpoints[2 * i]`, the state after
+    /// `2 * i * every` events.
+    fn thin(&mut self) {
+        let mut i = 0;
+        self.checkpoints.retain(|_| {
+            i += 1;
+            i % 2 == 1
+        });
+        self.every *= 2;
+    }
 }
 
 #[cfg(test)]
@@ -108,9 +165,14 @@ mod tests {
                 seq,
                 at: "2026-01-01T00:00:00Z".into(),
                 body: if seq % 100 == 1 {
-                    EventBody::IterationStarted { iteration: (seq / 100 + 1) as u32, trigger: "ecarts".into() }
+                    EventBody::IterationStarted {
+                        iteration: (seq / 100 + 1) as u32,
+                        trigger: "ecarts".into(),
+                    }
                 } else {
-                    EventBody::Note { text: format!("n{seq}") }
+                    EventBody::Note {
+                        text: format!("n{seq}"),
+                    }
                 },
             })
             .collect()
@@ -126,6 +188,30 @@ mod tests {
         assert_eq!(h.latest(), &fold(&evs));
         assert_eq!(h.position_of_seq(700), 700);
         assert_eq!(h.iteration_starts()[1], (2, 100));
+    }
+
+    #[test]
+    fn thinning_keeps_every_position_equal_to_the_fold() {
+        let evs = events(700);
+        let h = History::with_checkpoints(evs.clone(), 4, 5);
+        assert_eq!((h.checkpoint_spacing(), h.checkpoint_count()), (128, 6));
+        for k in 0..=700 {
+            assert_eq!(h.state_at(k), fold(&evs[..k]), "at {k}");
+        }
+        let mut grown = History::with_checkpoints(evs[..33].to_vec(), 4, 5);
+        grown.extend(evs[33..].iter().cloned());
+        assert_eq!(
+            (grown.checkpoint_spacing(), grown.checkpoint_count()),
+            (128, 6)
+        );
+        assert_eq!(grown.state_at(517), fold(&evs[..517]));
+    }
+
+    #[test]
+    fn a_long_history_keeps_a_bounded_number_of_checkpoints() {
+        let h = History::new(events(40_000));
+        assert_eq!(h.checkpoint_spacing(), 2048);
+        assert_eq!(h.checkpoint_count(), 40_000 / 2048 + 1);
     }
 
     #[test]

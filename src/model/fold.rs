@@ -169,7 +169,8 @@ impl State {
     }
 
     fn iteration_mut(&mut self, n: u32, ev: &Event) -> &mut Iteration {
-        let pos = match self.review_iterations.iter().position(|i| i.iteration == n) {
+        // From the back: events almost always name the latest iteration.
+        let pos = match self.review_iterations.iter().rposition(|i| i.iteration == n) {
             Some(p) => p,
             None => {
                 let at = self
