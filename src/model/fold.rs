@@ -180,16 +180,18 @@ impl State {
                     .unwrap_or(self.review_iterations.len());
                 self.review_iterations.insert(
                     at,
-                    Iteration {
+                    std::sync::Arc::new(Iteration {
                         iteration: n,
                         started_at: ev.at.clone(),
                         start_seq: ev.seq,
                         ..Iteration::default()
-                    },
+                    }),
                 );
                 at
             }
         };
-        &mut self.review_iterations[pos]
+        // Iterations are shared between the states of a replay history:
+        // only the one being changed is copied.
+        std::sync::Arc::make_mut(&mut self.review_iterations[pos])
     }
 }

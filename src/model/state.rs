@@ -215,7 +215,7 @@ pub struct State {
     pub status: RunStatus,
     /// Iterations, in order.
     #[serde(default)]
-    pub review_iterations: Vec<Iteration>,
+    pub review_iterations: Vec<std::sync::Arc<Iteration>>,
     /// Failed rounds per gate (a round that sent work back).
     #[serde(default)]
     pub counters: PerGate,
@@ -292,12 +292,12 @@ impl State {
 
     /// The latest iteration.
     pub fn current_iteration(&self) -> Option<&Iteration> {
-        self.review_iterations.last()
+        self.review_iterations.last().map(AsRef::as_ref)
     }
 
     /// An iteration by number.
     pub fn iteration(&self, n: u32) -> Option<&Iteration> {
-        self.review_iterations.iter().find(|i| i.iteration == n)
+        self.review_iterations.iter().find(|i| i.iteration == n).map(AsRef::as_ref)
     }
 
     /// The number of the latest iteration (0 before any).

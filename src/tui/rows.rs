@@ -64,6 +64,7 @@ pub fn previous_iteration(state: &State, n: u32) -> Option<&Iteration> {
         .iter()
         .rev()
         .find(|i| i.iteration < n)
+        .map(AsRef::as_ref)
 }
 
 /// Criteria of the shown iteration, in GATE 0 order, then GATE 1-only ids.
