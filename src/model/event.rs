@@ -537,7 +537,12 @@ impl Event {
         if let Ok(t) = serde_json::from_slice::<TypedLine>(line)
             && t.seq > 0
         {
-            return Ok(Event { v: t.v, seq: t.seq, at: t.at, body: t.body });
+            return Ok(Event {
+                v: t.v,
+                seq: t.seq,
+                at: t.at,
+                body: t.body,
+            });
         }
         Self::parse_line_general(line)
     }
