@@ -43,7 +43,9 @@ fn readme_picture_from_a_recorded_demo_run() {
     if !status.success() {
         eprintln!("note: the demo run ended with {status}; using what it recorded");
     }
-    let events = read_all(&root.join(".pipeline/events.jsonl")).expect("read the demo journal").events;
+    let events = read_all(&root.join(".pipeline/events.jsonl"))
+        .expect("read the demo journal")
+        .events;
 
     let upto = moment_with_open_gate(&events).expect("the demo run opens a human gate");
     let shown = &events[..upto];
@@ -53,7 +55,12 @@ fn readme_picture_from_a_recorded_demo_run() {
     let last_at: jiff::Timestamp = shown[upto - 1].at.parse().expect("event time");
     let clock = ManualClock::new(last_at);
     clock.advance(Duration::from_secs(42));
-    let mut app = App::new(Config::default(), ThemeKind::Dark, Box::new(clock), root.join(".pipeline"));
+    let mut app = App::new(
+        Config::default(),
+        ThemeKind::Dark,
+        Box::new(clock),
+        root.join(".pipeline"),
+    );
     let _ = app.on_state(state, shown);
     let _ = app.on_key(&KeyEvent::new(KeyCode::Char('2'), KeyModifiers::NONE));
     assert_eq!(app.tab(), Tab::Findings);
@@ -62,9 +69,18 @@ fn readme_picture_from_a_recorded_demo_run() {
     term.draw(|f| render(f, &app)).expect("draw");
     let buf = term.backend().buffer();
     let text = svg::plain_text(buf);
-    assert!(text.contains("1 waiting on you"), "no open gate on screen:\n{text}");
-    assert!(text.contains("Findings"), "no Findings tab on screen:\n{text}");
-    assert!(!text.contains(&root.display().to_string()), "the temp path leaked into the picture:\n{text}");
+    assert!(
+        text.contains("1 waiting on you"),
+        "no open gate on screen:\n{text}"
+    );
+    assert!(
+        text.contains("Findings"),
+        "no Findings tab on screen:\n{text}"
+    );
+    assert!(
+        !text.contains(&root.display().to_string()),
+        "the temp path leaked into the picture:\n{text}"
+    );
 
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/screenshot");
     std::fs::create_dir_all(&out).expect("create assets/screenshot");
@@ -75,7 +91,10 @@ fn readme_picture_from_a_recorded_demo_run() {
 /// The number of events up to the latest `human.requested`: the screen a
 /// person saw while the run waited on them.
 fn moment_with_open_gate(events: &[Event]) -> Option<usize> {
-    events.iter().rposition(|e| matches!(e.body, EventBody::HumanRequested(_))).map(|i| i + 1)
+    events
+        .iter()
+        .rposition(|e| matches!(e.body, EventBody::HumanRequested(_)))
+        .map(|i| i + 1)
 }
 
 fn write(path: &Path, text: &str) {

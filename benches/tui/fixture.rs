@@ -19,7 +19,10 @@ pub struct Worktree {
 impl Worktree {
     /// An empty worktree with its `.pipeline` folder.
     pub fn new() -> anyhow::Result<Worktree> {
-        let tmp = tempfile::Builder::new().prefix("loopwatch-bench-").tempdir().context("temp dir")?;
+        let tmp = tempfile::Builder::new()
+            .prefix("loopwatch-bench-")
+            .tempdir()
+            .context("temp dir")?;
         let root = tmp.path().join("wt");
         std::fs::create_dir_all(root.join(".pipeline")).context("create .pipeline")?;
         Ok(Worktree { _tmp: tmp, root })
@@ -43,7 +46,8 @@ impl Worktree {
     /// Writes `events` as the journal (one line each).
     pub fn write_journal(&self, events: &[Event]) -> anyhow::Result<u64> {
         let path = self.journal();
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).context("create journal")?);
+        let mut f =
+            std::io::BufWriter::new(std::fs::File::create(&path).context("create journal")?);
         for ev in events {
             writeln!(f, "{}", ev.to_line()).context("write journal")?;
         }
@@ -58,15 +62,37 @@ pub fn long_run(iterations: u32, findings: usize) -> Vec<Event> {
     let mut out = Vec::new();
     let mut push = |body: EventBody| {
         let seq = out.len() as u64 + 1;
-        out.push(Event { v: 1, seq, at: format!("2026-11-02T{:02}:{:02}:{:02}Z", 8 + seq / 3600, (seq / 60) % 60, seq % 60), body });
+        out.push(Event {
+            v: 1,
+            seq,
+            at: format!(
+                "2026-11-02T{:02}:{:02}:{:02}Z",
+                8 + seq / 3600,
+                (seq / 60) % 60,
+                seq % 60
+            ),
+            body,
+        });
     };
     push(run_started());
     for it in 1..=iterations {
-        push(EventBody::IterationStarted { iteration: it, trigger: if it == 1 { "initial" } else { "ecarts" }.into() });
+        push(EventBody::IterationStarted {
+            iteration: it,
+            trigger: if it == 1 { "initial" } else { "ecarts" }.into(),
+        });
         let list = (0..findings).map(|k| finding(it, k)).collect();
-        push(EventBody::FindingsVerified { iteration: it, findings: list });
-        push(EventBody::VerifyResult(verify_result(it, &format!("F{it}-0"), &format!("verify-{it}.test.log"))));
-        push(EventBody::Note { text: format!("iteration {it} handed back") });
+        push(EventBody::FindingsVerified {
+            iteration: it,
+            findings: list,
+        });
+        push(EventBody::VerifyResult(verify_result(
+            it,
+            &format!("F{it}-0"),
+            &format!("verify-{it}.test.log"),
+        )));
+        push(EventBody::Note {
+            text: format!("iteration {it} handed back"),
+        });
     }
     push(open_gate(iterations));
     out
@@ -76,8 +102,13 @@ pub fn long_run(iterations: u32, findings: usize) -> Vec<Event> {
 pub fn quiet_run() -> Vec<Event> {
     let bodies = vec![
         run_started(),
-        EventBody::IterationStarted { iteration: 1, trigger: "initial".into() },
-        EventBody::Note { text: "waiting".into() },
+        EventBody::IterationStarted {
+            iteration: 1,
+            trigger: "initial".into(),
+        },
+        EventBody::Note {
+            text: "waiting".into(),
+        },
         open_gate(1),
     ];
     number(bodies)
@@ -98,12 +129,19 @@ pub fn big_log_run(wt: &Worktree, size: u64) -> anyhow::Result<()> {
     text.push_str("test result: FAILED. 0 passed; 1 failed\n");
     let mut f = std::fs::File::create(&log).context("create the big log")?;
     f.set_len(size).context("size the big log")?;
-    f.seek(SeekFrom::Start(size - text.len() as u64)).context("seek the big log")?;
+    f.seek(SeekFrom::Start(size - text.len() as u64))
+        .context("seek the big log")?;
     f.write_all(text.as_bytes()).context("write the big log")?;
     let bodies = vec![
         run_started(),
-        EventBody::IterationStarted { iteration: 1, trigger: "initial".into() },
-        EventBody::FindingsVerified { iteration: 1, findings: vec![finding(1, 0)] },
+        EventBody::IterationStarted {
+            iteration: 1,
+            trigger: "initial".into(),
+        },
+        EventBody::FindingsVerified {
+            iteration: 1,
+            findings: vec![finding(1, 0)],
+        },
         EventBody::VerifyResult(verify_result(1, "F1-0", "verify-1.test.log")),
     ];
     wt.write_journal(&number(bodies))?;
@@ -114,7 +152,12 @@ fn number(bodies: Vec<EventBody>) -> Vec<Event> {
     bodies
         .into_iter()
         .enumerate()
-        .map(|(i, body)| Event { v: 1, seq: i as u64 + 1, at: format!("2026-11-02T09:00:{:02}Z", i % 60), body })
+        .map(|(i, body)| Event {
+            v: 1,
+            seq: i as u64 + 1,
+            at: format!("2026-11-02T09:00:{:02}Z", i % 60),
+            body,
+        })
         .collect()
 }
 
@@ -135,15 +178,25 @@ fn run_started() -> EventBody {
 
 fn finding(it: u32, k: usize) -> Finding {
     let severity = ["blocking", "major", "minor", "nit"][k % 4];
-    let verdict = [FindingVerdict::Verified, FindingVerdict::False, FindingVerdict::Unverifiable][k % 3];
+    let verdict = [
+        FindingVerdict::Verified,
+        FindingVerdict::False,
+        FindingVerdict::Unverifiable,
+    ][k % 3];
     Finding {
         id: format!("F{it}-{k}"),
         severity: severity.into(),
         path: format!("src/module_{}.rs", k % 17),
         lines: format!("{}-{}", 10 + k, 20 + k),
-        claim: format!("the parser accepts a trailing comma in list {k} and silently drops the last element"),
+        claim: format!(
+            "the parser accepts a trailing comma in list {k} and silently drops the last element"
+        ),
         verdict,
-        evidence: format!("src/module_{}.rs:{}: let items = split(input);", k % 17, 12 + k),
+        evidence: format!(
+            "src/module_{}.rs:{}: let items = split(input);",
+            k % 17,
+            12 + k
+        ),
         note: String::new(),
         extra: Default::default(),
     }

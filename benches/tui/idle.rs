@@ -15,8 +15,19 @@ pub fn run(bin: &str, window: Duration) -> anyhow::Result<Vec<Figure>> {
     wt.write_journal(&fixture::quiet_run())?;
     let config_home = tempfile::tempdir().context("config home")?;
     let root = wt.root().to_string_lossy().into_owned();
-    let s = Session::spawn(bin, &["watch", &root], wt.root(), config_home.path(), 120, 36)?;
-    s.wait_for("waiting on you", Duration::from_secs(10), Duration::from_millis(5))?;
+    let s = Session::spawn(
+        bin,
+        &["watch", &root],
+        wt.root(),
+        config_home.path(),
+        120,
+        36,
+    )?;
+    s.wait_for(
+        "waiting on you",
+        Duration::from_secs(10),
+        Duration::from_millis(5),
+    )?;
     // Let start-up work finish before the window opens.
     std::thread::sleep(Duration::from_millis(500));
     let before = cpu_time(s.pid())?;

@@ -26,11 +26,20 @@ const SECTIONS: [&str; 4] = ["frame", "latency", "idle", "memory"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let quick = args.iter().any(|a| a == "--quick") || std::env::var_os("LOOPWATCH_BENCH_QUICK").is_some_and(|v| v != "0");
-    let picked: Vec<&str> = SECTIONS.iter().copied().filter(|s| args.iter().any(|a| a == s)).collect();
+    let quick = args.iter().any(|a| a == "--quick")
+        || std::env::var_os("LOOPWATCH_BENCH_QUICK").is_some_and(|v| v != "0");
+    let picked: Vec<&str> = SECTIONS
+        .iter()
+        .copied()
+        .filter(|s| args.iter().any(|a| a == s))
+        .collect();
     let wanted = |s: &str| picked.is_empty() || picked.contains(&s);
     let bin = env!("CARGO_BIN_EXE_loopwatch");
-    println!("loopwatch TUI benchmark{} (load average {} at start)\n", if quick { ", quick" } else { "" }, report::load_average());
+    println!(
+        "loopwatch TUI benchmark{} (load average {} at start)\n",
+        if quick { ", quick" } else { "" },
+        report::load_average()
+    );
 
     let mut figures: Vec<Figure> = Vec::new();
     let mut failed = false;
@@ -48,14 +57,25 @@ fn main() -> ExitCode {
         println!();
     };
     section("frame", &|| frame::run(bin, if quick { 3 } else { 9 }));
-    section("latency", &|| latency::run(bin, if quick { 100 } else { 500 }));
-    section("idle", &|| idle::run(bin, Duration::from_secs(if quick { 5 } else { 60 })));
+    section("latency", &|| {
+        latency::run(bin, if quick { 100 } else { 500 })
+    });
+    section("idle", &|| {
+        idle::run(bin, Duration::from_secs(if quick { 5 } else { 60 }))
+    });
     section("memory", &|| rss::run(bin));
 
-    println!("summary (load average {} at the end)", report::load_average());
+    println!(
+        "summary (load average {} at the end)",
+        report::load_average()
+    );
     for f in &figures {
         println!("  {}", f.line());
     }
     // A missed target is a figure, not a failure; a section that could not run is.
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

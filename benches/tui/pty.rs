@@ -23,9 +23,21 @@ pub struct Session {
 impl Session {
     /// Spawns `bin args…` in `cwd` on a `cols`×`rows` pty, with a fresh
     /// config home (so no user config changes what is measured).
-    pub fn spawn(bin: &str, args: &[&str], cwd: &Path, config_home: &Path, cols: u16, rows: u16) -> anyhow::Result<Session> {
+    pub fn spawn(
+        bin: &str,
+        args: &[&str],
+        cwd: &Path,
+        config_home: &Path,
+        cols: u16,
+        rows: u16,
+    ) -> anyhow::Result<Session> {
         let pair = native_pty_system()
-            .openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .map_err(|e| anyhow!("open a pty: {e}"))?;
         let mut cmd = CommandBuilder::new(bin);
         cmd.args(args);
@@ -33,12 +45,24 @@ impl Session {
         cmd.env("TERM", "xterm-256color");
         cmd.env("XDG_CONFIG_HOME", config_home);
         cmd.env_remove("NO_COLOR");
-        let child = pair.slave.spawn_command(cmd).map_err(|e| anyhow!("spawn {bin} on a pty: {e}"))?;
+        let child = pair
+            .slave
+            .spawn_command(cmd)
+            .map_err(|e| anyhow!("spawn {bin} on a pty: {e}"))?;
         drop(pair.slave);
         let pid = child.process_id().context("the child has no pid")?;
-        let mut reader = pair.master.try_clone_reader().map_err(|e| anyhow!("pty reader: {e}"))?;
-        let writer = pair.master.take_writer().map_err(|e| anyhow!("pty writer: {e}"))?;
-        let (r, c) = (NonZeroU16::new(rows).context("zero rows")?, NonZeroU16::new(cols).context("zero columns")?);
+        let mut reader = pair
+            .master
+            .try_clone_reader()
+            .map_err(|e| anyhow!("pty reader: {e}"))?;
+        let writer = pair
+            .master
+            .take_writer()
+            .map_err(|e| anyhow!("pty writer: {e}"))?;
+        let (r, c) = (
+            NonZeroU16::new(rows).context("zero rows")?,
+            NonZeroU16::new(cols).context("zero columns")?,
+        );
         let screen = Arc::new(Mutex::new(vt100::Parser::new(r, c, 0)));
         let feed = screen.clone();
         std::thread::spawn(move || {
@@ -53,7 +77,13 @@ impl Session {
                 }
             }
         });
-        Ok(Session { child, _master: pair.master, writer, screen, pid })
+        Ok(Session {
+            child,
+            _master: pair.master,
+            writer,
+            screen,
+            pid,
+        })
     }
 
     /// The child's pid.
@@ -63,19 +93,30 @@ impl Session {
 
     /// The screen's text now.
     pub fn text(&self) -> String {
-        self.screen.lock().map(|p| p.screen().contents()).unwrap_or_default()
+        self.screen
+            .lock()
+            .map(|p| p.screen().contents())
+            .unwrap_or_default()
     }
 
     /// Polls the screen (every `step`) until it contains `needle`; the time
     /// it took, or an error with the screen at the deadline.
-    pub fn wait_for(&self, needle: &str, deadline: Duration, step: Duration) -> anyhow::Result<Duration> {
+    pub fn wait_for(
+        &self,
+        needle: &str,
+        deadline: Duration,
+        step: Duration,
+    ) -> anyhow::Result<Duration> {
         let t = Instant::now();
         loop {
             if self.text().contains(needle) {
                 return Ok(t.elapsed());
             }
             if t.elapsed() > deadline {
-                anyhow::bail!("'{needle}' not on screen after {deadline:?}; screen:\n{}", self.text());
+                anyhow::bail!(
+                    "'{needle}' not on screen after {deadline:?}; screen:\n{}",
+                    self.text()
+                );
             }
             std::thread::sleep(step);
         }
@@ -97,20 +138,40 @@ impl Drop for Session {
 
 /// CPU time (user + system) a process has used so far.
 pub fn cpu_time(pid: u32) -> anyhow::Result<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).with_context(|| format!("read /proc/{pid}/stat"))?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .with_context(|| format!("read /proc/{pid}/stat"))?;
     // The command name may hold spaces: fields are counted after its ')'.
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).context("no ')' in /proc/pid/stat")?;
+    let rest = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r)
+        .context("no ')' in /proc/pid/stat")?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // After ')': state is field 3 of the man page, so utime (14) and stime (15) are at 11 and 12.
-    let ticks: u64 = [11, 12].iter().map(|&i| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0)).sum();
+    let ticks: u64 = [11, 12]
+        .iter()
+        .map(|&i| {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0)
+        })
+        .sum();
     Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64))
 }
 
 /// A `VmHWM`-style line of `/proc/<pid>/status`, in bytes.
 pub fn status_bytes(pid: u32, key: &str) -> anyhow::Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).with_context(|| format!("read /proc/{pid}/status"))?;
-    let line = status.lines().find(|l| l.starts_with(key)).with_context(|| format!("no {key} in /proc/{pid}/status"))?;
-    let kb: u64 = line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).with_context(|| format!("bad line: {line}"))?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .with_context(|| format!("read /proc/{pid}/status"))?;
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(key))
+        .with_context(|| format!("no {key} in /proc/{pid}/status"))?;
+    let kb: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .with_context(|| format!("bad line: {line}"))?;
     Ok(kb * 1024)
 }
 

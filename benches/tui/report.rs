@@ -17,17 +17,33 @@ pub struct Figure {
 impl Figure {
     /// A duration that must stay under `limit`.
     pub fn under(name: &str, value: Duration, limit: Duration) -> Figure {
-        Figure { name: name.into(), value: format!("{} ms", ms(value)), target: format!("< {} ms", ms(limit)), pass: value < limit }
+        Figure {
+            name: name.into(),
+            value: format!("{} ms", ms(value)),
+            target: format!("< {} ms", ms(limit)),
+            pass: value < limit,
+        }
     }
 
     /// Any figure with its own formatting.
     pub fn new(name: &str, value: String, target: String, pass: bool) -> Figure {
-        Figure { name: name.into(), value, target, pass }
+        Figure {
+            name: name.into(),
+            value,
+            target,
+            pass,
+        }
     }
 
     /// The figure as one aligned line.
     pub fn line(&self) -> String {
-        format!("{:<50} {:>14}   target {:<22} {}", self.name, self.value, self.target, if self.pass { "PASS" } else { "MISS" })
+        format!(
+            "{:<50} {:>14}   target {:<22} {}",
+            self.name,
+            self.value,
+            self.target,
+            if self.pass { "PASS" } else { "MISS" }
+        )
     }
 }
 

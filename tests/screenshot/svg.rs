@@ -36,7 +36,10 @@ pub fn svg_of(buf: &Buffer) -> String {
     let (cols, rows) = (f64::from(buf.area.width), f64::from(buf.area.height));
     let (w, h) = (px(cols * CELL_W + 2.0 * PAD), px(rows * CELL_H + 2.0 * PAD));
     let mut s = String::new();
-    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" xml:space="preserve">"#);
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" xml:space="preserve">"#
+    );
     let _ = writeln!(s, r#"<rect width="{w}" height="{h}" rx="8" fill="{BG}"/>"#);
     let _ = writeln!(
         s,
@@ -104,11 +107,21 @@ fn runs_of_row(buf: &Buffer, y: u16) -> Vec<Run> {
         let sym = cell.symbol();
         let ascii = sym.is_ascii() && width == 1;
         match runs.last_mut() {
-            Some(last) if ascii && last.look == look && last.text.is_ascii() && last.x + last.width == x => {
+            Some(last)
+                if ascii
+                    && last.look == look
+                    && last.text.is_ascii()
+                    && last.x + last.width == x =>
+            {
                 last.text.push_str(sym);
                 last.width += width;
             }
-            _ => runs.push(Run { x, width, text: sym.to_string(), look }),
+            _ => runs.push(Run {
+                x,
+                width,
+                text: sym.to_string(),
+                look,
+            }),
         }
     }
     runs
@@ -119,7 +132,9 @@ fn runs_of_row(buf: &Buffer, y: u16) -> Vec<Run> {
 fn backgrounds(runs: &[Run]) -> Vec<(u16, u16, &str)> {
     let mut out: Vec<(u16, u16, &str)> = Vec::new();
     for r in runs {
-        let Some(bg) = r.look.bg.as_deref() else { continue };
+        let Some(bg) = r.look.bg.as_deref() else {
+            continue;
+        };
         match out.last_mut() {
             Some((x, w, fill)) if *fill == bg && *x + *w == r.x => *w += r.width,
             _ => out.push((r.x, r.width, bg)),
@@ -135,9 +150,19 @@ fn write_text(s: &mut String, r: &Run, y: u16) {
     if body.is_empty() {
         return;
     }
-    let cells = if r.text.is_ascii() { body.len() as f64 } else { f64::from(r.width) };
+    let cells = if r.text.is_ascii() {
+        body.len() as f64
+    } else {
+        f64::from(r.width)
+    };
     let x = (f64::from(r.x) + lead as f64) * CELL_W;
-    let mut attrs = format!(r#"x="{}" y="{}" textLength="{}" lengthAdjust="spacingAndGlyphs" fill="{}""#, px(x), px(f64::from(y) * CELL_H + CELL_H * 0.75), px(cells * CELL_W), r.look.fg);
+    let mut attrs = format!(
+        r#"x="{}" y="{}" textLength="{}" lengthAdjust="spacingAndGlyphs" fill="{}""#,
+        px(x),
+        px(f64::from(y) * CELL_H + CELL_H * 0.75),
+        px(cells * CELL_W),
+        r.look.fg
+    );
     if r.look.bold {
         attrs.push_str(r#" font-weight="bold""#);
     }
@@ -161,7 +186,10 @@ fn look_of(cell: &Cell) -> Look {
     let mut fg = colour(cell.fg);
     let mut bg = colour(cell.bg);
     if m.contains(Modifier::REVERSED) {
-        (fg, bg) = (Some(bg.unwrap_or_else(|| BG.to_string())), Some(fg.unwrap_or_else(|| FG.to_string())));
+        (fg, bg) = (
+            Some(bg.unwrap_or_else(|| BG.to_string())),
+            Some(fg.unwrap_or_else(|| FG.to_string())),
+        );
     }
     Look {
         fg: fg.unwrap_or_else(|| FG.to_string()),
@@ -176,8 +204,10 @@ fn look_of(cell: &Cell) -> Look {
 
 /// The 16 named colours, in ANSI order.
 const PALETTE: [&str; 16] = [
-    "#282c34", "#e06c75", "#98c379", "#e5c07b", "#61afef", "#c678dd", "#56b6c2", "#a4abb6", // normal
-    "#636a76", "#ff8791", "#b8ea95", "#f3d58f", "#8ccaff", "#e0a2f2", "#86dce6", "#ffffff", // bright
+    "#282c34", "#e06c75", "#98c379", "#e5c07b", "#61afef", "#c678dd", "#56b6c2",
+    "#a4abb6", // normal
+    "#636a76", "#ff8791", "#b8ea95", "#f3d58f", "#8ccaff", "#e0a2f2", "#86dce6",
+    "#ffffff", // bright
 ];
 
 /// A cell colour as `#rrggbb`; `None` for the terminal's default.
@@ -213,7 +243,12 @@ fn indexed(i: u8) -> String {
         16..=231 => {
             let level = |v: u8| if v == 0 { 0 } else { 55 + 40 * v };
             let n = i - 16;
-            format!("#{:02x}{:02x}{:02x}", level(n / 36), level((n / 6) % 6), level(n % 6))
+            format!(
+                "#{:02x}{:02x}{:02x}",
+                level(n / 36),
+                level((n / 6) % 6),
+                level(n % 6)
+            )
         }
         232..=255 => {
             let v = 8 + 10 * (i - 232);
@@ -253,9 +288,22 @@ mod tests {
 
     fn sample() -> Buffer {
         let mut buf = Buffer::empty(Rect::new(0, 0, 8, 2));
-        buf.set_string(0, 0, "a<b", Style::default().fg(Color::Red).bg(Color::Blue).add_modifier(Modifier::BOLD));
+        buf.set_string(
+            0,
+            0,
+            "a<b",
+            Style::default()
+                .fg(Color::Red)
+                .bg(Color::Blue)
+                .add_modifier(Modifier::BOLD),
+        );
         buf.set_string(4, 0, "⚑", Style::default().fg(Color::Rgb(1, 2, 3)));
-        buf.set_string(1, 1, "ok⚑ go", Style::default().add_modifier(Modifier::REVERSED));
+        buf.set_string(
+            1,
+            1,
+            "ok⚑ go",
+            Style::default().add_modifier(Modifier::REVERSED),
+        );
         buf
     }
 
