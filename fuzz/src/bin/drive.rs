@@ -21,14 +21,65 @@ const MAX_CORPUS: usize = 60;
 
 /// Tokens the parsers care about, spliced into inputs.
 const TOKENS: &[&[u8]] = &[
-    b"\n", b"\r\n", b"\"", b"\\", b"{", b"}", b"[", b"]", b":", b",", b"0", b"-1", b"1e999", b"NaN", b"null",
-    b"\xef\xbb\xbf", b"\xff", b"\xe2\x80\x94", b"\x1b[31m", b"\t", b"```", b"## ", b"## ACCEPTANCE CRITERIA\n",
-    b"## FILE SCOPE\n", b"1. ", b"   CHECK: ", b"   EXPECT: ", b"   EVIDENCE: ", b"ABANDON: ", b"VERIFY \xe2\x80\x94 VERDICT: ",
-    b"SECURITY \xe2\x80\x94 VERDICT: ", b"GATES \xe2\x80\x94 VERDICT: ", b"CONFORME", b"ECARTS(2)", b"BLOCK(1)", b"PASS",
-    b"MET", b"NOT-MET", b"UNVERIFIABLE", b"ABANDONED(1)", b"ERROR(x)", b"PROOF: ", b"FLOOR: ", b"SCOPE: ", b"OUT-OF-SCOPE: ",
-    b"CRITERIA:\n", b"BLOCKING:\n", b"TOOL: ", b"RUNNABLE: 1 of 1 criteria; timeout 120s\n", b"\"verdict\":\"VERIFIED\"",
-    b"\"evidence\":\"a.rs:1\"", b"\"note\":\"\"", b"\"id\":\"F1\"", b"{\"v\":1,\"seq\":", b"\"at\":\"2026-01-01T00:00:00Z\"",
-    b"\"type\":\"note\"", b"\"type\":\"human.requested\"", b"\"type\":\"gate.finished\"", b"\"type\":\"human.decided\"",
+    b"\n",
+    b"\r\n",
+    b"\"",
+    b"\\",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b":",
+    b",",
+    b"0",
+    b"-1",
+    b"1e999",
+    b"NaN",
+    b"null",
+    b"\xef\xbb\xbf",
+    b"\xff",
+    b"\xe2\x80\x94",
+    b"\x1b[31m",
+    b"\t",
+    b"```",
+    b"## ",
+    b"## ACCEPTANCE CRITERIA\n",
+    b"## FILE SCOPE\n",
+    b"1. ",
+    b"   CHECK: ",
+    b"   EXPECT: ",
+    b"   EVIDENCE: ",
+    b"ABANDON: ",
+    b"VERIFY \xe2\x80\x94 VERDICT: ",
+    b"SECURITY \xe2\x80\x94 VERDICT: ",
+    b"GATES \xe2\x80\x94 VERDICT: ",
+    b"CONFORME",
+    b"ECARTS(2)",
+    b"BLOCK(1)",
+    b"PASS",
+    b"MET",
+    b"NOT-MET",
+    b"UNVERIFIABLE",
+    b"ABANDONED(1)",
+    b"ERROR(x)",
+    b"PROOF: ",
+    b"FLOOR: ",
+    b"SCOPE: ",
+    b"OUT-OF-SCOPE: ",
+    b"CRITERIA:\n",
+    b"BLOCKING:\n",
+    b"TOOL: ",
+    b"RUNNABLE: 1 of 1 criteria; timeout 120s\n",
+    b"\"verdict\":\"VERIFIED\"",
+    b"\"evidence\":\"a.rs:1\"",
+    b"\"note\":\"\"",
+    b"\"id\":\"F1\"",
+    b"{\"v\":1,\"seq\":",
+    b"\"at\":\"2026-01-01T00:00:00Z\"",
+    b"\"type\":\"note\"",
+    b"\"type\":\"human.requested\"",
+    b"\"type\":\"gate.finished\"",
+    b"\"type\":\"human.decided\"",
     b"PIPELINE-FAULT: ",
 ];
 
@@ -42,12 +93,19 @@ impl Rng {
         self.0
     }
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 }
 
 fn mutate(rng: &mut Rng, corpus: &[Vec<u8>]) -> Vec<u8> {
-    let mut data = corpus.get(rng.below(corpus.len())).cloned().unwrap_or_default();
+    let mut data = corpus
+        .get(rng.below(corpus.len()))
+        .cloned()
+        .unwrap_or_default();
     for _ in 0..=rng.below(8) {
         let at = rng.below(data.len() + 1);
         match rng.below(9) {
@@ -77,7 +135,10 @@ fn mutate(rng: &mut Rng, corpus: &[Vec<u8>]) -> Vec<u8> {
                 }
             }
             6 => {
-                let other = corpus.get(rng.below(corpus.len())).cloned().unwrap_or_default();
+                let other = corpus
+                    .get(rng.below(corpus.len()))
+                    .cloned()
+                    .unwrap_or_default();
                 let from = rng.below(other.len() + 1);
                 data.truncate(at);
                 data.extend_from_slice(&other[from..]);
@@ -98,7 +159,13 @@ fn mutate(rng: &mut Rng, corpus: &[Vec<u8>]) -> Vec<u8> {
 
 fn load(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_file()).filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b))).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+                .collect()
+        })
         .unwrap_or_default();
     out.sort();
     out
@@ -112,9 +179,14 @@ fn digest(data: &[u8]) -> String {
 
 /// Runs one input; the panic message when it panicked.
 fn attempt(target: &str, data: &[u8]) -> Option<String> {
-    std::panic::catch_unwind(|| run(target, data)).err().map(|e| {
-        e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
-    })
+    std::panic::catch_unwind(|| run(target, data))
+        .err()
+        .map(|e| {
+            e.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        })
 }
 
 struct Args {
@@ -126,25 +198,55 @@ struct Args {
 }
 
 fn args() -> Result<Args, String> {
-    let mut a = Args { targets: Vec::new(), seconds: None, iterations: None, seed: 0, grow: false };
+    let mut a = Args {
+        targets: Vec::new(),
+        seconds: None,
+        iterations: None,
+        seed: 0,
+        grow: false,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
-            "--seconds" => a.seconds = Some(value("--seconds")?.parse().map_err(|e| format!("--seconds: {e}"))?),
-            "--iterations" => a.iterations = Some(value("--iterations")?.parse().map_err(|e| format!("--iterations: {e}"))?),
-            "--seed" => a.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--seconds" => {
+                a.seconds = Some(
+                    value("--seconds")?
+                        .parse()
+                        .map_err(|e| format!("--seconds: {e}"))?,
+                )
+            }
+            "--iterations" => {
+                a.iterations = Some(
+                    value("--iterations")?
+                        .parse()
+                        .map_err(|e| format!("--iterations: {e}"))?,
+                )
+            }
+            "--seed" => {
+                a.seed = value("--seed")?
+                    .parse()
+                    .map_err(|e| format!("--seed: {e}"))?
+            }
             "--grow" => a.grow = true,
             "all" => a.targets.extend(TARGETS.iter().map(|s| s.to_string())),
             t if TARGETS.contains(&t) => a.targets.push(t.to_string()),
-            other => return Err(format!("unknown argument {other:?} (targets: {})", TARGETS.join(", "))),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?} (targets: {})",
+                    TARGETS.join(", ")
+                ));
+            }
         }
     }
     if a.targets.is_empty() {
         a.targets.extend(TARGETS.iter().map(|s| s.to_string()));
     }
     if a.seed == 0 {
-        a.seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) | 1;
+        a.seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+            | 1;
     }
     Ok(a)
 }
@@ -164,8 +266,10 @@ fn main() -> ExitCode {
         let dir = root.join("corpus").join(target);
         let files = load(&dir);
         let mut corpus: Vec<Vec<u8>> = files.iter().map(|(_, b)| b.clone()).collect();
-        let mut shapes: std::collections::HashSet<(usize, Vec<u8>)> =
-            corpus.iter().map(|c| (c.len() / 64, c.iter().take(8).copied().collect())).collect();
+        let mut shapes: std::collections::HashSet<(usize, Vec<u8>)> = corpus
+            .iter()
+            .map(|c| (c.len() / 64, c.iter().take(8).copied().collect()))
+            .collect();
         for (p, b) in &files {
             if let Some(msg) = attempt(target, b) {
                 crashes += 1;
@@ -177,7 +281,9 @@ fn main() -> ExitCode {
         let budget = a.seconds.map(Duration::from_secs_f64);
         let mut n = 0u64;
         loop {
-            if a.iterations.is_some_and(|max| n >= max) || budget.is_some_and(|b| start.elapsed() >= b) {
+            if a.iterations.is_some_and(|max| n >= max)
+                || budget.is_some_and(|b| start.elapsed() >= b)
+            {
                 break;
             }
             if a.iterations.is_none() && budget.is_none() && n >= 10_000 {
