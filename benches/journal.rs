@@ -17,10 +17,22 @@ fn main() {
     let n = 500;
     let t = Instant::now();
     for i in 0..n {
-        append(&p, &o, vec![EventBody::Note { text: format!("note {i}") }]).expect("append");
+        append(
+            &p,
+            &o,
+            vec![EventBody::Note {
+                text: format!("note {i}"),
+            }],
+        )
+        .expect("append");
     }
     let el = t.elapsed();
-    println!("append: {n} single-event appends in {:.3}s = {:.0} events/s ({:.2} ms each, fsync included)", el.as_secs_f64(), n as f64 / el.as_secs_f64(), el.as_secs_f64() * 1000.0 / n as f64);
+    println!(
+        "append: {n} single-event appends in {:.3}s = {:.0} events/s ({:.2} ms each, fsync included)",
+        el.as_secs_f64(),
+        n as f64 / el.as_secs_f64(),
+        el.as_secs_f64() * 1000.0 / n as f64
+    );
 
     // 2. Fold of a 100,000-event journal (read + parse + fold).
     let big = d.path().join("big.jsonl");
@@ -34,7 +46,11 @@ fn main() {
         assert_eq!(state.seq, written);
         best = best.min(t.elapsed());
     }
-    println!("fold: 100,000 events ({:.1} MB) read+parsed+folded in {:.1} ms (best of 3)", size as f64 / 1e6, best.as_secs_f64() * 1000.0);
+    println!(
+        "fold: 100,000 events ({:.1} MB) read+parsed+folded in {:.1} ms (best of 3)",
+        size as f64 / 1e6,
+        best.as_secs_f64() * 1000.0
+    );
 
     // 3. Wall time of one `loopwatch record note` process.
     let bin = env!("CARGO_BIN_EXE_loopwatch");
@@ -65,13 +81,25 @@ fn write_big_journal(path: &std::path::Path, n: u64) -> u64 {
     let mut seq = 0u64;
     let push = |f: &mut std::io::BufWriter<std::fs::File>, seq: &mut u64, body: EventBody| {
         *seq += 1;
-        let ev = Event { v: 1, seq: *seq, at: "2026-11-02T09:15:02Z".into(), body };
+        let ev = Event {
+            v: 1,
+            seq: *seq,
+            at: "2026-11-02T09:15:02Z".into(),
+            body,
+        };
         writeln!(f, "{}", ev.to_line()).expect("write");
     };
     let mut iteration = 0;
     while seq < n {
         iteration += 1;
-        push(&mut f, &mut seq, EventBody::IterationStarted { iteration, trigger: "ecarts".into() });
+        push(
+            &mut f,
+            &mut seq,
+            EventBody::IterationStarted {
+                iteration,
+                trigger: "ecarts".into(),
+            },
+        );
         for k in 0..50 {
             if seq >= n {
                 break;
@@ -87,10 +115,23 @@ fn write_big_journal(path: &std::path::Path, n: u64) -> u64 {
                 note: String::new(),
                 extra: Default::default(),
             }];
-            push(&mut f, &mut seq, EventBody::FindingsVerified { iteration, findings });
+            push(
+                &mut f,
+                &mut seq,
+                EventBody::FindingsVerified {
+                    iteration,
+                    findings,
+                },
+            );
         }
         if seq < n {
-            push(&mut f, &mut seq, EventBody::Note { text: "between iterations".into() });
+            push(
+                &mut f,
+                &mut seq,
+                EventBody::Note {
+                    text: "between iterations".into(),
+                },
+            );
         }
     }
     seq

@@ -61,7 +61,10 @@ pub fn all() -> Vec<(&'static str, Value)> {
     vec![
         ("event.schema.json", to_value(schema_for!(EventLine))),
         ("state.schema.json", to_value(schema_for!(State))),
-        ("triage.schema.json", to_value(schema_for!(crate::model::triage::Triage))),
+        (
+            "triage.schema.json",
+            to_value(schema_for!(crate::model::triage::Triage)),
+        ),
         ("finding-verdicts.schema.json", verdicts_schema()),
     ]
 }

@@ -38,8 +38,22 @@ impl Wt {
         std::fs::read(self.root.join(".pipeline/events.jsonl")).unwrap_or_default()
     }
     fn start(&self) {
-        let o = self.lw(&["record", "run-start", "--flow", "feat", "--contract", "contract.md", "--max-rounds", "3"]);
-        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        let o = self.lw(&[
+            "record",
+            "run-start",
+            "--flow",
+            "feat",
+            "--contract",
+            "contract.md",
+            "--max-rounds",
+            "3",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
 }
 
@@ -55,7 +69,10 @@ fn truncated_verdict_json_names_file_line_and_column() {
     let w = Wt::new();
     w.start();
     let before = w.journal();
-    let f = w.write("verdicts.json", "[\n  {\"id\": \"F1\", \"verdict\": \"VERIFIED\",\n");
+    let f = w.write(
+        "verdicts.json",
+        "[\n  {\"id\": \"F1\", \"verdict\": \"VERIFIED\",\n",
+    );
     let o = w.lw(&["record", "findings", "--file", &f]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
@@ -70,29 +87,48 @@ fn wrong_types_in_the_journal_are_problems_with_their_line() {
     let mut j = w.journal();
     j.extend_from_slice(b"{\"v\":1,\"seq\":3,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"gate.started\",\"gate\":\"floor\",\"iteration\":\"one\",\"round\":1}\n");
     j.extend_from_slice(b"{\"v\":1,\"seq\":5,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"text\":\"after a gap\"}\n");
-    j.extend_from_slice(b"{\"v\":1,\"seq\":6,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"te");
+    j.extend_from_slice(
+        b"{\"v\":1,\"seq\":6,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"te",
+    );
     std::fs::write(w.root.join(".pipeline/events.jsonl"), &j).unwrap();
     let o = w.lw(&["status"]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
     assert!(
-        out.contains("problem: events.jsonl:3: gate.started: invalid type: string \"one\", expected u32"),
+        out.contains(
+            "problem: events.jsonl:3: gate.started: invalid type: string \"one\", expected u32"
+        ),
         "{out}"
     );
-    assert!(out.contains("problem: events.jsonl:4: seq gap: 5 follows 2"), "{out}");
+    assert!(
+        out.contains("problem: events.jsonl:4: seq gap: 5 follows 2"),
+        "{out}"
+    );
     // The partial last line is a write in progress: ignored, not a problem.
     assert_eq!(out.matches("problem:").count(), 2, "{out}");
     let v = w.lw(&["validate", ".pipeline/events.jsonl"]);
     assert_eq!(v.status.code(), Some(1));
     let vout = stdout(&v);
-    assert!(vout.contains(".pipeline/events.jsonl:3: /iteration: \"one\" is not of type \"integer\""), "{vout}");
-    assert!(vout.contains(".pipeline/events.jsonl:4: seq 5 follows 3 (expected 4)"), "{vout}");
-    assert!(vout.contains(".pipeline/events.jsonl:5: last line has no newline"), "{vout}");
+    assert!(
+        vout.contains(".pipeline/events.jsonl:3: /iteration: \"one\" is not of type \"integer\""),
+        "{vout}"
+    );
+    assert!(
+        vout.contains(".pipeline/events.jsonl:4: seq 5 follows 3 (expected 4)"),
+        "{vout}"
+    );
+    assert!(
+        vout.contains(".pipeline/events.jsonl:5: last line has no newline"),
+        "{vout}"
+    );
     // The next writer repairs the partial line before appending.
     let o = w.lw(&["record", "note", "repaired"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(w.journal()).unwrap();
-    assert!(text.ends_with("\"type\":\"note\",\"text\":\"repaired\"}\n"), "{text}");
+    assert!(
+        text.ends_with("\"type\":\"note\",\"text\":\"repaired\"}\n"),
+        "{text}"
+    );
     assert!(!text.contains("\"te\n"));
 }
 
@@ -106,7 +142,10 @@ fn a_lock_held_by_another_process_is_named_and_nothing_is_written() {
     let o = w.lw(&["record", "note", "blocked"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    let want = format!("is held by pid {} and was not released within", std::process::id());
+    let want = format!(
+        "is held by pid {} and was not released within",
+        std::process::id()
+    );
     assert!(e.contains(".pipeline/lock") && e.contains(&want), "{e}");
     assert_eq!(w.journal(), before);
     drop(held);
@@ -117,29 +156,61 @@ fn a_lock_held_by_another_process_is_named_and_nothing_is_written() {
 fn structural_failures_retry_once_then_ask_a_person() {
     let w = Wt::new();
     w.start();
-    assert_eq!(w.lw(&["gate0", "run", "contract.md"]).status.code(), Some(0));
+    assert_eq!(
+        w.lw(&["gate0", "run", "contract.md"]).status.code(),
+        Some(0)
+    );
     let bad = w.write(
         "no-proof.txt",
         "VERIFY — VERDICT: CONFORME\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\n",
     );
     let o = w.lw(&["record", "gate", "conformity", "--output", &bad]);
     assert_eq!(o.status.code(), Some(12), "{}", stdout(&o));
-    assert!(stderr(&o).contains("structural failure: "), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("structural failure: "),
+        "{}",
+        stderr(&o)
+    );
     assert!(stdout(&o).ends_with("NEXT: retry\n"));
     let o = w.lw(&["record", "gate", "conformity", "--output", &bad]);
     assert_eq!(o.status.code(), Some(10));
-    assert!(stdout(&o).contains("human gate opened: hg-1-conformity-1 (structural)"), "{}", stdout(&o));
-    let two = w.write("two.txt", "VERIFY — VERDICT: CONFORME\nVERIFY — VERDICT: ECARTS(1)\n");
+    assert!(
+        stdout(&o).contains("human gate opened: hg-1-conformity-1 (structural)"),
+        "{}",
+        stdout(&o)
+    );
+    let two = w.write(
+        "two.txt",
+        "VERIFY — VERDICT: CONFORME\nVERIFY — VERDICT: ECARTS(1)\n",
+    );
     // While a person is asked, gates wait.
     let o = w.lw(&["record", "gate", "conformity", "--output", &two]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("await hg-1-conformity-1 first"), "{}", stderr(&o));
-    let o = w.lw(&["decide", "hg-1-conformity-1", "retry", "--reason", "verifier restarted"]);
+    assert!(
+        stderr(&o).contains("await hg-1-conformity-1 first"),
+        "{}",
+        stderr(&o)
+    );
+    let o = w.lw(&[
+        "decide",
+        "hg-1-conformity-1",
+        "retry",
+        "--reason",
+        "verifier restarted",
+    ]);
     assert_eq!(o.status.code(), Some(12), "{}", stdout(&o));
     let o = w.lw(&["record", "gate", "conformity", "--output", &two]);
     assert_eq!(o.status.code(), Some(12));
-    let state = fold(&read_all(&w.root.join(".pipeline/events.jsonl")).unwrap().events);
-    let rounds: Vec<_> = state.review_iterations[0].gates.iter().filter_map(|g| g.structural.clone()).collect();
+    let state = fold(
+        &read_all(&w.root.join(".pipeline/events.jsonl"))
+            .unwrap()
+            .events,
+    );
+    let rounds: Vec<_> = state.review_iterations[0]
+        .gates
+        .iter()
+        .filter_map(|g| g.structural.clone())
+        .collect();
     assert_eq!(rounds.len(), 3);
     assert_eq!(
         rounds[0],
@@ -160,17 +231,36 @@ fn the_third_failed_floor_round_opens_cap_reached() {
     for round in 1..=3 {
         let o = w.lw(&["gate0", "run", "contract.md"]);
         assert_eq!(o.status.code(), Some(2), "round {round}");
-        assert!(stdout(&o).ends_with("GATES — VERDICT: UNMET(1)\n"), "stdout is the floor's own");
+        assert!(
+            stdout(&o).ends_with("GATES — VERDICT: UNMET(1)\n"),
+            "stdout is the floor's own"
+        );
         let e = stderr(&o);
         if round < 3 {
             assert!(e.ends_with("NEXT: dev\n"), "round {round}: {e}");
-            assert_eq!(w.lw(&["record", "dev", "--input", "criterion 1"]).status.code(), Some(0));
+            assert_eq!(
+                w.lw(&["record", "dev", "--input", "criterion 1"])
+                    .status
+                    .code(),
+                Some(0)
+            );
         } else {
-            assert!(e.contains("human gate opened: hg-3-floor-1 (cap-reached) GATE 0 floor used 3 of 3 rounds"), "{e}");
+            assert!(
+                e.contains(
+                    "human gate opened: hg-3-floor-1 (cap-reached) GATE 0 floor used 3 of 3 rounds"
+                ),
+                "{e}"
+            );
             assert!(e.ends_with("NEXT: human hg-3-floor-1\n"), "{e}");
         }
     }
-    let o = w.lw(&["decide", "hg-3-floor-1", "extend", "--reason", "one more try"]);
+    let o = w.lw(&[
+        "decide",
+        "hg-3-floor-1",
+        "extend",
+        "--reason",
+        "one more try",
+    ]);
     assert_eq!(o.status.code(), Some(11), "{}", stdout(&o));
     let s = stdout(&w.lw(&["status", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&s).unwrap();
@@ -182,14 +272,30 @@ fn the_third_failed_floor_round_opens_cap_reached() {
 fn decisions_are_checked_before_anything_is_written() {
     let w = Wt::new();
     w.start();
-    let o = w.lw(&["ask", "unverifiable", "--subject", "F9", "--summary", "cannot check"]);
+    let o = w.lw(&[
+        "ask",
+        "unverifiable",
+        "--subject",
+        "F9",
+        "--summary",
+        "cannot check",
+    ]);
     assert_eq!(o.status.code(), Some(10));
     assert_eq!(stdout(&o).lines().next(), Some("hg-1-manual-1"));
     let before = w.journal();
     for (args, msg) in [
-        (vec!["decide", "hg-1-manual-1", "accept", "--reason", "  "], "a decision needs a non-empty reason"),
-        (vec!["decide", "hg-1-manual-1", "approve", "--reason", "x"], "approve is not an option of hg-1-manual-1 (unverifiable): expected one of accept, reject"),
-        (vec!["decide", "hg-9-manual-1", "accept", "--reason", "x"], "no human gate hg-9-manual-1 in this pipeline"),
+        (
+            vec!["decide", "hg-1-manual-1", "accept", "--reason", "  "],
+            "a decision needs a non-empty reason",
+        ),
+        (
+            vec!["decide", "hg-1-manual-1", "approve", "--reason", "x"],
+            "approve is not an option of hg-1-manual-1 (unverifiable): expected one of accept, reject",
+        ),
+        (
+            vec!["decide", "hg-9-manual-1", "accept", "--reason", "x"],
+            "no human gate hg-9-manual-1 in this pipeline",
+        ),
     ] {
         let o = w.lw(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -211,18 +317,32 @@ fn status_without_a_pipeline_exits_3_and_says_where_it_looked() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).starts_with("loopwatch: no pipeline (looked in "), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("loopwatch: no pipeline (looked in "),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn completions_and_man_are_generated() {
     let d = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_loopwatch")).args(args).current_dir(d.path()).output().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_loopwatch"))
+            .args(args)
+            .current_dir(d.path())
+            .output()
+            .unwrap()
+    };
     let bash = run(&["completions", "bash"]);
     assert_eq!(bash.status.code(), Some(0));
     assert!(stdout(&bash).contains("_loopwatch()"));
     let man = run(&["man"]);
-    assert!(stdout(&man).starts_with(".ie \\n(.g .ds Aq"), "{}", &stdout(&man)[..60.min(stdout(&man).len())]);
+    assert!(
+        stdout(&man).starts_with(".ie \\n(.g .ds Aq"),
+        "{}",
+        &stdout(&man)[..60.min(stdout(&man).len())]
+    );
     let help = run(&["record", "gate", "--help"]);
     assert!(stdout(&help).contains("13  stop"), "{}", stdout(&help));
 }
@@ -232,36 +352,101 @@ fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_out
     let w = Wt::new();
     std::fs::remove_dir(w.root.join(".git")).unwrap();
     let git = |args: &[&str]| {
-        let o = Command::new("git").args(args).current_dir(&w.root).output().unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        let o = Command::new("git")
+            .args(args)
+            .current_dir(&w.root)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     };
     git(&["init", "-q"]);
-    git(&["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base"]);
+    git(&[
+        "-c",
+        "user.email=t@t",
+        "-c",
+        "user.name=t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "base",
+    ]);
     w.write("Makefile", "all:\n\techo hi\n");
     git(&["add", "Makefile"]);
-    let o = w.lw(&["record", "run-start", "--flow", "feat", "--contract", "contract.md", "--diff", "HEAD"]);
+    let o = w.lw(&[
+        "record",
+        "run-start",
+        "--flow",
+        "feat",
+        "--contract",
+        "contract.md",
+        "--diff",
+        "HEAD",
+    ]);
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(w.lw(&["gate0", "run", "contract.md"]).status.code(), Some(0));
+    assert_eq!(
+        w.lw(&["gate0", "run", "contract.md"]).status.code(),
+        Some(0)
+    );
     let out = w.write(
         "ecarts.txt",
         "VERIFY — VERDICT: ECARTS(1)\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\n  2. The banner reads well — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: Makefile\nFLOOR: clean\nPROOF: read 2 files\n",
     );
-    assert_eq!(w.lw(&["record", "gate", "conformity", "--output", &out]).status.code(), Some(10));
-    let state = fold(&read_all(&w.root.join(".pipeline/events.jsonl")).unwrap().events);
+    assert_eq!(
+        w.lw(&["record", "gate", "conformity", "--output", &out])
+            .status
+            .code(),
+        Some(10)
+    );
+    let state = fold(
+        &read_all(&w.root.join(".pipeline/events.jsonl"))
+            .unwrap()
+            .events,
+    );
     let gate = state.human_gate("hg-1-conformity-1").unwrap();
     let stat = gate.request.evidence["diffStat"].as_str().unwrap();
     assert!(stat.contains("Makefile | 2 ++"), "{stat}");
     assert!(stat.ends_with("1 file changed, 2 insertions(+)"), "{stat}");
 
     // A structural failure twice: the person sees the head of the output.
-    w.lw(&["decide", "hg-1-conformity-1", "approve", "--reason", "build glue"]);
+    w.lw(&[
+        "decide",
+        "hg-1-conformity-1",
+        "approve",
+        "--reason",
+        "build glue",
+    ]);
     let w2 = Wt::new();
     w2.start();
-    assert_eq!(w2.lw(&["gate0", "run", "contract.md"]).status.code(), Some(0));
+    assert_eq!(
+        w2.lw(&["gate0", "run", "contract.md"]).status.code(),
+        Some(0)
+    );
     let junk = w2.write("junk.txt", "I could not finish the review.\nsorry\n");
-    assert_eq!(w2.lw(&["record", "gate", "conformity", "--output", &junk]).status.code(), Some(12));
-    assert_eq!(w2.lw(&["record", "gate", "conformity", "--output", &junk]).status.code(), Some(10));
-    let state = fold(&read_all(&w2.root.join(".pipeline/events.jsonl")).unwrap().events);
+    assert_eq!(
+        w2.lw(&["record", "gate", "conformity", "--output", &junk])
+            .status
+            .code(),
+        Some(12)
+    );
+    assert_eq!(
+        w2.lw(&["record", "gate", "conformity", "--output", &junk])
+            .status
+            .code(),
+        Some(10)
+    );
+    let state = fold(
+        &read_all(&w2.root.join(".pipeline/events.jsonl"))
+            .unwrap()
+            .events,
+    );
     let gate = state.open_human_gates().next().unwrap();
-    assert_eq!(gate.request.evidence["excerpt"], "I could not finish the review.\nsorry");
+    assert_eq!(
+        gate.request.evidence["excerpt"],
+        "I could not finish the review.\nsorry"
+    );
 }

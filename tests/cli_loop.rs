@@ -20,7 +20,12 @@ impl Worktree {
         let root = dir.path().to_path_buf();
         std::fs::create_dir(root.join(".git")).unwrap();
         let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loop");
-        for f in ["contract.md", "conformity-ecarts.txt", "conformity-conforme.txt", "security-pass.txt"] {
+        for f in [
+            "contract.md",
+            "conformity-ecarts.txt",
+            "conformity-conforme.txt",
+            "security-pass.txt",
+        ] {
             std::fs::copy(fx.join(f), root.join(f)).unwrap();
         }
         Worktree { _dir: dir, root }
@@ -41,7 +46,11 @@ impl Worktree {
         let out = self.lw(args);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(code), "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        );
         self.agree();
         stdout
     }
@@ -55,16 +64,27 @@ impl Worktree {
         let batch = read_all(&p.journal_path()).unwrap();
         assert!(batch.problems.is_empty(), "{:?}", batch.problems);
         let folded = fold(&batch.events);
-        let on_disk: State = serde_json::from_slice(&std::fs::read(p.state_path()).unwrap()).unwrap();
-        assert_eq!(on_disk, folded, "state.json differs from the fold of the journal");
+        let on_disk: State =
+            serde_json::from_slice(&std::fs::read(p.state_path()).unwrap()).unwrap();
+        assert_eq!(
+            on_disk, folded,
+            "state.json differs from the fold of the journal"
+        );
         let out = self.lw(&["status", "--json"]);
         let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let o = v.as_object_mut().unwrap();
         let open = o.remove("openHumanGates").unwrap();
         o.remove("problems");
         o.remove("source");
-        assert_eq!(serde_json::from_value::<State>(v).unwrap(), folded, "status --json differs");
-        let want: Vec<String> = folded.open_human_gates().map(|g| g.request.id.clone()).collect();
+        assert_eq!(
+            serde_json::from_value::<State>(v).unwrap(),
+            folded,
+            "status --json differs"
+        );
+        let want: Vec<String> = folded
+            .open_human_gates()
+            .map(|g| g.request.id.clone())
+            .collect();
         assert_eq!(open, serde_json::json!(want));
         let code = if want.is_empty() { 0 } else { 10 };
         assert_eq!(out.status.code(), Some(code));
@@ -78,7 +98,17 @@ fn last_line(s: &str) -> &str {
 #[test]
 fn a_whole_loop_with_an_out_of_scope_gate() {
     let w = Worktree::new();
-    let out = w.ok(&["record", "run-start", "--flow", "feat", "--contract", "contract.md"], 0);
+    let out = w.ok(
+        &[
+            "record",
+            "run-start",
+            "--flow",
+            "feat",
+            "--contract",
+            "contract.md",
+        ],
+        0,
+    );
     assert_eq!(last_line(&out), "NEXT: next-gate");
     assert_eq!(w.ok(&["status", "--next"], 0).trim(), "next-gate floor");
 
@@ -88,24 +118,70 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     assert!(String::from_utf8_lossy(&out.stdout).ends_with("GATES — VERDICT: MET\n"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("NEXT: next-gate"));
     w.agree();
-    assert_eq!(w.ok(&["status", "--next"], 0).trim(), "next-gate conformity");
+    assert_eq!(
+        w.ok(&["status", "--next"], 0).trim(),
+        "next-gate conformity"
+    );
 
     // GATE 1: ECARTS with a NOT-MET row and an out-of-scope file: the human gate first.
-    let out = w.ok(&["record", "gate", "conformity", "--output", "conformity-ecarts.txt"], 10);
-    assert!(out.contains("human gate opened: hg-1-conformity-1 (out-of-scope)"), "{out}");
+    let out = w.ok(
+        &[
+            "record",
+            "gate",
+            "conformity",
+            "--output",
+            "conformity-ecarts.txt",
+        ],
+        10,
+    );
+    assert!(
+        out.contains("human gate opened: hg-1-conformity-1 (out-of-scope)"),
+        "{out}"
+    );
     assert_eq!(last_line(&out), "NEXT: human hg-1-conformity-1");
-    assert!(std::fs::read(w.root.join(".pipeline/gates/1-conformity-1.out")).unwrap().starts_with("VERIFY".as_bytes()));
+    assert!(
+        std::fs::read(w.root.join(".pipeline/gates/1-conformity-1.out"))
+            .unwrap()
+            .starts_with("VERIFY".as_bytes())
+    );
 
     // A gate recorded out of order is refused and nothing is written.
     let before = std::fs::read(w.root.join(".pipeline/events.jsonl")).unwrap();
-    let out = w.ok(&["record", "gate", "security", "--output", "security-pass.txt"], 2);
+    let out = w.ok(
+        &[
+            "record",
+            "gate",
+            "security",
+            "--output",
+            "security-pass.txt",
+        ],
+        2,
+    );
     assert!(out.is_empty());
-    assert_eq!(std::fs::read(w.root.join(".pipeline/events.jsonl")).unwrap(), before);
+    assert_eq!(
+        std::fs::read(w.root.join(".pipeline/events.jsonl")).unwrap(),
+        before
+    );
 
     // await times out while the gate is open, then returns the decision.
-    assert_eq!(w.ok(&["await", "hg-1-conformity-1", "--timeout", "0.2"], 124), "");
-    let out = w.ok(&["decide", "hg-1-conformity-1", "approve", "--reason", "the Makefile target is part of the change"], 11);
-    assert!(out.contains("decision saved (hg-1-conformity-1: approve)"), "{out}");
+    assert_eq!(
+        w.ok(&["await", "hg-1-conformity-1", "--timeout", "0.2"], 124),
+        ""
+    );
+    let out = w.ok(
+        &[
+            "decide",
+            "hg-1-conformity-1",
+            "approve",
+            "--reason",
+            "the Makefile target is part of the change",
+        ],
+        11,
+    );
+    assert!(
+        out.contains("decision saved (hg-1-conformity-1: approve)"),
+        "{out}"
+    );
     assert_eq!(last_line(&out), "NEXT: dev");
     let out = w.ok(&["await", "hg-1-conformity-1"], 0);
     let d: Value = serde_json::from_str(out.trim()).unwrap();
@@ -118,7 +194,16 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     assert!(contract.contains("Makefile [gated "), "{contract}");
 
     // Deciding twice is refused.
-    w.ok(&["decide", "hg-1-conformity-1", "deny", "--reason", "changed my mind"], 2);
+    w.ok(
+        &[
+            "decide",
+            "hg-1-conformity-1",
+            "deny",
+            "--reason",
+            "changed my mind",
+        ],
+        2,
+    );
 
     // Back to the developer, then the loop replays GATE 0 -> 1 -> 2.
     let out = w.ok(&["record", "dev", "--input", "criterion 2: NOT-MET"], 0);
@@ -126,9 +211,27 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     let out = w.lw(&["gate0", "run", "contract.md"]);
     assert_eq!(out.status.code(), Some(0));
     w.agree();
-    let out = w.ok(&["record", "gate", "conformity", "--output", "conformity-conforme.txt"], 0);
+    let out = w.ok(
+        &[
+            "record",
+            "gate",
+            "conformity",
+            "--output",
+            "conformity-conforme.txt",
+        ],
+        0,
+    );
     assert_eq!(last_line(&out), "NEXT: next-gate");
-    let out = w.ok(&["record", "gate", "security", "--output", "security-pass.txt"], 0);
+    let out = w.ok(
+        &[
+            "record",
+            "gate",
+            "security",
+            "--output",
+            "security-pass.txt",
+        ],
+        0,
+    );
     assert_eq!(last_line(&out), "NEXT: done");
     assert_eq!(w.ok(&["status", "--next"], 0).trim(), "done complete");
     let out = w.ok(&["record", "run-end", "--status", "complete"], 0);

@@ -14,18 +14,33 @@ const PER_WORKER: usize = 1000;
 #[test]
 #[ignore = "run as a child process by two_processes_append_concurrently"]
 fn append_worker() {
-    let Ok(dir) = std::env::var("LW_WORKER_PIPELINE") else { return };
+    let Ok(dir) = std::env::var("LW_WORKER_PIPELINE") else {
+        return;
+    };
     let name = std::env::var("LW_WORKER_NAME").unwrap_or_default();
     let p = Pipeline::at(dir);
     let o = AppendOptions::default();
     for i in 0..PER_WORKER {
-        append(&p, &o, vec![EventBody::Note { text: format!("{name}-{i}") }]).unwrap();
+        append(
+            &p,
+            &o,
+            vec![EventBody::Note {
+                text: format!("{name}-{i}"),
+            }],
+        )
+        .unwrap();
     }
 }
 
 fn spawn_worker(dir: &Path, name: &str) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "append_worker", "--ignored", "--test-threads=1", "-q"])
+        .args([
+            "--exact",
+            "append_worker",
+            "--ignored",
+            "--test-threads=1",
+            "-q",
+        ])
         .env("LW_WORKER_PIPELINE", dir)
         .env("LW_WORKER_NAME", name)
         .stdout(std::process::Stdio::null())
@@ -56,11 +71,18 @@ fn two_processes_append_concurrently() {
             .events
             .iter()
             .filter_map(|e| match &e.body {
-                EventBody::Note { text } if text.starts_with(&format!("{w}-")) => Some(text.clone()),
+                EventBody::Note { text } if text.starts_with(&format!("{w}-")) => {
+                    Some(text.clone())
+                }
                 _ => None,
             })
             .collect();
-        assert_eq!(mine, (0..PER_WORKER).map(|i| format!("{w}-{i}")).collect::<Vec<_>>());
+        assert_eq!(
+            mine,
+            (0..PER_WORKER)
+                .map(|i| format!("{w}-{i}"))
+                .collect::<Vec<_>>()
+        );
     }
     let state: State = serde_json::from_slice(&std::fs::read(p.state_path()).unwrap()).unwrap();
     assert_eq!(state, fold(&batch.events));

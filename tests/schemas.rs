@@ -16,9 +16,16 @@ fn committed_schemas_match_the_types() {
             std::fs::write(&path, &text).unwrap();
             continue;
         }
-        let committed = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (run with LOOPWATCH_UPDATE_SCHEMAS=1)", path.display()));
-        assert_eq!(committed, text, "{name} drifted from the types: run LOOPWATCH_UPDATE_SCHEMAS=1 cargo test --test schemas");
+        let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (run with LOOPWATCH_UPDATE_SCHEMAS=1)",
+                path.display()
+            )
+        });
+        assert_eq!(
+            committed, text,
+            "{name} drifted from the types: run LOOPWATCH_UPDATE_SCHEMAS=1 cargo test --test schemas"
+        );
     }
 }
 

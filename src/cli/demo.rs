@@ -35,7 +35,9 @@ pub struct DemoArgs {
 fn parse_speed(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a speed (a number above 0, up to 1000)")),
+        _ => Err(format!(
+            "'{s}' is not a speed (a number above 0, up to 1000)"
+        )),
     }
 }
 
@@ -44,16 +46,27 @@ pub fn run(a: DemoArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
     let (_tmp, root) = match &a.out {
         Some(dir) => (None, dir.clone()),
         None => {
-            let t = tempfile::Builder::new().prefix("loopwatch-demo-").tempdir().context("create a temp folder")?;
+            let t = tempfile::Builder::new()
+                .prefix("loopwatch-demo-")
+                .tempdir()
+                .context("create a temp folder")?;
             let p = t.path().join("invoice-tools");
             (Some(t), p)
         }
     };
     let paths = prepare(&root)?;
     if a.no_tui {
-        let status = driver(&paths, a.speed, true)?.status().context("run the demo loop")?;
-        println!("demo run recorded in {}", paths.worktree.join(".pipeline").display());
-        println!("replay it with: loopwatch replay {}", paths.worktree.display());
+        let status = driver(&paths, a.speed, true)?
+            .status()
+            .context("run the demo loop")?;
+        println!(
+            "demo run recorded in {}",
+            paths.worktree.join(".pipeline").display()
+        );
+        println!(
+            "replay it with: loopwatch replay {}",
+            paths.worktree.display()
+        );
         return Ok(ExitCode::from(match status.code() {
             Some(0) => 0,
             Some(1) => 1,
@@ -64,7 +77,8 @@ pub fn run(a: DemoArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
 }
 
 fn with_tui(paths: &DemoPaths, speed: f64) -> anyhow::Result<ExitCode> {
-    let log = std::fs::File::create(paths.agents.join("driver.log")).context("create the driver log")?;
+    let log =
+        std::fs::File::create(paths.agents.join("driver.log")).context("create the driver log")?;
     let mut child = driver(paths, speed, false)?
         .stdout(log.try_clone()?)
         .stderr(log)

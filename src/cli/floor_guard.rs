@@ -61,9 +61,13 @@ pub fn run(args: FloorGuardArgs, globals: &Globals) -> anyhow::Result<ExitCode> 
 pub fn after_run(report: &FloorGuardReport, globals: &Globals) {
     let pipeline = match &globals.pipeline {
         Some(p) => Some(crate::journal::Pipeline::from_user_path(p)),
-        None => std::env::current_dir().ok().and_then(|d| crate::journal::Pipeline::discover(&d)),
+        None => std::env::current_dir()
+            .ok()
+            .and_then(|d| crate::journal::Pipeline::discover(&d)),
     };
-    let Some(pipeline) = pipeline.filter(crate::journal::Pipeline::exists) else { return };
+    let Some(pipeline) = pipeline.filter(crate::journal::Pipeline::exists) else {
+        return;
+    };
     if let Err(e) = crate::recorder::Recorder::new(pipeline).floor_guard(report.to_result(0)) {
         eprintln!("loopwatch floor-guard: not recorded: {e}");
     }

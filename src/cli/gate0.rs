@@ -69,7 +69,9 @@ pub fn run(args: Gate0Args, globals: &Globals) -> anyhow::Result<ExitCode> {
 fn before_run(globals: &Globals) -> Option<Recorder> {
     let pipeline = match &globals.pipeline {
         Some(p) => Some(Pipeline::from_user_path(p)),
-        None => std::env::current_dir().ok().and_then(|d| Pipeline::discover(&d)),
+        None => std::env::current_dir()
+            .ok()
+            .and_then(|d| Pipeline::discover(&d)),
     }
     .filter(Pipeline::exists)?;
     let rec = Recorder::new(pipeline);

@@ -18,7 +18,9 @@ use crate::recorder::Recorder;
 
 /// `ask`.
 #[derive(Debug, Args)]
-#[command(after_long_help = "Prints the new gate's id on the first line.\n\nExit codes: 10 the gate is open (await it), 2 bad input.")]
+#[command(
+    after_long_help = "Prints the new gate's id on the first line.\n\nExit codes: 10 the gate is open (await it), 2 bad input."
+)]
 pub struct AskArgs {
     /// abandoned, unverifiable, out-of-scope, cap-reached or structural.
     pub kind: HumanGateKind,
@@ -69,7 +71,9 @@ pub struct AwaitArgs {
 
 /// `decide`.
 #[derive(Debug, Args)]
-#[command(after_long_help = "Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason).")]
+#[command(
+    after_long_help = "Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason)."
+)]
 pub struct DecideArgs {
     /// The human gate id.
     pub id: String,
@@ -87,7 +91,13 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         None => serde_json::Value::Null,
     };
     let rec = Recorder::new(globals.pipeline_for_writing()?);
-    let (id, out) = rec.ask(GateRequest { kind: a.kind, gate: a.gate, subject: a.subject, summary: a.summary, evidence })?;
+    let (id, out) = rec.ask(GateRequest {
+        kind: a.kind,
+        gate: a.gate,
+        subject: a.subject,
+        summary: a.summary,
+        evidence,
+    })?;
     println!("{id}");
     Ok(finish(&out, false))
 }
@@ -97,7 +107,11 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = globals.pipeline_for_reading()?;
     let rec = Recorder::new(pipeline);
     let evidence_hash = crate::journal::snapshot(rec.pipeline())?
-        .and_then(|s| s.state.human_gate(&a.id).map(|g| crate::util::sha256_tagged(g.request.evidence.to_string().as_bytes())))
+        .and_then(|s| {
+            s.state
+                .human_gate(&a.id)
+                .map(|g| crate::util::sha256_tagged(g.request.evidence.to_string().as_bytes()))
+        })
         .unwrap_or_default();
     let decision = HumanDecision {
         id: a.id.clone(),
@@ -116,7 +130,9 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// Runs `await`.
 pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = globals.pipeline_for_reading()?;
-    let deadline = a.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+    let deadline = a
+        .timeout
+        .map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
     let (tx, rx) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |_res| {
         let _ = tx.send(());
@@ -129,7 +145,9 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
     let mut state = State::default();
     let mut first = true;
     loop {
-        let batch = reader.read_new().with_context(|| format!("read {}", reader.path().display()))?;
+        let batch = reader
+            .read_new()
+            .with_context(|| format!("read {}", reader.path().display()))?;
         if batch.reset {
             state = State::default();
         }
@@ -150,7 +168,11 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
                 return Ok(ExitCode::SUCCESS);
             }
         } else if first {
-            eprintln!("loopwatch: no human gate {} in {}", shown(&a.id), pipeline.dir().display());
+            eprintln!(
+                "loopwatch: no human gate {} in {}",
+                shown(&a.id),
+                pipeline.dir().display()
+            );
             return Ok(ExitCode::from(2));
         }
         first = false;
@@ -166,9 +188,7 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             None => Duration::from_secs(5),
         };
         match rx.recv_timeout(wait) {
-            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {
-                while rx.try_recv().is_ok() {}
-            }
+            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => while rx.try_recv().is_ok() {},
             Err(mpsc::RecvTimeoutError::Disconnected) => anyhow::bail!("the watcher stopped"),
         }
     }
@@ -180,7 +200,9 @@ impl Globals {
     pub fn pipeline_for_writing(&self) -> anyhow::Result<Pipeline> {
         match &self.pipeline {
             Some(p) => Ok(Pipeline::from_user_path(p)),
-            None => Ok(Pipeline::discover_or_new(&std::env::current_dir().context("current directory")?)),
+            None => Ok(Pipeline::discover_or_new(
+                &std::env::current_dir().context("current directory")?,
+            )),
         }
     }
 
@@ -191,11 +213,15 @@ impl Globals {
             Some(p) => Pipeline::from_user_path(p),
             None => {
                 let cwd = std::env::current_dir().context("current directory")?;
-                Pipeline::discover(&cwd).ok_or(crate::journal::JournalError::NoPipeline { start: cwd })?
+                Pipeline::discover(&cwd)
+                    .ok_or(crate::journal::JournalError::NoPipeline { start: cwd })?
             }
         };
         if !p.exists() {
-            return Err(crate::journal::JournalError::NoPipeline { start: p.dir().to_path_buf() }.into());
+            return Err(crate::journal::JournalError::NoPipeline {
+                start: p.dir().to_path_buf(),
+            }
+            .into());
         }
         Ok(p)
     }

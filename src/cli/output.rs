@@ -38,14 +38,21 @@ pub fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
 
 fn check_size(name: &str, len: usize) -> anyhow::Result<()> {
     if len as u64 > MAX_INPUT_BYTES {
-        anyhow::bail!("{name} is larger than {} MiB", MAX_INPUT_BYTES / (1024 * 1024));
+        anyhow::bail!(
+            "{name} is larger than {} MiB",
+            MAX_INPUT_BYTES / (1024 * 1024)
+        );
     }
     Ok(())
 }
 
 /// Text from files, made safe for a terminal when stdout is one.
 pub fn shown(s: &str) -> String {
-    if std::io::stdout().is_terminal() { crate::sanitize::terminal_text(s.as_bytes()) } else { s.to_string() }
+    if std::io::stdout().is_terminal() {
+        crate::sanitize::terminal_text(s.as_bytes())
+    } else {
+        s.to_string()
+    }
 }
 
 /// Prints what an append opened and its `NEXT:` line; the exit code says
@@ -54,7 +61,12 @@ pub fn finish(appended: &Appended, to_stderr: bool) -> ExitCode {
     let mut lines = Vec::new();
     for ev in &appended.events {
         if let EventBody::HumanRequested(r) = &ev.body {
-            lines.push(format!("human gate opened: {} ({}) {}", r.id, r.kind, shown(&r.summary)));
+            lines.push(format!(
+                "human gate opened: {} ({}) {}",
+                r.id,
+                r.kind,
+                shown(&r.summary)
+            ));
         }
     }
     let next = &appended.state.next;

@@ -197,7 +197,10 @@ pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         RecordCommand::Findings(a) => findings(&rec, a),
         RecordCommand::Triage(a) => triage(&rec, a),
         RecordCommand::Verify(a) => verify(&rec, a),
-        RecordCommand::Dev(a) => Ok(finish(&rec.dev(a.inputs.into_iter().map(Into::into).collect())?, false)),
+        RecordCommand::Dev(a) => Ok(finish(
+            &rec.dev(a.inputs.into_iter().map(Into::into).collect())?,
+            false,
+        )),
         RecordCommand::Note(a) => Ok(finish(&rec.note(a.text)?, false)),
         RecordCommand::RunEnd(a) => run_end(&rec, a),
     }
@@ -213,7 +216,9 @@ fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitCode> {
             .context("--contract has no file name; pass --id")?,
     };
     let worktree = rec.pipeline().worktree().to_path_buf();
-    let branch = a.branch.unwrap_or_else(|| current_branch(&worktree).unwrap_or_default());
+    let branch = a
+        .branch
+        .unwrap_or_else(|| current_branch(&worktree).unwrap_or_default());
     let info = RunInfo {
         id,
         flow: a.flow,
@@ -226,7 +231,10 @@ fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitCode> {
         extra: Default::default(),
     };
     let out = rec.run_start(info, a.force)?;
-    println!("run started: {}", shown(out.state.run.as_ref().map_or("", |r| r.id.as_str())));
+    println!(
+        "run started: {}",
+        shown(out.state.run.as_ref().map_or("", |r| r.id.as_str()))
+    );
     Ok(finish(&out, false))
 }
 
@@ -235,14 +243,22 @@ fn gate(rec: &Recorder, a: GateArgs) -> anyhow::Result<ExitCode> {
     let result = match a.gate {
         GateName::Conformity => crate::parse::parse_conformity(&name, &bytes),
         GateName::Security => crate::parse::parse_security(&name, &bytes),
-        GateName::Floor => crate::parse::parse_gate0_report(&name, &bytes).map(|r| r.to_gate_output()),
+        GateName::Floor => {
+            crate::parse::parse_gate0_report(&name, &bytes).map(|r| r.to_gate_output())
+        }
     };
     if let Err(st) = &result {
         eprintln!("structural failure: {}", shown(&st.to_string()));
     }
     let out = rec.round(a.gate, result, &bytes, a.force)?;
     if let Some(g) = out.state.last_round(a.gate) {
-        println!("GATE {} {} round {}: {}", a.gate.number(), a.gate, g.round, shown(&g.verdict.to_string()));
+        println!(
+            "GATE {} {} round {}: {}",
+            a.gate.number(),
+            a.gate,
+            g.round,
+            shown(&g.verdict.to_string())
+        );
     }
     Ok(finish(&out, false))
 }
@@ -256,10 +272,18 @@ fn findings(rec: &Recorder, a: FindingsArgs) -> anyhow::Result<ExitCode> {
             let review = crate::parse::parse_findings(&fname, &fbytes)?;
             let m = crate::parse::match_findings(&review, &verdicts);
             if !m.extra_verdicts.is_empty() {
-                eprintln!("warning: {} verdict(s) past the last finding were not applied", m.extra_verdicts.len());
+                eprintln!(
+                    "warning: {} verdict(s) past the last finding were not applied",
+                    m.extra_verdicts.len()
+                );
             }
             for (pos, id, echoed) in &m.echo_mismatches {
-                eprintln!("warning: verdict {} echoed id {} for finding {}: the finding's id was kept", pos + 1, shown(echoed), shown(id));
+                eprintln!(
+                    "warning: verdict {} echoed id {} for finding {}: the finding's id was kept",
+                    pos + 1,
+                    shown(echoed),
+                    shown(id)
+                );
             }
             m.findings
         }
@@ -284,7 +308,8 @@ fn triage(rec: &Recorder, a: TriageRecordArgs) -> anyhow::Result<ExitCode> {
     let dest = rec.pipeline().dir().join(&rel);
     std::fs::create_dir_all(rec.pipeline().dir())?;
     if std::fs::canonicalize(&a.file).ok() != std::fs::canonicalize(&dest).ok() {
-        crate::util::replace_atomically(&dest, &bytes).with_context(|| format!("write {}", dest.display()))?;
+        crate::util::replace_atomically(&dest, &bytes)
+            .with_context(|| format!("write {}", dest.display()))?;
     }
     println!(
         "triage {}: {} accepted, {} deferred, {} rejected",
@@ -296,7 +321,8 @@ fn triage(rec: &Recorder, a: TriageRecordArgs) -> anyhow::Result<ExitCode> {
 fn verify(rec: &Recorder, a: VerifyArgs) -> anyhow::Result<ExitCode> {
     let iteration = match a.iteration {
         Some(i) => i,
-        None => crate::journal::snapshot(rec.pipeline())?.map_or(1, |s| s.state.iteration_number().max(1)),
+        None => crate::journal::snapshot(rec.pipeline())?
+            .map_or(1, |s| s.state.iteration_number().max(1)),
     };
     if let Some(path) = a.summary {
         let (name, bytes) = read_input(&path)?;
@@ -305,8 +331,8 @@ fn verify(rec: &Recorder, a: VerifyArgs) -> anyhow::Result<ExitCode> {
         if let Some(o) = v.as_object_mut() {
             o.insert("iteration".into(), iteration.into());
         }
-        let summary: VerifySummary =
-            serde_json::from_value(v).with_context(|| format!("{name}: not a verify-by-test summary"))?;
+        let summary: VerifySummary = serde_json::from_value(v)
+            .with_context(|| format!("{name}: not a verify-by-test summary"))?;
         return Ok(finish(&rec.verify(Vec::new(), Some(summary))?, false));
     }
     let (Some(finding), Some(result)) = (a.finding, a.result) else {
@@ -330,8 +356,13 @@ fn run_end(rec: &Recorder, a: RunEndArgs) -> anyhow::Result<ExitCode> {
     let out = rec.run_end(a.status, Some("report.md".into()))?;
     let report = crate::report::markdown(&out.state, Some(rec.pipeline().dir()));
     let path = rec.pipeline().dir().join("report.md");
-    crate::util::replace_atomically(&path, report.as_bytes()).with_context(|| format!("write {}", path.display()))?;
-    println!("run ended: {} (report: {})", a.status.as_str(), path.display());
+    crate::util::replace_atomically(&path, report.as_bytes())
+        .with_context(|| format!("write {}", path.display()))?;
+    println!(
+        "run ended: {} (report: {})",
+        a.status.as_str(),
+        path.display()
+    );
     Ok(finish(&out, false))
 }
 
@@ -340,11 +371,19 @@ fn relative_to(path: &std::path::Path, worktree: &std::path::Path) -> String {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
-        std::env::current_dir().map(|d| d.join(path)).unwrap_or_else(|_| path.to_path_buf())
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
     };
     let canon_wt = std::fs::canonicalize(worktree).unwrap_or_else(|_| worktree.to_path_buf());
-    let canon = abs.parent().and_then(|p| std::fs::canonicalize(p).ok()).map(|p| p.join(abs.file_name().unwrap_or_default()));
-    match canon.as_deref().and_then(|c| c.strip_prefix(&canon_wt).ok()) {
+    let canon = abs
+        .parent()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .map(|p| p.join(abs.file_name().unwrap_or_default()));
+    match canon
+        .as_deref()
+        .and_then(|c| c.strip_prefix(&canon_wt).ok())
+    {
         Some(rel) => rel.display().to_string(),
         None => path.display().to_string(),
     }
@@ -358,5 +397,7 @@ fn current_branch(worktree: &std::path::Path) -> Option<String> {
         .stderr(std::process::Stdio::null())
         .output()
         .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }

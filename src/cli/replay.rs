@@ -92,15 +92,22 @@ pub fn diff(a: DiffArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         [p, i, j] => (Some(PathBuf::from(p)), i, j),
         _ => anyhow::bail!("usage: loopwatch diff [PATH] I J"),
     };
-    let i: u32 = i.parse().with_context(|| format!("'{i}' is not an iteration number"))?;
-    let j: u32 = j.parse().with_context(|| format!("'{j}' is not an iteration number"))?;
+    let i: u32 = i
+        .parse()
+        .with_context(|| format!("'{i}' is not an iteration number"))?;
+    let j: u32 = j
+        .parse()
+        .with_context(|| format!("'{j}' is not an iteration number"))?;
     let pipeline = pipeline_of(path.as_ref(), globals)?;
     let Some(snap) = snapshot(&pipeline)? else {
         eprintln!("loopwatch: no pipeline at {}", pipeline.dir().display());
         return Ok(ExitCode::from(3));
     };
     let Some(d) = diff_iterations(&snap.state, i, j) else {
-        eprintln!("loopwatch: iteration {i} or {j} does not exist (the run has {})", snap.state.iteration_number());
+        eprintln!(
+            "loopwatch: iteration {i} or {j} does not exist (the run has {})",
+            snap.state.iteration_number()
+        );
         return Ok(ExitCode::from(2));
     };
     if a.json {
@@ -125,8 +132,16 @@ pub fn report(a: ReportArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         Format::Html => r.to_html(),
     };
     match a.output {
-        Some(path) => crate::util::replace_atomically(&path, text.as_bytes()).with_context(|| format!("write {}", path.display()))?,
-        None => print!("{}", if a.format == Format::Md { shown(&text) } else { text }),
+        Some(path) => crate::util::replace_atomically(&path, text.as_bytes())
+            .with_context(|| format!("write {}", path.display()))?,
+        None => print!(
+            "{}",
+            if a.format == Format::Md {
+                shown(&text)
+            } else {
+                text
+            }
+        ),
     }
     Ok(ExitCode::SUCCESS)
 }

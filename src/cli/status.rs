@@ -40,14 +40,23 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
             |p| p.dir().to_path_buf(),
         );
         if a.json {
-            println!("{}", serde_json::json!({ "error": "no pipeline", "lookedIn": looked }));
+            println!(
+                "{}",
+                serde_json::json!({ "error": "no pipeline", "lookedIn": looked })
+            );
         } else {
-            eprintln!("loopwatch: no pipeline (looked in {} and above)", looked.display());
+            eprintln!(
+                "loopwatch: no pipeline (looked in {} and above)",
+                looked.display()
+            );
         }
         return Ok(ExitCode::from(3));
     };
     let state = &snap.state;
-    let open: Vec<&str> = state.open_human_gates().map(|g| g.request.id.as_str()).collect();
+    let open: Vec<&str> = state
+        .open_human_gates()
+        .map(|g| g.request.id.as_str())
+        .collect();
     if a.next {
         println!("{}", state.next.machine_line());
     } else if a.json {
@@ -56,12 +65,20 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
             o.insert("openHumanGates".into(), serde_json::json!(open));
             o.insert(
                 "problems".into(),
-                serde_json::json!(snap.problems.iter().map(ToString::to_string).collect::<Vec<_>>()),
+                serde_json::json!(
+                    snap.problems
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                ),
             );
-            o.insert("source".into(), serde_json::json!(match snap.source {
-                Source::Journal => "events.jsonl",
-                Source::ForeignState => "state.json",
-            }));
+            o.insert(
+                "source".into(),
+                serde_json::json!(match snap.source {
+                    Source::Journal => "events.jsonl",
+                    Source::ForeignState => "state.json",
+                }),
+            );
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
@@ -93,8 +110,15 @@ pub fn text(s: &State) -> String {
     let strip: Vec<String> = GateName::ALL
         .iter()
         .map(|&g| {
-            let last = s.last_round(g).map_or_else(|| "—".to_string(), |r| r.verdict.to_string());
-            format!("GATE {} {g} {}/{} {last}", g.number(), s.counters.get(g), s.caps.get(g))
+            let last = s
+                .last_round(g)
+                .map_or_else(|| "—".to_string(), |r| r.verdict.to_string());
+            format!(
+                "GATE {} {g} {}/{} {last}",
+                g.number(),
+                s.counters.get(g),
+                s.caps.get(g)
+            )
         })
         .collect();
     let _ = writeln!(out, "{}", strip.join(" · "));
@@ -102,7 +126,11 @@ pub fn text(s: &State) -> String {
     if !open.is_empty() {
         let _ = writeln!(out, "waiting on you ({}):", open.len());
         for g in open {
-            let _ = writeln!(out, "  {}  {}  {}", g.request.id, g.request.kind, g.request.summary);
+            let _ = writeln!(
+                out,
+                "  {}  {}  {}",
+                g.request.id, g.request.kind, g.request.summary
+            );
         }
     }
     for g in s.human_gates.iter().filter(|g| !g.is_open()) {
@@ -110,7 +138,12 @@ pub fn text(s: &State) -> String {
             let _ = writeln!(
                 out,
                 "decided {}: {} by {} at {} — {} ({})",
-                g.request.id, d.decision.decision, d.decision.by, d.at, d.decision.reason, d.decision.evidence_hash
+                g.request.id,
+                d.decision.decision,
+                d.decision.by,
+                d.at,
+                d.decision.reason,
+                d.decision.evidence_hash
             );
         }
     }

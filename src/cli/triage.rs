@@ -86,9 +86,14 @@ pub fn run(args: TriageArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 pub fn after_apply(outcome: &ApplyOutcome, globals: &Globals) {
     let pipeline = match &globals.pipeline {
         Some(p) => Some(crate::journal::Pipeline::from_user_path(p)),
-        None => std::env::current_dir().ok().and_then(|d| find_pipeline(&d)).map(crate::journal::Pipeline::at),
+        None => std::env::current_dir()
+            .ok()
+            .and_then(|d| find_pipeline(&d))
+            .map(crate::journal::Pipeline::at),
     };
-    let Some(pipeline) = pipeline.filter(crate::journal::Pipeline::exists) else { return };
+    let Some(pipeline) = pipeline.filter(crate::journal::Pipeline::exists) else {
+        return;
+    };
     let rec = crate::recorder::Recorder::new(pipeline);
     if let Err(e) = rec.verify(outcome.results.clone(), Some(outcome.summary.clone())) {
         eprintln!("loopwatch triage: not recorded: {e}");

@@ -38,7 +38,9 @@ pub fn run(a: ValidateArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
         let name = path.display().to_string();
         let kind = match a.kind {
             Some(k) => k,
-            None => guess_kind(path, &bytes).with_context(|| format!("{name}: cannot tell what kind of file this is (pass --kind)"))?,
+            None => guess_kind(path, &bytes).with_context(|| {
+                format!("{name}: cannot tell what kind of file this is (pass --kind)")
+            })?,
         };
         let problems = check(&name, kind, &bytes)?;
         if problems.is_empty() {
@@ -87,7 +89,8 @@ pub fn check(name: &str, kind: FileKind, bytes: &[u8]) -> anyhow::Result<Vec<Str
     let validator = jsonschema::validator_for(&schema).context("compile schema")?;
     let mut out = Vec::new();
     if kind == FileKind::Journal {
-        let mut per_type: std::collections::HashMap<String, jsonschema::Validator> = std::collections::HashMap::new();
+        let mut per_type: std::collections::HashMap<String, jsonschema::Validator> =
+            std::collections::HashMap::new();
         let mut last_seq = 0u64;
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
             let n = i + 1;
@@ -106,33 +109,55 @@ pub fn check(name: &str, kind: FileKind, bytes: &[u8]) -> anyhow::Result<Vec<Str
                 .and_then(Value::as_str)
                 .is_some_and(|t| crate::model::event::KNOWN_TYPES.contains(&t));
             if known {
-                let t = v.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+                let t = v
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
                 if !per_type.contains_key(&t) {
-                    per_type.insert(t.clone(), jsonschema::validator_for(&schema_of_type(&schema, &t)).context("compile schema")?);
+                    per_type.insert(
+                        t.clone(),
+                        jsonschema::validator_for(&schema_of_type(&schema, &t))
+                            .context("compile schema")?,
+                    );
                 }
                 let validator = per_type.get(&t).unwrap_or(&validator);
                 for e in validator.iter_errors(&v) {
-                    out.push(format!("{name}:{n}: {}: {e}", pointer(&e.instance_path().to_string())));
+                    out.push(format!(
+                        "{name}:{n}: {}: {e}",
+                        pointer(&e.instance_path().to_string())
+                    ));
                 }
             } else if let Err(e) = crate::model::Event::parse_line(line) {
                 out.push(format!("{name}:{n}: {e}"));
             }
             if let Some(seq) = v.get("seq").and_then(Value::as_u64) {
                 if seq != last_seq + 1 {
-                    out.push(format!("{name}:{n}: seq {seq} follows {last_seq} (expected {})", last_seq + 1));
+                    out.push(format!(
+                        "{name}:{n}: seq {seq} follows {last_seq} (expected {})",
+                        last_seq + 1
+                    ));
                 }
                 last_seq = last_seq.max(seq);
             }
         }
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             let n = bytes.split(|&b| b == b'\n').count();
-            out.push(format!("{name}:{n}: last line has no newline (a write in progress, or a crashed writer)"));
+            out.push(format!(
+                "{name}:{n}: last line has no newline (a write in progress, or a crashed writer)"
+            ));
         }
         return Ok(out);
     }
     let v: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
-        Err(e) => return Ok(vec![format!("{name}:{}:{}: invalid JSON: {e}", e.line(), e.column())]),
+        Err(e) => {
+            return Ok(vec![format!(
+                "{name}:{}:{}: invalid JSON: {e}",
+                e.line(),
+                e.column()
+            )]);
+        }
     };
     for e in validator.iter_errors(&v) {
         let ptr = e.instance_path().to_string();
@@ -164,9 +189,14 @@ fn pointer(p: &str) -> &str {
 /// Best-effort line of a JSON pointer's last key in the text (1 when unknown).
 fn line_of_pointer(bytes: &[u8], ptr: &str) -> usize {
     let text = String::from_utf8_lossy(bytes);
-    let Some(last) = ptr.rsplit('/').next().filter(|s| !s.is_empty() && s.parse::<usize>().is_err()) else {
+    let Some(last) = ptr
+        .rsplit('/')
+        .next()
+        .filter(|s| !s.is_empty() && s.parse::<usize>().is_err())
+    else {
         return 1;
     };
     let needle = format!("\"{last}\"");
-    text.find(&needle).map_or(1, |pos| text[..pos].matches('\n').count() + 1)
+    text.find(&needle)
+        .map_or(1, |pos| text[..pos].matches('\n').count() + 1)
 }

@@ -55,7 +55,9 @@ pub fn run(a: WatchArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 
 /// Headless mode: one line per applied update until SIGINT/SIGTERM or a closed stdout.
 pub fn headless(pipelines: Vec<Pipeline>) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         let several = pipelines.len() > 1;
         let mut live: Live<()> = Live::start(pipelines);
@@ -85,12 +87,26 @@ pub fn headless(pipelines: Vec<Pipeline>) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn print_line(out: &mut impl Write, live: &Live<()>, i: usize, several: bool) -> std::io::Result<()> {
+fn print_line(
+    out: &mut impl Write,
+    live: &Live<()>,
+    i: usize,
+    several: bool,
+) -> std::io::Result<()> {
     let feed = &live.feeds()[i];
     let s = feed.state();
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     let open = s.open_human_gates().count();
-    write!(out, "{}.{:06} seq={} iter={} open={open}", now.as_secs(), now.subsec_micros(), s.seq, s.iteration_number())?;
+    write!(
+        out,
+        "{}.{:06} seq={} iter={} open={open}",
+        now.as_secs(),
+        now.subsec_micros(),
+        s.seq,
+        s.iteration_number()
+    )?;
     if several {
         write!(out, " pipeline={}", feed.pipeline().dir().display())?;
     }

@@ -19,13 +19,34 @@ use anyhow::Context;
 pub const CONTRACT: &str = "docs/contracts/2026-11-30-invoice-total-rounding.md";
 
 const AGENTS: [(&str, &str); 8] = [
-    ("common.sh", include_str!("../../assets/demo/agents/common.sh")),
-    ("developer.sh", include_str!("../../assets/demo/agents/developer.sh")),
-    ("verifier.sh", include_str!("../../assets/demo/agents/verifier.sh")),
-    ("reviewer.sh", include_str!("../../assets/demo/agents/reviewer.sh")),
-    ("triage.sh", include_str!("../../assets/demo/agents/triage.sh")),
-    ("auditor.sh", include_str!("../../assets/demo/agents/auditor.sh")),
-    ("person.sh", include_str!("../../assets/demo/agents/person.sh")),
+    (
+        "common.sh",
+        include_str!("../../assets/demo/agents/common.sh"),
+    ),
+    (
+        "developer.sh",
+        include_str!("../../assets/demo/agents/developer.sh"),
+    ),
+    (
+        "verifier.sh",
+        include_str!("../../assets/demo/agents/verifier.sh"),
+    ),
+    (
+        "reviewer.sh",
+        include_str!("../../assets/demo/agents/reviewer.sh"),
+    ),
+    (
+        "triage.sh",
+        include_str!("../../assets/demo/agents/triage.sh"),
+    ),
+    (
+        "auditor.sh",
+        include_str!("../../assets/demo/agents/auditor.sh"),
+    ),
+    (
+        "person.sh",
+        include_str!("../../assets/demo/agents/person.sh"),
+    ),
     ("loop.sh", include_str!("../../assets/orchestrator/loop.sh")),
 ];
 
@@ -43,21 +64,41 @@ pub struct DemoPaths {
 pub fn prepare(root: &Path) -> anyhow::Result<DemoPaths> {
     std::fs::create_dir_all(root).with_context(|| format!("create {}", root.display()))?;
     if root.join(".pipeline").exists() || root.join(".git").exists() {
-        anyhow::bail!("{} already holds a repository or a pipeline: give an empty folder", root.display());
+        anyhow::bail!(
+            "{} already holds a repository or a pipeline: give an empty folder",
+            root.display()
+        );
     }
     git(root, &["init", "-q"])?;
     git(root, &["config", "user.email", "demo@loopwatch.invalid"])?;
     git(root, &["config", "user.name", "loopwatch demo"])?;
-    write(&root.join("README.md"), include_str!("../../assets/demo/project/README.md"))?;
-    write(&root.join(CONTRACT), include_str!("../../assets/demo/project/contract.md"))?;
+    write(
+        &root.join("README.md"),
+        include_str!("../../assets/demo/project/README.md"),
+    )?;
+    write(
+        &root.join(CONTRACT),
+        include_str!("../../assets/demo/project/contract.md"),
+    )?;
     git(root, &["add", "-A"])?;
-    git(root, &["commit", "-q", "-m", "invoice tools: contract for the total"])?;
+    git(
+        root,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "invoice tools: contract for the total",
+        ],
+    )?;
     let agents = root.join(".git/loopwatch-demo");
     std::fs::create_dir_all(agents.join("state"))?;
     for (name, text) in AGENTS {
         write(&agents.join(name), text)?;
     }
-    Ok(DemoPaths { worktree: root.to_path_buf(), agents })
+    Ok(DemoPaths {
+        worktree: root.to_path_buf(),
+        agents,
+    })
 }
 
 /// The orchestrator process that plays the run. `scripted_person` makes it
@@ -84,7 +125,10 @@ pub fn driver(paths: &DemoPaths, speed: f64, scripted_person: bool) -> anyhow::R
         .env("DEMO_WORKTREE", &paths.worktree)
         .stdin(Stdio::null());
     if scripted_person {
-        cmd.env("LW_AWAIT_CMD", format!("bash '{}' \"$1\"", a.join("person.sh").display()));
+        cmd.env(
+            "LW_AWAIT_CMD",
+            format!("bash '{}' \"$1\"", a.join("person.sh").display()),
+        );
     }
     Ok(cmd)
 }
@@ -98,7 +142,11 @@ fn git(dir: &Path, args: &[&str]) -> anyhow::Result<()> {
         .output()
         .context("run git (the demo needs git installed)")?;
     if !out.status.success() {
-        anyhow::bail!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+        anyhow::bail!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
     Ok(())
 }

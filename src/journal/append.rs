@@ -21,7 +21,9 @@ pub struct AppendOptions {
 
 impl Default for AppendOptions {
     fn default() -> Self {
-        AppendOptions { lock_timeout: PipelineLock::timeout_from_env() }
+        AppendOptions {
+            lock_timeout: PipelineLock::timeout_from_env(),
+        }
     }
 }
 
@@ -40,7 +42,11 @@ pub struct Appended {
 /// and returns the payloads to append (or refuses with an error, which
 /// leaves everything untouched). This is how rules that depend on the
 /// state (ids, counters, "already decided") are applied without a race.
-pub fn append_with<F>(pipeline: &Pipeline, opts: &AppendOptions, make: F) -> Result<Appended, JournalError>
+pub fn append_with<F>(
+    pipeline: &Pipeline,
+    opts: &AppendOptions,
+    make: F,
+) -> Result<Appended, JournalError>
 where
     F: FnOnce(&State) -> Result<Vec<EventBody>, JournalError>,
 {
@@ -68,19 +74,30 @@ where
     }
     let bodies = make(&state)?;
     if bodies.is_empty() {
-        return Ok(Appended { events: Vec::new(), state });
+        return Ok(Appended {
+            events: Vec::new(),
+            state,
+        });
     }
 
     let at = now_rfc3339();
     let mut events = Vec::with_capacity(bodies.len());
     let mut buf = Vec::new();
     for (i, body) in bodies.into_iter().enumerate() {
-        let ev = Event { v: EVENT_VERSION, seq: state.seq + 1 + i as u64, at: at.clone(), body };
+        let ev = Event {
+            v: EVENT_VERSION,
+            seq: state.seq + 1 + i as u64,
+            at: at.clone(),
+            body,
+        };
         serde_json::to_writer(&mut buf, &ev.to_value())?;
         buf.push(b'\n');
         events.push(ev);
     }
-    let before = journal.metadata().map_err(|e| JournalError::io("stat", &journal_path, e))?.len();
+    let before = journal
+        .metadata()
+        .map_err(|e| JournalError::io("stat", &journal_path, e))?
+        .len();
     // One write for the whole batch: readers see complete lines or a partial
     // tail they ignore; a short write is rolled back so no half line stays.
     match journal.write(&buf) {
@@ -90,7 +107,10 @@ where
             return Err(JournalError::io(
                 "append to",
                 &journal_path,
-                std::io::Error::new(std::io::ErrorKind::WriteZero, format!("short write ({n} of {} bytes)", buf.len())),
+                std::io::Error::new(
+                    std::io::ErrorKind::WriteZero,
+                    format!("short write ({n} of {} bytes)", buf.len()),
+                ),
             ));
         }
         Err(e) => {
@@ -98,7 +118,9 @@ where
             return Err(JournalError::io("append to", &journal_path, e));
         }
     }
-    journal.sync_data().map_err(|e| JournalError::io("fsync", &journal_path, e))?;
+    journal
+        .sync_data()
+        .map_err(|e| JournalError::io("fsync", &journal_path, e))?;
 
     for ev in &events {
         state.apply(ev);
@@ -109,7 +131,11 @@ where
 }
 
 /// Appends fixed payloads.
-pub fn append(pipeline: &Pipeline, opts: &AppendOptions, bodies: Vec<EventBody>) -> Result<Appended, JournalError> {
+pub fn append(
+    pipeline: &Pipeline,
+    opts: &AppendOptions,
+    bodies: Vec<EventBody>,
+) -> Result<Appended, JournalError> {
     append_with(pipeline, opts, |_| Ok(bodies))
 }
 
@@ -123,7 +149,10 @@ pub fn write_state(pipeline: &Pipeline, state: &State) -> Result<(), JournalErro
 
 /// A crashed writer may have left a last line without `\n`: cut it off.
 fn repair_partial_tail(journal: &mut File, path: &Path) -> Result<(), JournalError> {
-    let len = journal.metadata().map_err(|e| JournalError::io("stat", path, e))?.len();
+    let len = journal
+        .metadata()
+        .map_err(|e| JournalError::io("stat", path, e))?
+        .len();
     if len == 0 {
         return Ok(());
     }
@@ -133,8 +162,12 @@ fn repair_partial_tail(journal: &mut File, path: &Path) -> Result<(), JournalErr
     while pos > 0 {
         let n = buf.len().min(pos as usize);
         pos -= n as u64;
-        journal.seek(SeekFrom::Start(pos)).map_err(|e| JournalError::io("seek", path, e))?;
-        journal.read_exact(&mut buf[..n]).map_err(|e| JournalError::io("read", path, e))?;
+        journal
+            .seek(SeekFrom::Start(pos))
+            .map_err(|e| JournalError::io("seek", path, e))?;
+        journal
+            .read_exact(&mut buf[..n])
+            .map_err(|e| JournalError::io("read", path, e))?;
         if !last_byte_checked {
             if buf[n - 1] == b'\n' {
                 return Ok(());
@@ -144,10 +177,14 @@ fn repair_partial_tail(journal: &mut File, path: &Path) -> Result<(), JournalErr
         if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
             let keep = pos + i as u64 + 1;
             tracing::warn!(path = %path.display(), cut = len - keep, "repairing a partial last line left by a crashed writer");
-            return journal.set_len(keep).map_err(|e| JournalError::io("truncate", path, e));
+            return journal
+                .set_len(keep)
+                .map_err(|e| JournalError::io("truncate", path, e));
         }
     }
-    journal.set_len(0).map_err(|e| JournalError::io("truncate", path, e))
+    journal
+        .set_len(0)
+        .map_err(|e| JournalError::io("truncate", path, e))
 }
 
 /// The state of the journal: `state.json` when it is ours and up to date
@@ -169,13 +206,20 @@ fn load_state(pipeline: &Pipeline, journal_path: &Path) -> Result<(State, bool),
 /// Seq of the last complete, parsable line (0 for an empty journal).
 fn last_seq(journal_path: &Path) -> Result<u64, JournalError> {
     let mut f = File::open(journal_path).map_err(|e| JournalError::io("open", journal_path, e))?;
-    let len = f.metadata().map_err(|e| JournalError::io("stat", journal_path, e))?.len();
+    let len = f
+        .metadata()
+        .map_err(|e| JournalError::io("stat", journal_path, e))?
+        .len();
     let mut window = 4096u64;
     loop {
         let start = len.saturating_sub(window);
-        f.seek(SeekFrom::Start(start)).map_err(|e| JournalError::io("seek", journal_path, e))?;
+        f.seek(SeekFrom::Start(start))
+            .map_err(|e| JournalError::io("seek", journal_path, e))?;
         let mut buf = Vec::new();
-        Read::by_ref(&mut f).take(len - start).read_to_end(&mut buf).map_err(|e| JournalError::io("read", journal_path, e))?;
+        Read::by_ref(&mut f)
+            .take(len - start)
+            .read_to_end(&mut buf)
+            .map_err(|e| JournalError::io("read", journal_path, e))?;
         let mut lines: Vec<&[u8]> = buf.split(|&b| b == b'\n').collect();
         if start > 0 {
             lines.remove(0); // may be cut
@@ -221,7 +265,12 @@ mod tests {
         let p = Pipeline::at(d.path().join(".pipeline"));
         let o = AppendOptions::default();
         append(&p, &o, vec![note("a")]).unwrap();
-        OpenOptions::new().append(true).open(p.journal_path()).unwrap().write_all(b"{\"v\":1,\"seq\":2,\"at").unwrap();
+        OpenOptions::new()
+            .append(true)
+            .open(p.journal_path())
+            .unwrap()
+            .write_all(b"{\"v\":1,\"seq\":2,\"at")
+            .unwrap();
         append(&p, &o, vec![note("b")]).unwrap();
         let text = fs::read_to_string(p.journal_path()).unwrap();
         assert_eq!(text.lines().count(), 2);

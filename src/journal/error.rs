@@ -44,6 +44,10 @@ pub enum JournalError {
 impl JournalError {
     /// Shorthand for [`JournalError::Io`].
     pub fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        JournalError::Io { op, path: path.into(), cause: source }
+        JournalError::Io {
+            op,
+            path: path.into(),
+            cause: source,
+        }
     }
 }

@@ -17,6 +17,6 @@ pub use append::{AppendOptions, Appended, append, append_with, write_state};
 pub use error::JournalError;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, PipelineLock};
 pub use pipeline::Pipeline;
-pub use tail::{TAIL_BYTES, read_tail};
-pub use snapshot::{Snapshot, Source, read_foreign_state, snapshot};
 pub use reader::{JournalReader, LineProblem, MAX_LINE_BYTES, ReadBatch, read_all};
+pub use snapshot::{Snapshot, Source, read_foreign_state, snapshot};
+pub use tail::{TAIL_BYTES, read_tail};

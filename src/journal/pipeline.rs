@@ -105,7 +105,9 @@ impl Pipeline {
         if p.is_absolute() {
             return Err(format!("absolute path refused: {rel}"));
         }
-        if p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        if p.components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
             return Err(format!("path leaving the pipeline refused: {rel}"));
         }
         Ok(self.dir.join(p))
@@ -123,15 +125,24 @@ mod tests {
         std::fs::create_dir_all(&deep).unwrap();
         std::fs::create_dir(d.path().join(".git")).unwrap();
         assert_eq!(Pipeline::discover(&deep), None);
-        assert_eq!(Pipeline::discover_or_new(&deep).dir(), d.path().join(".pipeline"));
+        assert_eq!(
+            Pipeline::discover_or_new(&deep).dir(),
+            d.path().join(".pipeline")
+        );
         std::fs::create_dir(d.path().join("a/.pipeline")).unwrap();
-        assert_eq!(Pipeline::discover(&deep).unwrap().dir(), d.path().join("a/.pipeline"));
+        assert_eq!(
+            Pipeline::discover(&deep).unwrap().dir(),
+            d.path().join("a/.pipeline")
+        );
     }
 
     #[test]
     fn recorded_paths_stay_inside() {
         let p = Pipeline::at("/w/.pipeline");
-        assert_eq!(p.resolve_recorded("gates/1-floor-1.out").unwrap(), Path::new("/w/.pipeline/gates/1-floor-1.out"));
+        assert_eq!(
+            p.resolve_recorded("gates/1-floor-1.out").unwrap(),
+            Path::new("/w/.pipeline/gates/1-floor-1.out")
+        );
         assert!(p.resolve_recorded("../etc/passwd").is_err());
         assert!(p.resolve_recorded("/etc/passwd").is_err());
     }

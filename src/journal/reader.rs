@@ -30,7 +30,10 @@ pub struct LineProblem {
 
 impl std::fmt::Display for LineProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = self.path.file_name().map_or_else(|| self.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         match self.column {
             Some(c) => write!(f, "{name}:{}:{c}: {}", self.line, self.message),
             None => write!(f, "{name}:{}: {}", self.line, self.message),
@@ -112,7 +115,10 @@ impl JournalReader {
         };
         let meta = file.metadata()?;
         if !meta.is_file() {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "the journal is not a regular file"));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the journal is not a regular file",
+            ));
         }
         let identity = (meta.dev(), meta.ino());
         if self.identity.is_some_and(|id| id != identity) || meta.len() < self.offset {
@@ -173,7 +179,10 @@ impl JournalReader {
                             batch.problems.push(self.problem(
                                 self.line_no + 1,
                                 Some(MAX_LINE_BYTES + 1),
-                                format!("line longer than {} MiB: skipped", MAX_LINE_BYTES / (1024 * 1024)),
+                                format!(
+                                    "line longer than {} MiB: skipped",
+                                    MAX_LINE_BYTES / (1024 * 1024)
+                                ),
                             ));
                             self.pending = Vec::new();
                             self.skipping_long_line = true;
@@ -196,7 +205,10 @@ impl JournalReader {
             batch.problems.push(self.problem(
                 self.line_no,
                 Some(MAX_LINE_BYTES + 1),
-                format!("line longer than {} MiB: skipped", MAX_LINE_BYTES / (1024 * 1024)),
+                format!(
+                    "line longer than {} MiB: skipped",
+                    MAX_LINE_BYTES / (1024 * 1024)
+                ),
             ));
             return;
         }
@@ -206,7 +218,10 @@ impl JournalReader {
                     batch.problems.push(self.problem(
                         self.line_no,
                         None,
-                        format!("seq {} repeats or goes back (last was {}): kept the first", ev.seq, self.last_seq),
+                        format!(
+                            "seq {} repeats or goes back (last was {}): kept the first",
+                            ev.seq, self.last_seq
+                        ),
                     ));
                     return;
                 }
@@ -221,14 +236,23 @@ impl JournalReader {
                 batch.events.push(ev);
             }
             Err(crate::model::event::EventError::Json { column, message }) => {
-                batch.problems.push(self.problem(self.line_no, Some(column), message));
+                batch
+                    .problems
+                    .push(self.problem(self.line_no, Some(column), message));
             }
-            Err(e) => batch.problems.push(self.problem(self.line_no, None, e.to_string())),
+            Err(e) => batch
+                .problems
+                .push(self.problem(self.line_no, None, e.to_string())),
         }
     }
 
     fn problem(&self, line: u64, column: Option<usize>, message: String) -> LineProblem {
-        LineProblem { path: self.path.clone(), line, column, message }
+        LineProblem {
+            path: self.path.clone(),
+            line,
+            column,
+            message,
+        }
     }
 }
 
@@ -244,7 +268,9 @@ mod tests {
     use std::io::Write;
 
     fn line(seq: u64) -> String {
-        format!("{{\"v\":1,\"seq\":{seq},\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"text\":\"n{seq}\"}}\n")
+        format!(
+            "{{\"v\":1,\"seq\":{seq},\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"text\":\"n{seq}\"}}\n"
+        )
     }
 
     #[test]
@@ -258,9 +284,17 @@ mod tests {
         let batch = r.read_new().unwrap();
         assert_eq!(batch.events.len(), 1);
         assert!(batch.partial);
-        std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b.as_bytes()).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .unwrap()
+            .write_all(b.as_bytes())
+            .unwrap();
         let batch = r.read_new().unwrap();
-        assert_eq!(batch.events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2]);
+        assert_eq!(
+            batch.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![2]
+        );
         assert!(!batch.partial);
         assert!(batch.problems.is_empty());
     }
@@ -272,7 +306,10 @@ mod tests {
         let text = line(1) + &line(3) + &line(3) + "{\"v\":1,\"seq\":\n" + &line(4);
         std::fs::write(&p, text).unwrap();
         let batch = read_all(&p).unwrap();
-        assert_eq!(batch.events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 3, 4]);
+        assert_eq!(
+            batch.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![1, 3, 4]
+        );
         let msgs: Vec<String> = batch.problems.iter().map(ToString::to_string).collect();
         assert_eq!(
             msgs,
@@ -319,7 +356,10 @@ mod tests {
         drop(f);
         let mut r = JournalReader::new(&p);
         let b = r.read_new().unwrap();
-        assert_eq!(b.events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(
+            b.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
         assert_eq!(b.problems.len(), 1);
         assert_eq!(b.problems[0].line, 2);
         assert!(r.pending.capacity() <= MAX_LINE_BYTES + 256 * 1024);

@@ -66,11 +66,16 @@ pub fn read_foreign_state(path: &Path) -> Result<Option<State>, JournalError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(JournalError::io("read", path, e)),
     };
-    serde_json::from_slice::<State>(&bytes).map(Some).map_err(|e| {
-        JournalError::io(
-            "parse",
-            path,
-            std::io::Error::new(std::io::ErrorKind::InvalidData, format!("line {} column {}: {e}", e.line(), e.column())),
-        )
-    })
+    serde_json::from_slice::<State>(&bytes)
+        .map(Some)
+        .map_err(|e| {
+            JournalError::io(
+                "parse",
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("line {} column {}: {e}", e.line(), e.column()),
+                ),
+            )
+        })
 }

@@ -16,12 +16,18 @@ pub const TAIL_BYTES: u64 = 64 * 1024;
 /// followed) inside the pipeline's worktree and be a regular file. The error
 /// says why a path was refused.
 pub fn read_tail(pipeline: &Pipeline, path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    let worktree = std::fs::canonicalize(pipeline.worktree()).map_err(|e| format!("worktree unreadable: {e}"))?;
-    let target = std::fs::canonicalize(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let worktree = std::fs::canonicalize(pipeline.worktree())
+        .map_err(|e| format!("worktree unreadable: {e}"))?;
+    let target =
+        std::fs::canonicalize(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     if !target.starts_with(&worktree) {
-        return Err(format!("refused: {} resolves outside the worktree", path.display()));
+        return Err(format!(
+            "refused: {} resolves outside the worktree",
+            path.display()
+        ));
     }
-    let meta = std::fs::metadata(&target).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let meta =
+        std::fs::metadata(&target).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     if !meta.is_file() {
         return Err(format!("refused: {} is not a regular file", path.display()));
     }
@@ -37,9 +43,12 @@ pub fn read_tail(pipeline: &Pipeline, path: &Path, max: u64) -> Result<Vec<u8>, 
         return Err(format!("refused: {} is not a regular file", path.display()));
     }
     let len = meta.len();
-    f.seek(SeekFrom::Start(len.saturating_sub(max))).map_err(|e| e.to_string())?;
+    f.seek(SeekFrom::Start(len.saturating_sub(max)))
+        .map_err(|e| e.to_string())?;
     let mut buf = Vec::with_capacity(max.min(len) as usize);
-    f.take(max).read_to_end(&mut buf).map_err(|e| e.to_string())?;
+    f.take(max)
+        .read_to_end(&mut buf)
+        .map_err(|e| e.to_string())?;
     Ok(buf)
 }
 
@@ -54,13 +63,37 @@ mod tests {
         std::fs::create_dir_all(wt.join(".pipeline")).unwrap();
         let p = Pipeline::at(wt.join(".pipeline"));
         std::fs::write(wt.join(".pipeline/ok.log"), b"0123456789").unwrap();
-        assert_eq!(read_tail(&p, &wt.join(".pipeline/ok.log"), 4).unwrap(), b"6789");
+        assert_eq!(
+            read_tail(&p, &wt.join(".pipeline/ok.log"), 4).unwrap(),
+            b"6789"
+        );
         std::fs::write(d.path().join("secret"), b"x").unwrap();
         std::os::unix::fs::symlink(d.path().join("secret"), wt.join(".pipeline/link.log")).unwrap();
-        assert!(read_tail(&p, &wt.join(".pipeline/link.log"), 4).unwrap_err().contains("outside the worktree"));
-        assert!(read_tail(&p, &wt.join(".pipeline/../../secret"), 4).unwrap_err().contains("outside the worktree"));
-        assert!(read_tail(&p, &wt.join(".pipeline"), 4).unwrap_err().contains("not a regular file"));
-        rustix::fs::mkfifoat(rustix::fs::CWD, wt.join(".pipeline/fifo.log"), rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
-        assert!(read_tail(&p, &wt.join(".pipeline/fifo.log"), 4).unwrap_err().contains("not a regular file"));
+        assert!(
+            read_tail(&p, &wt.join(".pipeline/link.log"), 4)
+                .unwrap_err()
+                .contains("outside the worktree")
+        );
+        assert!(
+            read_tail(&p, &wt.join(".pipeline/../../secret"), 4)
+                .unwrap_err()
+                .contains("outside the worktree")
+        );
+        assert!(
+            read_tail(&p, &wt.join(".pipeline"), 4)
+                .unwrap_err()
+                .contains("not a regular file")
+        );
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            wt.join(".pipeline/fifo.log"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        assert!(
+            read_tail(&p, &wt.join(".pipeline/fifo.log"), 4)
+                .unwrap_err()
+                .contains("not a regular file")
+        );
     }
 }

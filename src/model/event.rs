@@ -285,7 +285,10 @@ impl GateFinished {
 
     /// Files out of scope, if any.
     pub fn out_of_scope(&self) -> &[String] {
-        self.scope.as_ref().map(|s| s.out_of_scope.as_slice()).unwrap_or(&[])
+        self.scope
+            .as_ref()
+            .map(|s| s.out_of_scope.as_slice())
+            .unwrap_or(&[])
     }
 }
 
@@ -538,7 +541,10 @@ impl Event {
     /// Parses one journal line (without its `\n`).
     pub fn parse_line(line: &[u8]) -> Result<Event, EventError> {
         if let Some(column) = limits::too_many_values(line) {
-            let message = format!("more than {} JSON values in one line", limits::MAX_VALUES_PER_LINE);
+            let message = format!(
+                "more than {} JSON values in one line",
+                limits::MAX_VALUES_PER_LINE
+            );
             return Err(EventError::Json { column, message });
         }
         if let Some(ev) = Self::parse_fast(line) {
@@ -565,15 +571,21 @@ impl Event {
         }
         let mut body: EventBody = serde_json::from_slice(line).ok()?;
         body.strip_header_fields();
-        Some(Event { v: h.v, seq: h.seq, at: h.at, body })
+        Some(Event {
+            v: h.v,
+            seq: h.seq,
+            at: h.at,
+            body,
+        })
     }
 
     /// Parses through a JSON object, with an error naming the field at fault.
     fn parse_checked(line: &[u8]) -> Result<Event, EventError> {
-        let mut map: Map<String, Value> = serde_json::from_slice(line).map_err(|e| EventError::Json {
-            column: e.column(),
-            message: strip_position(&e.to_string()),
-        })?;
+        let mut map: Map<String, Value> =
+            serde_json::from_slice(line).map_err(|e| EventError::Json {
+                column: e.column(),
+                message: strip_position(&e.to_string()),
+            })?;
         let v = take_u64(&mut map, "v")?;
         let seq = take_u64(&mut map, "seq")?;
         if seq == 0 {
@@ -590,13 +602,18 @@ impl Event {
             None => return Err(EventError::Header("missing field \"type\"".into())),
         };
         let body = if is_known_type(&type_name) {
-            serde_json::from_value::<EventBody>(Value::Object(map)).map_err(|e| EventError::Payload {
-                type_name: type_name.clone(),
-                message: e.to_string(),
+            serde_json::from_value::<EventBody>(Value::Object(map)).map_err(|e| {
+                EventError::Payload {
+                    type_name: type_name.clone(),
+                    message: e.to_string(),
+                }
             })?
         } else {
             map.shift_remove("type");
-            EventBody::Unknown { type_name, fields: map }
+            EventBody::Unknown {
+                type_name,
+                fields: map,
+            }
         };
         Ok(Event {
             v: u32::try_from(v).map_err(|_| EventError::Header("\"v\" is too large".into()))?,
@@ -679,7 +696,9 @@ fn take_u64(map: &mut Map<String, Value>, key: &str) -> Result<u64, EventError> 
         Some(Value::Number(n)) => n
             .as_u64()
             .ok_or_else(|| EventError::Header(format!("\"{key}\" must be a non-negative integer"))),
-        Some(_) => Err(EventError::Header(format!("\"{key}\" must be a non-negative integer"))),
+        Some(_) => Err(EventError::Header(format!(
+            "\"{key}\" must be a non-negative integer"
+        ))),
         None => Err(EventError::Header(format!("missing field \"{key}\""))),
     }
 }
@@ -739,13 +758,21 @@ mod tests {
 
     #[test]
     fn wrong_types_are_errors_naming_the_field() {
-        let err = Event::parse_line(br#"{"v":1,"seq":"2","at":"t","type":"note","text":"x"}"#).unwrap_err();
+        let err = Event::parse_line(br#"{"v":1,"seq":"2","at":"t","type":"note","text":"x"}"#)
+            .unwrap_err();
         assert_eq!(err.to_string(), "\"seq\" must be a non-negative integer");
         let err = Event::parse_line(br#"{"v":1,"seq":2,"at":"t","type":"gate.started","gate":"floor","iteration":"x","round":1}"#)
             .unwrap_err();
-        assert!(err.to_string().starts_with("gate.started: invalid type: string \"x\""), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("gate.started: invalid type: string \"x\""),
+            "{err}"
+        );
         let err = Event::parse_line(br#"{"v":1,"seq":2,"at":"t""#).unwrap_err();
-        assert!(matches!(err, EventError::Json { column: 23, .. }), "{err:?}");
+        assert!(
+            matches!(err, EventError::Json { column: 23, .. }),
+            "{err:?}"
+        );
     }
 }
 

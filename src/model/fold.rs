@@ -83,7 +83,12 @@ impl State {
                     }
                 }
             }
-            EventBody::TriageRecorded { iteration, file, counts, buckets } => {
+            EventBody::TriageRecorded {
+                iteration,
+                file,
+                counts,
+                buckets,
+            } => {
                 self.iteration_mut(*iteration, ev).triage = Some(TriageRecord {
                     file: file.clone(),
                     counts: *counts,
@@ -170,7 +175,11 @@ impl State {
 
     fn iteration_mut(&mut self, n: u32, ev: &Event) -> &mut Iteration {
         // From the back: events almost always name the latest iteration.
-        let pos = match self.review_iterations.iter().rposition(|i| i.iteration == n) {
+        let pos = match self
+            .review_iterations
+            .iter()
+            .rposition(|i| i.iteration == n)
+        {
             Some(p) => p,
             None => {
                 let at = self

@@ -77,7 +77,13 @@ pub struct Next {
 
 impl Next {
     fn new(action: NextAction, gate: Option<GateName>, why: impl Into<String>) -> Self {
-        Next { action, gate, human: None, why: why.into(), end: None }
+        Next {
+            action,
+            gate,
+            human: None,
+            why: why.into(),
+            end: None,
+        }
     }
 
     /// The same, with the status the run should end with.
@@ -151,9 +157,18 @@ pub fn round_outcome(g: &GateFinished) -> RoundOutcome {
 /// UNMET floor criteria, BLOCKING rows).
 fn dev_gaps_in_round(g: &GateFinished) -> usize {
     match g.gate {
-        GateName::Floor => g.floor_rows().filter(|r| r.state == FloorState::NotMet).count(),
-        GateName::Conformity => g.criterion_rows().filter(|r| r.status == CriterionStatus::NotMet).count(),
-        GateName::Security => g.security_rows().count().max(usize::from(g.verdict.kind == VerdictKind::Block)),
+        GateName::Floor => g
+            .floor_rows()
+            .filter(|r| r.state == FloorState::NotMet)
+            .count(),
+        GateName::Conformity => g
+            .criterion_rows()
+            .filter(|r| r.status == CriterionStatus::NotMet)
+            .count(),
+        GateName::Security => g
+            .security_rows()
+            .count()
+            .max(usize::from(g.verdict.kind == VerdictKind::Block)),
     }
 }
 
@@ -188,7 +203,11 @@ pub fn gates_for_round(before: &State, g: &GateFinished) -> Vec<GateRequest> {
                     kind: HumanGateKind::Structural,
                     gate: Some(g.gate),
                     subject: g.gate.as_str().to_string(),
-                    summary: format!("GATE {} {} failed structurally twice: {why}", g.gate.number(), g.gate),
+                    summary: format!(
+                        "GATE {} {} failed structurally twice: {why}",
+                        g.gate.number(),
+                        g.gate
+                    ),
                     evidence: json!({ "output": output, "structural": why }),
                 });
             }
@@ -216,7 +235,10 @@ pub fn gates_for_round(before: &State, g: &GateFinished) -> Vec<GateRequest> {
     }
     if g.gate == GateName::Conformity {
         let rows: Vec<&CriterionRow> = g.criterion_rows().collect();
-        for r in rows.iter().filter(|r| r.status == CriterionStatus::Abandoned) {
+        for r in rows
+            .iter()
+            .filter(|r| r.status == CriterionStatus::Abandoned)
+        {
             out.push(GateRequest {
                 kind: HumanGateKind::Abandoned,
                 gate: Some(g.gate),
@@ -236,7 +258,10 @@ pub fn gates_for_round(before: &State, g: &GateFinished) -> Vec<GateRequest> {
         }
         let not_met = rows.iter().any(|r| r.status == CriterionStatus::NotMet);
         if !not_met {
-            for r in rows.iter().filter(|r| r.status == CriterionStatus::Unverifiable) {
+            for r in rows
+                .iter()
+                .filter(|r| r.status == CriterionStatus::Unverifiable)
+            {
                 out.push(GateRequest {
                     kind: HumanGateKind::Unverifiable,
                     gate: Some(g.gate),
@@ -267,8 +292,17 @@ pub fn gates_for_findings(findings: &[Finding]) -> Vec<GateRequest> {
 
 /// Turns requests into `human.requested` payloads with stable ids
 /// `hg-<iter>-<gate>-<n>` (`findings` or `manual` when no gate asked).
-pub fn assign_ids(state: &State, iteration: u32, reqs: Vec<GateRequest>, scope: &str) -> Vec<HumanRequest> {
-    let mut taken: Vec<String> = state.human_gates.iter().map(|g| g.request.id.clone()).collect();
+pub fn assign_ids(
+    state: &State,
+    iteration: u32,
+    reqs: Vec<GateRequest>,
+    scope: &str,
+) -> Vec<HumanRequest> {
+    let mut taken: Vec<String> = state
+        .human_gates
+        .iter()
+        .map(|g| g.request.id.clone())
+        .collect();
     reqs.into_iter()
         .map(|r| {
             let prefix = format!("hg-{iteration}-{}", r.gate.map_or(scope, |g| g.as_str()));
@@ -309,32 +343,54 @@ pub fn next(s: &State) -> Next {
     }
     if let Some((id, d)) = s.human_gates.iter().find_map(|g| {
         let d = g.decision.as_ref()?;
-        matches!(d.decision.decision, Decision::TakeOver | Decision::Abort | Decision::Reject)
-            .then_some((&g.request.id, d.decision.decision))
+        matches!(
+            d.decision.decision,
+            Decision::TakeOver | Decision::Abort | Decision::Reject
+        )
+        .then_some((&g.request.id, d.decision.decision))
     }) {
         let end = match d {
             Decision::Reject => EndStatus::NotConformant,
             Decision::Abort => EndStatus::Aborted,
             _ => EndStatus::Stopped,
         };
-        return Next::new(NextAction::Stop, None, format!("{id} decided {d}: record the end of the run")).ending(end);
+        return Next::new(
+            NextAction::Stop,
+            None,
+            format!("{id} decided {d}: record the end of the run"),
+        )
+        .ending(end);
     }
     if s.run.is_none() && s.seq == 0 {
         return Next::new(NextAction::NextGate, Some(GateName::Floor), "no run yet");
     }
-    let last = s.review_iterations.iter().rev().find_map(|i| i.gates.last());
+    let last = s
+        .review_iterations
+        .iter()
+        .rev()
+        .find_map(|i| i.gates.last());
     let Some(g) = last else {
-        return Next::new(NextAction::NextGate, Some(GateName::Floor), "GATE 0 has not run yet");
+        return Next::new(
+            NextAction::NextGate,
+            Some(GateName::Floor),
+            "GATE 0 has not run yet",
+        );
     };
     if s.marks.last_dev_seq > s.marks.last_gate_seq {
-        return Next::new(NextAction::NextGate, Some(GateName::Floor), "new developer work: re-run from GATE 0");
+        return Next::new(
+            NextAction::NextGate,
+            Some(GateName::Floor),
+            "new developer work: re-run from GATE 0",
+        );
     }
     let decided = |kind: HumanGateKind, want: Decision| {
         s.human_gates.iter().any(|h| {
             h.request.kind == kind
                 && h.request.gate == Some(g.gate)
                 && h.request.iteration == g.iteration
-                && h.decision.as_ref().is_some_and(|d| d.decision.decision == want)
+                && h.decision
+                    .as_ref()
+                    .is_some_and(|d| d.decision.decision == want)
         })
     };
     match round_outcome(g) {
@@ -342,11 +398,18 @@ pub fn next(s: &State) -> Next {
             return Next::new(
                 NextAction::Retry,
                 Some(g.gate),
-                format!("GATE {} output was not usable: run it again", g.gate.number()),
+                format!(
+                    "GATE {} output was not usable: run it again",
+                    g.gate.number()
+                ),
             );
         }
         RoundOutcome::Contract => {
-            return Next::new(NextAction::Retry, Some(g.gate), "the contract is malformed: fix it, then re-run GATE 0");
+            return Next::new(
+                NextAction::Retry,
+                Some(g.gate),
+                "the contract is malformed: fix it, then re-run GATE 0",
+            );
         }
         RoundOutcome::Failed | RoundOutcome::Passed => {}
     }
@@ -359,17 +422,36 @@ pub fn next(s: &State) -> Next {
         return Next::new(
             NextAction::Dev,
             None,
-            format!("GATE {} {}: {gaps} gap(s) back to the developer", g.gate.number(), g.verdict),
+            format!(
+                "GATE {} {}: {gaps} gap(s) back to the developer",
+                g.gate.number(),
+                g.verdict
+            ),
         );
     }
     match g.gate.next() {
-        Some(n) => Next::new(NextAction::NextGate, Some(n), format!("GATE {} passed: run GATE {}", g.gate.number(), n.number())),
+        Some(n) => Next::new(
+            NextAction::NextGate,
+            Some(n),
+            format!("GATE {} passed: run GATE {}", g.gate.number(), n.number()),
+        ),
         None => {
             let partial = s.human_gates.iter().any(|h| {
-                h.decision.as_ref().is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
+                h.decision
+                    .as_ref()
+                    .is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
             });
-            let end = if partial { EndStatus::Partial } else { EndStatus::Complete };
-            Next::new(NextAction::Done, None, "every gate passed: record the end of the run").ending(end)
+            let end = if partial {
+                EndStatus::Partial
+            } else {
+                EndStatus::Complete
+            };
+            Next::new(
+                NextAction::Done,
+                None,
+                "every gate passed: record the end of the run",
+            )
+            .ending(end)
         }
     }
 }

@@ -297,7 +297,10 @@ impl State {
 
     /// An iteration by number.
     pub fn iteration(&self, n: u32) -> Option<&Iteration> {
-        self.review_iterations.iter().find(|i| i.iteration == n).map(AsRef::as_ref)
+        self.review_iterations
+            .iter()
+            .find(|i| i.iteration == n)
+            .map(AsRef::as_ref)
     }
 
     /// The number of the latest iteration (0 before any).

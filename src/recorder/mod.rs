@@ -37,7 +37,10 @@ pub struct Recorder {
 impl Recorder {
     /// A recorder on a pipeline.
     pub fn new(pipeline: Pipeline) -> Self {
-        Recorder { pipeline, opts: AppendOptions::default() }
+        Recorder {
+            pipeline,
+            opts: AppendOptions::default(),
+        }
     }
 
     /// The pipeline written to.
@@ -57,7 +60,10 @@ impl Recorder {
             }
             Ok(vec![
                 EventBody::RunStarted { run },
-                EventBody::IterationStarted { iteration: 1, trigger: "initial".into() },
+                EventBody::IterationStarted {
+                    iteration: 1,
+                    trigger: "initial".into(),
+                },
             ])
         })
     }
@@ -69,14 +75,24 @@ impl Recorder {
         append_with(&self.pipeline, &self.opts, |s| {
             check_order(s, gate, force)?;
             let (mut bodies, iteration) = opening(s, gate);
-            bodies.push(EventBody::GateStarted { gate, iteration, round: s.next_round(gate) });
+            bodies.push(EventBody::GateStarted {
+                gate,
+                iteration,
+                round: s.next_round(gate),
+            });
             Ok(bodies)
         })
     }
 
     /// Records one gate round from its parsed output; saves the verbatim
     /// output under `gates/`, opens the human gates the rules call for.
-    pub fn round(&self, gate: GateName, result: RoundResult, raw_output: &[u8], force: bool) -> Result<Appended, JournalError> {
+    pub fn round(
+        &self,
+        gate: GateName,
+        result: RoundResult,
+        raw_output: &[u8],
+        force: bool,
+    ) -> Result<Appended, JournalError> {
         let gates_dir = self.pipeline.gates_dir();
         append_with(&self.pipeline, &self.opts, |s| {
             let started = s.current_gate.as_ref().filter(|c| c.gate == gate).cloned();
@@ -86,7 +102,11 @@ impl Recorder {
                     check_order(s, gate, force)?;
                     let (mut bodies, iteration) = opening(s, gate);
                     let round = s.next_round(gate);
-                    bodies.push(EventBody::GateStarted { gate, iteration, round });
+                    bodies.push(EventBody::GateStarted {
+                        gate,
+                        iteration,
+                        round,
+                    });
                     (bodies, iteration, round)
                 }
             };
@@ -98,39 +118,74 @@ impl Recorder {
             let mut requests = rules::gates_for_round(s, &finished);
             enrich_evidence(&mut requests, s, self.pipeline.worktree(), raw_output);
             bodies.push(EventBody::GateFinished(finished));
-            bodies.extend(rules::assign_ids(s, iteration, requests, "manual").into_iter().map(EventBody::HumanRequested));
+            bodies.extend(
+                rules::assign_ids(s, iteration, requests, "manual")
+                    .into_iter()
+                    .map(EventBody::HumanRequested),
+            );
             Ok(bodies)
         })
     }
 
     /// Records the finding verifier's verdicts; opens an `unverifiable`
     /// human gate for each UNVERIFIABLE finding.
-    pub fn findings(&self, iteration: Option<u32>, findings: Vec<Finding>) -> Result<Appended, JournalError> {
+    pub fn findings(
+        &self,
+        iteration: Option<u32>,
+        findings: Vec<Finding>,
+    ) -> Result<Appended, JournalError> {
         append_with(&self.pipeline, &self.opts, |s| {
             let iteration = iteration.unwrap_or_else(|| s.iteration_number().max(1));
             let known: Vec<&str> = s
                 .iteration(iteration)
                 .map(|i| i.findings.iter().map(|f| f.id.as_str()).collect())
                 .unwrap_or_default();
-            let fresh: Vec<Finding> = findings.iter().filter(|f| !known.contains(&f.id.as_str())).cloned().collect();
+            let fresh: Vec<Finding> = findings
+                .iter()
+                .filter(|f| !known.contains(&f.id.as_str()))
+                .cloned()
+                .collect();
             let requests = rules::gates_for_findings(&fresh);
-            let mut bodies = vec![EventBody::FindingsVerified { iteration, findings }];
-            bodies.extend(rules::assign_ids(s, iteration, requests, "findings").into_iter().map(EventBody::HumanRequested));
+            let mut bodies = vec![EventBody::FindingsVerified {
+                iteration,
+                findings,
+            }];
+            bodies.extend(
+                rules::assign_ids(s, iteration, requests, "findings")
+                    .into_iter()
+                    .map(EventBody::HumanRequested),
+            );
             Ok(bodies)
         })
     }
 
     /// Records a triage file already copied into the pipeline.
-    pub fn triage(&self, iteration: u32, file: String, counts: TriageCounts, buckets: TriageBuckets) -> Result<Appended, JournalError> {
+    pub fn triage(
+        &self,
+        iteration: u32,
+        file: String,
+        counts: TriageCounts,
+        buckets: TriageBuckets,
+    ) -> Result<Appended, JournalError> {
         append_with(&self.pipeline, &self.opts, |_| {
-            Ok(vec![EventBody::TriageRecorded { iteration, file, counts, buckets: Some(buckets) }])
+            Ok(vec![EventBody::TriageRecorded {
+                iteration,
+                file,
+                counts,
+                buckets: Some(buckets),
+            }])
         })
     }
 
     /// Records verify-by-test results and, optionally, the summary.
-    pub fn verify(&self, results: Vec<VerifyResult>, summary: Option<VerifySummary>) -> Result<Appended, JournalError> {
+    pub fn verify(
+        &self,
+        results: Vec<VerifyResult>,
+        summary: Option<VerifySummary>,
+    ) -> Result<Appended, JournalError> {
         append_with(&self.pipeline, &self.opts, |_| {
-            let mut bodies: Vec<EventBody> = results.into_iter().map(EventBody::VerifyResult).collect();
+            let mut bodies: Vec<EventBody> =
+                results.into_iter().map(EventBody::VerifyResult).collect();
             bodies.extend(summary.map(EventBody::VerifySummary));
             Ok(bodies)
         })
@@ -153,7 +208,10 @@ impl Recorder {
             let iteration = s.iteration_number().max(1);
             Ok(vec![
                 EventBody::DevDispatched { iteration, inputs },
-                EventBody::IterationStarted { iteration: iteration + 1, trigger: reloop_trigger(s) },
+                EventBody::IterationStarted {
+                    iteration: iteration + 1,
+                    trigger: reloop_trigger(s),
+                },
             ])
         })
     }
@@ -162,7 +220,10 @@ impl Recorder {
     pub fn ask(&self, req: GateRequest) -> Result<(String, Appended), JournalError> {
         let appended = append_with(&self.pipeline, &self.opts, |s| {
             let iteration = s.iteration_number().max(1);
-            Ok(rules::assign_ids(s, iteration, vec![req], "manual").into_iter().map(EventBody::HumanRequested).collect())
+            Ok(rules::assign_ids(s, iteration, vec![req], "manual")
+                .into_iter()
+                .map(EventBody::HumanRequested)
+                .collect())
         })?;
         let id = match appended.events.first().map(|e| &e.body) {
             Some(EventBody::HumanRequested(r)) => r.id.clone(),
@@ -182,11 +243,17 @@ impl Recorder {
         let worktree = self.pipeline.worktree().to_path_buf();
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;
-            let is_approval = s.human_gate(&decision.id).is_some_and(|g| g.request.kind == HumanGateKind::OutOfScope)
+            let is_approval = s
+                .human_gate(&decision.id)
+                .is_some_and(|g| g.request.kind == HumanGateKind::OutOfScope)
                 && decision.decision == Decision::Approve;
             if is_approval && let Some(run) = s.run.as_ref().filter(|r| !r.contract.is_empty()) {
-                let subject = s.human_gate(&decision.id).map(|g| g.request.subject.clone()).unwrap_or_default();
-                let path = contract_path(&worktree, &run.contract).map_err(JournalError::Refused)?;
+                let subject = s
+                    .human_gate(&decision.id)
+                    .map(|g| g.request.subject.clone())
+                    .unwrap_or_default();
+                let path =
+                    contract_path(&worktree, &run.contract).map_err(JournalError::Refused)?;
                 let edit = crate::contract::gate_path_in_file(
                     &path,
                     &subject,
@@ -194,15 +261,25 @@ impl Recorder {
                     Some(&decision.reason),
                     None,
                 )
-                .map_err(|e| JournalError::Refused(format!("the approval was not recorded: {e}")))?;
-                decision.contract_edit = Some(ContractEdit { path: run.contract.clone(), before: edit.before, after: edit.after });
+                .map_err(|e| {
+                    JournalError::Refused(format!("the approval was not recorded: {e}"))
+                })?;
+                decision.contract_edit = Some(ContractEdit {
+                    path: run.contract.clone(),
+                    before: edit.before,
+                    after: edit.after,
+                });
             }
             Ok(vec![EventBody::HumanDecided(decision)])
         })
     }
 
     /// Ends the run.
-    pub fn run_end(&self, status: EndStatus, report: Option<String>) -> Result<Appended, JournalError> {
+    pub fn run_end(
+        &self,
+        status: EndStatus,
+        report: Option<String>,
+    ) -> Result<Appended, JournalError> {
         append_with(&self.pipeline, &self.opts, |s| {
             if s.ended.is_some() {
                 return Err(JournalError::Refused("the run has already ended".into()));
@@ -218,7 +295,9 @@ impl Recorder {
 
     /// Appends a free-text note.
     pub fn note(&self, text: String) -> Result<Appended, JournalError> {
-        append_with(&self.pipeline, &self.opts, |_| Ok(vec![EventBody::Note { text }]))
+        append_with(&self.pipeline, &self.opts, |_| {
+            Ok(vec![EventBody::Note { text }])
+        })
     }
 }
 
@@ -229,43 +308,75 @@ impl Recorder {
 pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathBuf, String> {
     let p = std::path::Path::new(recorded);
     let rel = if p.is_absolute() {
-        p.strip_prefix(worktree)
-            .map_err(|_| format!("contract path refused: {recorded} is outside the worktree {}", worktree.display()))?
+        p.strip_prefix(worktree).map_err(|_| {
+            format!(
+                "contract path refused: {recorded} is outside the worktree {}",
+                worktree.display()
+            )
+        })?
     } else {
         p
     };
-    if rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
-        return Err(format!("contract path refused: {recorded} leaves the worktree"));
+    if rel
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(format!(
+            "contract path refused: {recorded} leaves the worktree"
+        ));
     }
     let joined = worktree.join(rel);
     // A symlink is followed when the contract is edited: its target must be inside too.
-    if let (Ok(target), Ok(root)) = (std::fs::canonicalize(&joined), std::fs::canonicalize(worktree))
-        && !target.starts_with(&root)
+    if let (Ok(target), Ok(root)) = (
+        std::fs::canonicalize(&joined),
+        std::fs::canonicalize(worktree),
+    ) && !target.starts_with(&root)
     {
-        return Err(format!("contract path refused: {recorded} resolves outside the worktree"));
+        return Err(format!(
+            "contract path refused: {recorded} resolves outside the worktree"
+        ));
     }
     Ok(joined)
 }
 
 /// Reads a triage file (schema 3.2.0); the error names the input, line and column.
 pub fn read_triage(name: &str, bytes: &[u8]) -> Result<crate::model::triage::Triage, String> {
-    serde_json::from_slice(bytes).map_err(|e| format!("{name}:{}:{}: not a 3.2.0 triage file: {e}", e.line(), e.column()))
+    serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "{name}:{}:{}: not a 3.2.0 triage file: {e}",
+            e.line(),
+            e.column()
+        )
+    })
 }
 
 /// Bucket sizes and ids of a triage file.
 pub fn triage_buckets(t: &crate::model::triage::Triage) -> (TriageCounts, TriageBuckets) {
-    let ids = |v: &[crate::model::triage::TriageFinding]| v.iter().map(|f| f.id.clone()).collect::<Vec<_>>();
+    let ids = |v: &[crate::model::triage::TriageFinding]| {
+        v.iter().map(|f| f.id.clone()).collect::<Vec<_>>()
+    };
     let n = |v: &[crate::model::triage::TriageFinding]| u32::try_from(v.len()).unwrap_or(u32::MAX);
     (
-        TriageCounts { accepted: n(&t.accepted), deferred: n(&t.deferred), rejected: n(&t.rejected) },
-        TriageBuckets { accepted: ids(&t.accepted), deferred: ids(&t.deferred), rejected: ids(&t.rejected) },
+        TriageCounts {
+            accepted: n(&t.accepted),
+            deferred: n(&t.deferred),
+            rejected: n(&t.rejected),
+        },
+        TriageBuckets {
+            accepted: ids(&t.accepted),
+            deferred: ids(&t.deferred),
+            rejected: ids(&t.rejected),
+        },
     )
 }
 
 /// Why a decision may not be recorded, if it may not.
 pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), JournalError> {
     let Some(gate) = s.human_gate(&d.id) else {
-        return Err(JournalError::Refused(format!("no human gate {} in this pipeline", d.id)));
+        return Err(JournalError::Refused(format!(
+            "no human gate {} in this pipeline",
+            d.id
+        )));
     };
     if let Some(prev) = &gate.decision {
         return Err(JournalError::Refused(format!(
@@ -284,16 +395,20 @@ pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), JournalError> 
         )));
     }
     if d.reason.trim().is_empty() {
-        return Err(JournalError::Refused("a decision needs a non-empty reason".into()));
+        return Err(JournalError::Refused(
+            "a decision needs a non-empty reason".into(),
+        ));
     }
     Ok(())
 }
 
 /// True when a person accepted an abandonment as a partial delivery.
 pub fn accepted_partial(s: &State) -> bool {
-    s.human_gates
-        .iter()
-        .any(|g| g.decision.as_ref().is_some_and(|d| d.decision.decision == Decision::AcceptPartial))
+    s.human_gates.iter().any(|g| {
+        g.decision
+            .as_ref()
+            .is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
+    })
 }
 
 fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalError> {
@@ -301,25 +416,38 @@ fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalErro
         return Ok(());
     }
     if s.status == RunStatus::Ended {
-        return Err(JournalError::Refused("the run has ended: start a new one with `loopwatch record run-start`".into()));
+        return Err(JournalError::Refused(
+            "the run has ended: start a new one with `loopwatch record run-start`".into(),
+        ));
     }
     let n = &s.next;
     let ok = match n.action {
         NextAction::Human => false,
         NextAction::Stop | NextAction::Done => false,
         NextAction::Dev => gate == GateName::Floor,
-        NextAction::NextGate | NextAction::Retry => n.gate.is_none_or(|g| g == gate) || gate == GateName::Floor,
+        NextAction::NextGate | NextAction::Retry => {
+            n.gate.is_none_or(|g| g == gate) || gate == GateName::Floor
+        }
     };
     if ok {
         return Ok(());
     }
     let expected = match n.action {
-        NextAction::Human => format!("await {} first", n.human.as_deref().unwrap_or("the open human gate")),
+        NextAction::Human => format!(
+            "await {} first",
+            n.human.as_deref().unwrap_or("the open human gate")
+        ),
         NextAction::Stop => "the run was stopped by a person: record its end".to_string(),
         NextAction::Done => "every gate passed: record the end of the run".to_string(),
-        NextAction::Dev => "the developer must work first; every re-loop starts at GATE 0".to_string(),
+        NextAction::Dev => {
+            "the developer must work first; every re-loop starts at GATE 0".to_string()
+        }
         NextAction::NextGate | NextAction::Retry => {
-            format!("the loop expects GATE {} {} next", n.gate.map_or(0, GateName::number), n.gate.map_or("floor", GateName::as_str))
+            format!(
+                "the loop expects GATE {} {} next",
+                n.gate.map_or(0, GateName::number),
+                n.gate.map_or("floor", GateName::as_str)
+            )
         }
     };
     Err(JournalError::Refused(format!(
@@ -332,18 +460,30 @@ fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalErro
 /// opens so the evidence is recorded with it: the `git diff --stat` of an
 /// out-of-scope file against the run's diff base, and the head of a
 /// structurally broken output.
-fn enrich_evidence(requests: &mut [GateRequest], s: &State, worktree: &std::path::Path, raw_output: &[u8]) {
+fn enrich_evidence(
+    requests: &mut [GateRequest],
+    s: &State,
+    worktree: &std::path::Path,
+    raw_output: &[u8],
+) {
     for r in requests.iter_mut() {
-        let Some(ev) = r.evidence.as_object_mut() else { continue };
+        let Some(ev) = r.evidence.as_object_mut() else {
+            continue;
+        };
         match r.kind {
             HumanGateKind::OutOfScope => {
-                let base = s.run.as_ref().map(|run| run.diff.split("..").next().unwrap_or("").to_string()).unwrap_or_default();
+                let base = s
+                    .run
+                    .as_ref()
+                    .map(|run| run.diff.split("..").next().unwrap_or("").to_string())
+                    .unwrap_or_default();
                 if let Some(stat) = git_diff_stat(worktree, &base, &r.subject) {
                     ev.insert("diffStat".into(), Value::from(stat));
                 }
             }
             HumanGateKind::Structural => {
-                let text = String::from_utf8_lossy(&raw_output[..raw_output.len().min(4096)]).into_owned();
+                let text =
+                    String::from_utf8_lossy(&raw_output[..raw_output.len().min(4096)]).into_owned();
                 let head: Vec<&str> = text.lines().take(40).collect();
                 ev.insert("excerpt".into(), Value::from(head.join("\n")));
             }
@@ -355,7 +495,11 @@ fn enrich_evidence(requests: &mut [GateRequest], s: &State, worktree: &std::path
 /// `git diff --stat <base> -- <path>` in the worktree (HEAD when there is no
 /// base); `None` when git is missing or says nothing.
 fn git_diff_stat(worktree: &std::path::Path, base: &str, path: &str) -> Option<String> {
-    let base = if base.trim().is_empty() { "HEAD" } else { base.trim() };
+    let base = if base.trim().is_empty() {
+        "HEAD"
+    } else {
+        base.trim()
+    };
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(worktree)
@@ -373,16 +517,33 @@ fn git_diff_stat(worktree: &std::path::Path, base: &str, path: &str) -> Option<S
 fn opening(s: &State, gate: GateName) -> (Vec<EventBody>, u32) {
     if gate == GateName::Floor && s.next.action == NextAction::Dev {
         let iteration = s.iteration_number() + 1;
-        return (vec![EventBody::IterationStarted { iteration, trigger: reloop_trigger(s) }], iteration);
+        return (
+            vec![EventBody::IterationStarted {
+                iteration,
+                trigger: reloop_trigger(s),
+            }],
+            iteration,
+        );
     }
     if s.review_iterations.is_empty() {
-        return (vec![EventBody::IterationStarted { iteration: 1, trigger: "initial".into() }], 1);
+        return (
+            vec![EventBody::IterationStarted {
+                iteration: 1,
+                trigger: "initial".into(),
+            }],
+            1,
+        );
     }
     (Vec::new(), s.iteration_number())
 }
 
 fn reloop_trigger(s: &State) -> String {
-    let Some(last) = s.review_iterations.iter().rev().find_map(|i| i.gates.last()) else {
+    let Some(last) = s
+        .review_iterations
+        .iter()
+        .rev()
+        .find_map(|i| i.gates.last())
+    else {
         return "review".into();
     };
     if rules::round_outcome(last) != rules::RoundOutcome::Failed {
@@ -397,7 +558,13 @@ fn reloop_trigger(s: &State) -> String {
     .into()
 }
 
-fn save_output(dir: &std::path::Path, iteration: u32, gate: GateName, round: u32, raw: &[u8]) -> Result<String, JournalError> {
+fn save_output(
+    dir: &std::path::Path,
+    iteration: u32,
+    gate: GateName,
+    round: u32,
+    raw: &[u8],
+) -> Result<String, JournalError> {
     std::fs::create_dir_all(dir).map_err(|e| JournalError::io("create", dir, e))?;
     let base = format!("{iteration}-{gate}-{round}");
     let mut name = format!("{base}.out");

@@ -25,20 +25,43 @@ table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3
         b.push_str(&format!("<p>{}</p>\n", esc(n)));
     }
     if !r.open_gates.is_empty() {
-        b.push_str(&format!("<p>Waiting on a person: {}</p>\n", esc(&r.open_gates.join(", "))));
+        b.push_str(&format!(
+            "<p>Waiting on a person: {}</p>\n",
+            esc(&r.open_gates.join(", "))
+        ));
     }
     b.push_str("<h2>Iterations</h2>\n");
     for it in &r.iterations {
-        b.push_str(&format!("<h3>Iteration {} ({})</h3>\n<ul>\n", it.iteration, esc(&it.trigger)));
+        b.push_str(&format!(
+            "<h3>Iteration {} ({})</h3>\n<ul>\n",
+            it.iteration,
+            esc(&it.trigger)
+        ));
         for g in &it.gates {
             b.push_str(&format!("<li>{}</li>\n", esc(g)));
         }
         b.push_str("</ul>\n");
     }
     b.push_str("<h2>Abandonments</h2>\n");
-    list(&mut b, r.abandonments.iter().map(|a| format!("criterion {}: {} — decision: {}", a.criterion, a.reason, a.decision)));
+    list(
+        &mut b,
+        r.abandonments.iter().map(|a| {
+            format!(
+                "criterion {}: {} — decision: {}",
+                a.criterion, a.reason, a.decision
+            )
+        }),
+    );
     b.push_str("<h2>Deferred findings (for a human eye)</h2>\n");
-    list(&mut b, r.deferred.iter().map(|f| format!("{} (iteration {}): {} — {}", f.id, f.iteration, f.title, f.reason)));
+    list(
+        &mut b,
+        r.deferred.iter().map(|f| {
+            format!(
+                "{} (iteration {}): {} — {}",
+                f.id, f.iteration, f.title, f.reason
+            )
+        }),
+    );
     b.push_str("<h2>Human decisions</h2>\n");
     if r.decisions.is_empty() {
         b.push_str("<p>none</p>\n");
@@ -60,7 +83,12 @@ table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3
         b.push_str("</table>\n");
     }
     b.push_str("<h2>Red tests kept</h2>\n");
-    list(&mut b, r.red_tests.iter().map(|t| format!("{} ({}) proves {}", t.test_ref, t.file, t.issue)));
+    list(
+        &mut b,
+        r.red_tests
+            .iter()
+            .map(|t| format!("{} ({}) proves {}", t.test_ref, t.file, t.issue)),
+    );
     b.push_str("</body></html>\n");
     b
 }

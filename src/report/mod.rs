@@ -112,7 +112,10 @@ impl Report {
         let (final_status, status_note) = match recorded {
             Some(EndStatus::Complete) if accepted_partial => (
                 "partial".to_string(),
-                Some("recorded as complete, but an abandonment was accepted: reported as partial".to_string()),
+                Some(
+                    "recorded as complete, but an abandonment was accepted: reported as partial"
+                        .to_string(),
+                ),
             ),
             Some(st) => (st.as_str().to_string(), None),
             None => ("in-progress".to_string(), None),
@@ -127,11 +130,18 @@ impl Report {
             })
             .collect();
         let mut abandonments = Vec::new();
-        for g in s.human_gates.iter().filter(|g| g.request.kind == HumanGateKind::Abandoned) {
+        for g in s
+            .human_gates
+            .iter()
+            .filter(|g| g.request.kind == HumanGateKind::Abandoned)
+        {
             abandonments.push(Abandonment {
                 criterion: g.request.subject.clone(),
                 reason: g.request.summary.clone(),
-                decision: g.decision.as_ref().map_or("open".into(), |d| d.decision.decision.as_str().into()),
+                decision: g
+                    .decision
+                    .as_ref()
+                    .map_or("open".into(), |d| d.decision.decision.as_str().into()),
             });
         }
         let decisions = s
@@ -161,7 +171,9 @@ impl Report {
                 }
             }
         }
-        let deferred = pipeline_dir.map(|d| deferred_findings(s, d)).unwrap_or_default();
+        let deferred = pipeline_dir
+            .map(|d| deferred_findings(s, d))
+            .unwrap_or_default();
         Report {
             run: run.id,
             flow: run.flow,
@@ -189,7 +201,11 @@ impl Report {
             let _ = writeln!(o, "- note: {}", md(n));
         }
         if !self.open_gates.is_empty() {
-            let _ = writeln!(o, "- waiting on a person: {}", md(&self.open_gates.join(", ")));
+            let _ = writeln!(
+                o,
+                "- waiting on a person: {}",
+                md(&self.open_gates.join(", "))
+            );
         }
         let _ = writeln!(o, "\n## Iterations\n");
         if self.iterations.is_empty() {
@@ -207,7 +223,13 @@ impl Report {
             let _ = writeln!(o, "none\n");
         }
         for a in &self.abandonments {
-            let _ = writeln!(o, "- criterion {}: {} — decision: {}", md(&a.criterion), md(&a.reason), a.decision);
+            let _ = writeln!(
+                o,
+                "- criterion {}: {} — decision: {}",
+                md(&a.criterion),
+                md(&a.reason),
+                a.decision
+            );
         }
         if !self.abandonments.is_empty() {
             let _ = writeln!(o);
@@ -217,7 +239,14 @@ impl Report {
             let _ = writeln!(o, "none\n");
         }
         for f in &self.deferred {
-            let _ = writeln!(o, "- {} (iteration {}): {} — {}", md(&f.id), f.iteration, md(&f.title), md(&f.reason));
+            let _ = writeln!(
+                o,
+                "- {} (iteration {}): {} — {}",
+                md(&f.id),
+                f.iteration,
+                md(&f.title),
+                md(&f.reason)
+            );
         }
         if !self.deferred.is_empty() {
             let _ = writeln!(o);
@@ -248,7 +277,13 @@ impl Report {
             let _ = writeln!(o, "none");
         }
         for t in &self.red_tests {
-            let _ = writeln!(o, "- {} ({}) proves {}", md(&t.test_ref), md(&t.file), md(&t.issue));
+            let _ = writeln!(
+                o,
+                "- {} ({}) proves {}",
+                md(&t.test_ref),
+                md(&t.file),
+                md(&t.issue)
+            );
         }
         o
     }
@@ -270,7 +305,13 @@ pub fn markdown(s: &State, pipeline_dir: Option<&Path>) -> String {
 }
 
 fn gate_line(g: &GateFinished) -> String {
-    let mut s = format!("GATE {} {} round {}: {}", g.gate.number(), g.gate, g.round, g.verdict);
+    let mut s = format!(
+        "GATE {} {} round {}: {}",
+        g.gate.number(),
+        g.gate,
+        g.round,
+        g.verdict
+    );
     if g.degraded {
         s.push_str(" (degraded)");
     }
@@ -284,18 +325,30 @@ fn deferred_findings(s: &State, dir: &Path) -> Vec<DeferredFinding> {
     let mut out = Vec::new();
     for it in &s.review_iterations {
         let Some(t) = &it.triage else { continue };
-        let Ok(path) = crate::journal::Pipeline::at(dir).resolve_recorded(&t.file) else { continue };
-        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        let Ok(path) = crate::journal::Pipeline::at(dir).resolve_recorded(&t.file) else {
+            continue;
+        };
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
         if !meta.is_file() || meta.len() > 16 * 1024 * 1024 {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&path) else { continue };
-        let Ok(file) = crate::recorder::read_triage(&t.file, &bytes) else { continue };
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let Ok(file) = crate::recorder::read_triage(&t.file, &bytes) else {
+            continue;
+        };
         for f in &file.deferred {
             out.push(DeferredFinding {
                 iteration: it.iteration,
                 id: f.id.clone(),
-                title: if f.title.is_empty() { f.claim.clone() } else { f.title.clone() },
+                title: if f.title.is_empty() {
+                    f.claim.clone()
+                } else {
+                    f.title.clone()
+                },
                 reason: f.reason.clone().unwrap_or_default(),
             });
         }

@@ -29,7 +29,6 @@ pub(crate) enum Ui {
     LogLoaded(PathBuf, Result<Vec<u8>, String>),
 }
 
-
 /// What the loop keeps beside the app: the pipelines and the replay position.
 pub(crate) struct Controller {
     pipelines: Vec<Pipeline>,
@@ -41,7 +40,12 @@ pub(crate) struct Controller {
 impl Controller {
     /// A controller on these pipelines, live (not replaying).
     pub(crate) fn new(pipelines: Vec<Pipeline>) -> Self {
-        Controller { pipelines, replay: None, history: None, observed: None }
+        Controller {
+            pipelines,
+            replay: None,
+            history: None,
+            observed: None,
+        }
     }
 
     /// The first pipeline (the one replay works on).
@@ -49,15 +53,25 @@ impl Controller {
         &self.pipelines[0]
     }
 
-    pub(crate) fn apply_updates(&mut self, app: &mut App, live: &Live<Ui>, updates: Vec<(usize, FeedUpdate)>, first: bool) {
+    pub(crate) fn apply_updates(
+        &mut self,
+        app: &mut App,
+        live: &Live<Ui>,
+        updates: Vec<(usize, FeedUpdate)>,
+        first: bool,
+    ) {
         for (i, up) in updates {
             let feed = &live.feeds()[i];
             if i == 0 {
                 app.set_looking_in((!feed.exists()).then(|| feed.pipeline().dir().to_path_buf()));
                 let note = match (live.is_polling(0), feed.is_foreign()) {
-                    (true, true) => Some("polling · state.json written by another program".to_string()),
+                    (true, true) => {
+                        Some("polling · state.json written by another program".to_string())
+                    }
                     (true, false) => Some("polling (filesystem events unavailable)".to_string()),
-                    (false, true) => Some("state.json written by another program (no journal)".to_string()),
+                    (false, true) => {
+                        Some("state.json written by another program (no journal)".to_string())
+                    }
                     (false, false) => None,
                 };
                 app.set_source_note(note);
@@ -66,10 +80,18 @@ impl Controller {
                 continue;
             }
             let events = feed.events();
-            let new = if up.reset { events } else { &events[events.len().saturating_sub(up.new_events)..] };
+            let new = if up.reset {
+                events
+            } else {
+                &events[events.len().saturating_sub(up.new_events)..]
+            };
             if i == 0 && feed.is_foreign() && up.new_events > 0 {
                 // The TUI keeps each version it sees, so a foreign pipeline can be replayed.
-                let log = self.observed.get_or_insert_with(|| ObservedLog::for_pipeline(feed.pipeline().dir()).unwrap_or_else(|| ObservedLog::at(&std::env::temp_dir(), feed.pipeline().dir())));
+                let log = self.observed.get_or_insert_with(|| {
+                    ObservedLog::for_pipeline(feed.pipeline().dir()).unwrap_or_else(|| {
+                        ObservedLog::at(&std::env::temp_dir(), feed.pipeline().dir())
+                    })
+                });
                 if let Err(e) = log.record(feed.state()) {
                     tracing::warn!(error = %e, "cannot keep the observed state.json version");
                 }
@@ -168,12 +190,20 @@ impl Controller {
     /// The observed versions of a foreign state.json, oldest first.
     pub(crate) fn observed_states(&mut self, live: &Live<Ui>) -> anyhow::Result<Past> {
         let feed = &live.feeds()[0];
-        let log = self
-            .observed
-            .get_or_insert_with(|| ObservedLog::for_pipeline(feed.pipeline().dir()).unwrap_or_else(|| ObservedLog::at(&std::env::temp_dir(), feed.pipeline().dir())));
+        let log = self.observed.get_or_insert_with(|| {
+            ObservedLog::for_pipeline(feed.pipeline().dir())
+                .unwrap_or_else(|| ObservedLog::at(&std::env::temp_dir(), feed.pipeline().dir()))
+        });
         let _ = log.record(feed.state());
-        let v: Vec<(String, State)> = log.versions().into_iter().map(|o| (o.observed_at, o.state)).collect();
-        anyhow::ensure!(!v.is_empty(), "nothing to replay: no journal, and no state.json version was observed");
+        let v: Vec<(String, State)> = log
+            .versions()
+            .into_iter()
+            .map(|o| (o.observed_at, o.state))
+            .collect();
+        anyhow::ensure!(
+            !v.is_empty(),
+            "nothing to replay: no journal, and no state.json version was observed"
+        );
         Ok(Past::States(v))
     }
 
@@ -182,13 +212,20 @@ impl Controller {
         let k = match (&past, start) {
             (Past::Events(h), _) => start_position(h, start),
             (Past::States(_), ReplayStart::First) => 1.min(len),
-            (Past::States(_), ReplayStart::Seq(seq)) => usize::try_from(seq).unwrap_or(len).clamp(1, len.max(1)),
-            (Past::States(_), ReplayStart::Iteration(n)) => {
-                past.iteration_starts().iter().find(|(i, _)| *i == n).map_or(1, |(_, pos)| *pos).min(len)
+            (Past::States(_), ReplayStart::Seq(seq)) => {
+                usize::try_from(seq).unwrap_or(len).clamp(1, len.max(1))
             }
+            (Past::States(_), ReplayStart::Iteration(n)) => past
+                .iteration_starts()
+                .iter()
+                .find(|(i, _)| *i == n)
+                .map_or(1, |(_, pos)| *pos)
+                .min(len),
         };
         if matches!(past, Past::States(_)) {
-            app.set_source_note(Some("replaying the state.json versions this TUI observed (no journal)".into()));
+            app.set_source_note(Some(
+                "replaying the state.json versions this TUI observed (no journal)".into(),
+            ));
         }
         self.history = Some(past);
         self.show(app, k);
@@ -231,7 +268,9 @@ impl Controller {
             self.replay = Some(past.len());
             self.history = Some(past);
         }
-        let (Some(past), Some(k)) = (&self.history, self.replay) else { return };
+        let (Some(past), Some(k)) = (&self.history, self.replay) else {
+            return;
+        };
         let target = match past {
             Past::Events(h) => move_target(h, k, m),
             Past::States(_) => {
@@ -241,8 +280,21 @@ impl Controller {
                     ReplayMove::Back => Some(k.saturating_sub(1).max(1)),
                     ReplayMove::Forward => Some((k + 1).min(len)),
                     ReplayMove::First => Some(1),
-                    ReplayMove::PrevIteration => Some(starts.iter().rev().map(|(_, p)| *p).find(|&p| p < k).unwrap_or(1)),
-                    ReplayMove::NextIteration => Some(starts.iter().map(|(_, p)| *p).find(|&p| p > k).unwrap_or(len)),
+                    ReplayMove::PrevIteration => Some(
+                        starts
+                            .iter()
+                            .rev()
+                            .map(|(_, p)| *p)
+                            .find(|&p| p < k)
+                            .unwrap_or(1),
+                    ),
+                    ReplayMove::NextIteration => Some(
+                        starts
+                            .iter()
+                            .map(|(_, p)| *p)
+                            .find(|&p| p > k)
+                            .unwrap_or(len),
+                    ),
                     ReplayMove::Live => None,
                 }
             }
@@ -261,7 +313,9 @@ impl Controller {
 
 fn problem_of(feed: &crate::watch::Feed, up: &FeedUpdate) -> Option<Problem> {
     let partial_since = feed.partial_since().map(|t| {
-        jiff::Timestamp::try_from(t).map(|ts| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()).unwrap_or_default()
+        jiff::Timestamp::try_from(t)
+            .map(|ts| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+            .unwrap_or_default()
     });
     let last = up.problems.last().or_else(|| feed.problems().last())?;
     Some(Problem {

@@ -15,6 +15,14 @@ pub struct Change {
 /// The changes from iteration `from` to iteration `to` of `state`.
 pub fn changes(state: &State, from: u32, to: u32) -> Vec<Change> {
     crate::history::diff_iterations(state, from, to)
-        .map(|d| d.changes.iter().map(|c| Change { text: c.describe(), better: c.is_better() }).collect())
+        .map(|d| {
+            d.changes
+                .iter()
+                .map(|c| Change {
+                    text: c.describe(),
+                    better: c.is_better(),
+                })
+                .collect()
+        })
         .unwrap_or_default()
 }

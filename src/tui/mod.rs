@@ -11,14 +11,14 @@ pub mod action;
 pub mod app;
 pub mod clock;
 pub mod config;
+pub mod controller;
 pub mod dialog;
 pub mod diff;
 pub mod effect;
 pub mod evidence;
 pub mod keymap;
-pub mod rows;
-pub mod controller;
 pub mod replay;
+pub mod rows;
 pub mod run;
 pub mod terminal;
 #[cfg(test)]

@@ -26,9 +26,11 @@ pub fn start_position(history: &History, start: ReplayStart) -> usize {
     let k = match start {
         ReplayStart::First => 1,
         ReplayStart::Seq(seq) => history.position_of_seq(seq).max(1),
-        ReplayStart::Iteration(n) => {
-            history.iteration_starts().iter().find(|(i, _)| *i == n).map_or(1, |(_, pos)| pos + 1)
-        }
+        ReplayStart::Iteration(n) => history
+            .iteration_starts()
+            .iter()
+            .find(|(i, _)| *i == n)
+            .map_or(1, |(_, pos)| pos + 1),
     };
     k.min(history.len())
 }
@@ -41,8 +43,17 @@ pub fn move_target(history: &History, k: usize, m: ReplayMove) -> Option<usize> 
         ReplayMove::Back => k.saturating_sub(1).max(1),
         ReplayMove::Forward => k + 1,
         ReplayMove::First => 1,
-        ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| p + 1).find(|&p| p < k).unwrap_or(1),
-        ReplayMove::NextIteration => starts.iter().map(|(_, p)| p + 1).find(|&p| p > k).unwrap_or(history.len()),
+        ReplayMove::PrevIteration => starts
+            .iter()
+            .rev()
+            .map(|(_, p)| p + 1)
+            .find(|&p| p < k)
+            .unwrap_or(1),
+        ReplayMove::NextIteration => starts
+            .iter()
+            .map(|(_, p)| p + 1)
+            .find(|&p| p > k)
+            .unwrap_or(history.len()),
         ReplayMove::Live => return None,
     };
     Some(target.min(history.len()))
@@ -55,13 +66,21 @@ pub fn move_target(history: &History, k: usize, m: ReplayMove) -> Option<usize> 
 pub fn show_position(app: &mut App, history: &History, k: usize) -> usize {
     let k = k.min(history.len());
     let state = history.state_at(k);
-    let at = k.checked_sub(1).and_then(|i| history.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
-    app.set_replay(Some(ReplayBar { event: k as u64, total: history.len() as u64, at, iteration: state.iteration_number() }));
+    let at = k
+        .checked_sub(1)
+        .and_then(|i| history.events().get(i))
+        .map(|e| e.at.clone())
+        .unwrap_or_default();
+    app.set_replay(Some(ReplayBar {
+        event: k as u64,
+        total: history.len() as u64,
+        at,
+        iteration: state.iteration_number(),
+    }));
     // Replay never rings nor runs hooks: the effects are always empty here.
     let _ = app.on_run_state(0, state, &history.events()[..k]);
     k
 }
-
 
 /// What a replay steps through: the journal's events, or, for a pipeline
 /// written by another program, the versions of its state.json observed.
@@ -82,7 +101,11 @@ impl Past {
     pub(crate) fn at(&self, k: usize) -> (State, String, &[crate::model::Event]) {
         match self {
             Past::Events(h) => {
-                let at = k.checked_sub(1).and_then(|i| h.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
+                let at = k
+                    .checked_sub(1)
+                    .and_then(|i| h.events().get(i))
+                    .map(|e| e.at.clone())
+                    .unwrap_or_default();
                 (h.state_at(k), at, &h.events()[..k])
             }
             Past::States(v) => match k.checked_sub(1).and_then(|i| v.get(i)) {
@@ -95,7 +118,11 @@ impl Past {
     /// 1-based positions of the first step of each iteration.
     pub(crate) fn iteration_starts(&self) -> Vec<(u32, usize)> {
         match self {
-            Past::Events(h) => h.iteration_starts().into_iter().map(|(n, p)| (n, p + 1)).collect(),
+            Past::Events(h) => h
+                .iteration_starts()
+                .into_iter()
+                .map(|(n, p)| (n, p + 1))
+                .collect(),
             Past::States(v) => {
                 let mut out: Vec<(u32, usize)> = Vec::new();
                 for (i, (_, s)) in v.iter().enumerate() {

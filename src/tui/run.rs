@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use futures_util::StreamExt;
-use ratatui::crossterm::event::{Event as TermEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{
+    Event as TermEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers,
+};
 use tokio::signal::unix::{SignalKind, signal};
 
 use super::app::App;
@@ -21,9 +23,9 @@ use crate::history::History;
 use crate::journal::{Pipeline, Source, snapshot};
 use crate::watch::{Batch, Live};
 
-pub use super::replay::{ReplayStart, move_target, show_position, start_position};
 use super::controller::{Controller, Ui};
 use super::replay::Past;
+pub use super::replay::{ReplayStart, move_target, show_position, start_position};
 
 /// Opens the live view on these pipelines.
 pub fn run_live(pipelines: Vec<Pipeline>) -> anyhow::Result<ExitCode> {
@@ -37,16 +39,25 @@ pub fn run_replay(pipeline: Pipeline, start: ReplayStart) -> anyhow::Result<Exit
 
 fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<ExitCode> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        anyhow::bail!("the TUI needs a terminal (for scripts use `loopwatch watch --headless`, `loopwatch status`)");
+        anyhow::bail!(
+            "the TUI needs a terminal (for scripts use `loopwatch watch --headless`, `loopwatch status`)"
+        );
     }
     let config = load_config();
     let theme = config.theme.resolve(
         std::env::var("NO_COLOR").ok().as_deref(),
         std::env::var("COLORFGBG").ok().as_deref(),
     );
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
-        let mut app = App::new(config, theme, Box::new(SystemClock), pipelines[0].dir().to_path_buf());
+        let mut app = App::new(
+            config,
+            theme,
+            Box::new(SystemClock),
+            pipelines[0].dir().to_path_buf(),
+        );
         if pipelines.len() > 1 {
             app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         }
@@ -55,7 +66,8 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
         let initial = live.refresh_all();
         ctl.apply_updates(&mut app, &live, initial, true);
         if let Some(start) = replay {
-            let snap = snapshot(ctl.first_pipeline())?.context("nothing to replay: no events.jsonl and no state.json")?;
+            let snap = snapshot(ctl.first_pipeline())?
+                .context("nothing to replay: no events.jsonl and no state.json")?;
             let past = match snap.source {
                 Source::Journal => Past::Events(Box::new(History::new(snap.events))),
                 Source::ForeignState => ctl.observed_states(&live)?,
@@ -67,8 +79,14 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
         spawn_inputs(&live);
         term.draw(|f| view::render(f, &app))?;
         loop {
-            let Some(batch) = live.next_batch().await else { break };
-            let Batch { updates, others, errors } = batch;
+            let Some(batch) = live.next_batch().await else {
+                break;
+            };
+            let Batch {
+                updates,
+                others,
+                errors,
+            } = batch;
             if !errors.is_empty() {
                 tracing::warn!(?errors, "watcher errors");
             }
@@ -78,7 +96,9 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             for input in others {
                 let effects = match input {
                     Ui::Term(TermEvent::Key(k)) if k.kind != KeyEventKind::Release => {
-                        if k.code == KeyCode::Char('z') && k.modifiers.contains(KeyModifiers::CONTROL) {
+                        if k.code == KeyCode::Char('z')
+                            && k.modifiers.contains(KeyModifiers::CONTROL)
+                        {
                             terminal::suspend(false)?;
                             full_redraw = true;
                             Vec::new()
@@ -153,7 +173,10 @@ fn render_panics_for_tests() -> bool {
 }
 
 fn load_config() -> Config {
-    let Some(path) = Config::path(std::env::var_os("XDG_CONFIG_HOME"), std::env::var_os("HOME")) else {
+    let Some(path) = Config::path(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    ) else {
         return Config::default();
     };
     if !path.exists() {
@@ -208,7 +231,11 @@ fn spawn_inputs(live: &Live<Ui>) {
             }
         }
     });
-    for kind in [SignalKind::terminate(), SignalKind::hangup(), SignalKind::interrupt()] {
+    for kind in [
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+        SignalKind::interrupt(),
+    ] {
         let tx = live.sender();
         if let Ok(mut sig) = signal(kind) {
             tokio::spawn(async move {
@@ -228,10 +255,15 @@ fn wait_for_hangup() -> bool {
     loop {
         let mut fds = [PollFd::new(&stdin, PollFlags::empty())];
         match poll(&mut fds, None) {
-            Ok(_) if fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) => return true,
+            Ok(_)
+                if fds[0]
+                    .revents()
+                    .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) =>
+            {
+                return true;
+            }
             Ok(_) | Err(rustix::io::Errno::INTR) => {}
             Err(_) => return false,
         }
     }
 }
-

@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture};
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use ratatui::crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::crossterm::{cursor, execute};
 
@@ -44,7 +46,12 @@ impl Drop for TerminalGuard {
 fn setup(mouse: bool) -> io::Result<()> {
     terminal::enable_raw_mode()?;
     let mut out = io::stdout();
-    execute!(out, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide)?;
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        cursor::Hide
+    )?;
     if mouse {
         execute!(out, EnableMouseCapture)?;
     }
@@ -57,7 +64,13 @@ pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let mut out = io::stdout();
         // Best effort: the terminal may already be gone (closed pty).
-        let _ = execute!(out, DisableMouseCapture, DisableBracketedPaste, LeaveAlternateScreen, cursor::Show);
+        let _ = execute!(
+            out,
+            DisableMouseCapture,
+            DisableBracketedPaste,
+            LeaveAlternateScreen,
+            cursor::Show
+        );
         let _ = terminal::disable_raw_mode();
         let _ = out.flush();
     }
@@ -72,12 +85,15 @@ pub fn is_active() -> bool {
 /// terminal back (the caller then clears and redraws everything).
 pub fn suspend(mouse: bool) -> io::Result<()> {
     restore();
-    rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP).map_err(io::Error::from)?;
+    rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::TSTP)
+        .map_err(io::Error::from)?;
     setup(mouse)
 }
 
 fn install_panic_hook() {
-    let Ok(mut installed) = HOOK.lock() else { return };
+    let Ok(mut installed) = HOOK.lock() else {
+        return;
+    };
     if *installed {
         return;
     }

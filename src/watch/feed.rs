@@ -105,7 +105,11 @@ impl Feed {
                 }
                 up.new_events = batch.events.len();
                 self.events.extend(batch.events);
-                self.partial_since = if batch.partial { self.partial_since.or_else(|| Some(SystemTime::now())) } else { None };
+                self.partial_since = if batch.partial {
+                    self.partial_since.or_else(|| Some(SystemTime::now()))
+                } else {
+                    None
+                };
                 up.problems.extend(batch.problems);
             }
             Ok(batch) => {
@@ -139,7 +143,9 @@ impl Feed {
 
     fn refresh_foreign(&mut self, up: &mut FeedUpdate) {
         let path = self.pipeline.state_path();
-        let Ok(bytes) = std::fs::read(&path) else { return };
+        let Ok(bytes) = std::fs::read(&path) else {
+            return;
+        };
         let hash = crate::util::sha256_tagged(&bytes);
         if self.foreign_hash.as_deref() == Some(hash.as_str()) {
             return;
@@ -153,7 +159,12 @@ impl Feed {
                 up.new_events += 1;
             }
             Ok(None) => {}
-            Err(e) => up.problems.push(LineProblem { path, line: 0, column: None, message: e.to_string() }),
+            Err(e) => up.problems.push(LineProblem {
+                path,
+                line: 0,
+                column: None,
+                message: e.to_string(),
+            }),
         }
     }
 

@@ -52,9 +52,17 @@ impl<T: Send + 'static> Live<T> {
             let w = PipelineWatch::start(p.dir(), move |ev| {
                 let _ = tx.send(Input::Watch(i, ev));
             });
-            watches.push(w.map_err(|e| tracing::warn!(error = %e, dir = %p.dir().display(), "cannot watch")).ok());
+            watches.push(
+                w.map_err(|e| tracing::warn!(error = %e, dir = %p.dir().display(), "cannot watch"))
+                    .ok(),
+            );
         }
-        Live { feeds: pipelines.into_iter().map(Feed::new).collect(), watches, tx, rx }
+        Live {
+            feeds: pipelines.into_iter().map(Feed::new).collect(),
+            watches,
+            tx,
+            rx,
+        }
     }
 
     /// A sender for front-end inputs (keys, ticks, results of background work).
@@ -69,12 +77,18 @@ impl<T: Send + 'static> Live<T> {
 
     /// True when pipeline `i` is watched by polling (or not at all).
     pub fn is_polling(&self, i: usize) -> bool {
-        self.watches.get(i).is_none_or(|w| w.as_ref().is_none_or(PipelineWatch::is_polling))
+        self.watches
+            .get(i)
+            .is_none_or(|w| w.as_ref().is_none_or(PipelineWatch::is_polling))
     }
 
     /// Reads every pipeline once (start-up).
     pub fn refresh_all(&mut self) -> Vec<(usize, FeedUpdate)> {
-        self.feeds.iter_mut().enumerate().map(|(i, f)| (i, f.refresh())).collect()
+        self.feeds
+            .iter_mut()
+            .enumerate()
+            .map(|(i, f)| (i, f.refresh()))
+            .collect()
     }
 
     /// Waits for one input, drains every input already queued, refreshes each
@@ -115,9 +129,20 @@ impl<T: Send + 'static> Live<T> {
             .into_iter()
             .filter_map(|i| {
                 let feed = self.feeds.get_mut(i)?;
-                Some((i, if rescan.contains(&i) { feed.rescan() } else { feed.refresh() }))
+                Some((
+                    i,
+                    if rescan.contains(&i) {
+                        feed.rescan()
+                    } else {
+                        feed.refresh()
+                    },
+                ))
             })
             .collect();
-        Some(Batch { updates, others, errors })
+        Some(Batch {
+            updates,
+            others,
+            errors,
+        })
     }
 }

@@ -49,7 +49,9 @@ struct Inner {
 
 impl std::fmt::Debug for PipelineWatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PipelineWatch").field("polling", &self.polling).finish()
+        f.debug_struct("PipelineWatch")
+            .field("polling", &self.polling)
+            .finish()
     }
 }
 
@@ -83,7 +85,11 @@ impl PipelineWatch {
         self.polling
     }
 
-    fn start_with(dir: &Path, notify_fn: Arc<dyn Fn(WatchEvent) + Send + Sync>, polling: bool) -> std::io::Result<Self> {
+    fn start_with(
+        dir: &Path,
+        notify_fn: Arc<dyn Fn(WatchEvent) + Send + Sync>,
+        polling: bool,
+    ) -> std::io::Result<Self> {
         let dir = dir.to_path_buf();
         let name = dir.file_name().map(|n| n.to_os_string());
         let dir_cb = dir.clone();
@@ -103,7 +109,11 @@ impl PipelineWatch {
             if matches!(ev.kind, EventKind::Access(_)) {
                 return;
             }
-            let touches_dir = ev.paths.iter().any(|p| p == &dir_cb || (p.file_name().map(|n| n.to_os_string()) == name && p.parent() == dir_cb.parent()));
+            let touches_dir = ev.paths.iter().any(|p| {
+                p == &dir_cb
+                    || (p.file_name().map(|n| n.to_os_string()) == name
+                        && p.parent() == dir_cb.parent())
+            });
             if touches_dir {
                 // The pipeline folder itself came, went or was renamed. Re-arming
                 // from this thread would deadlock the watcher: the consumer calls
@@ -121,13 +131,24 @@ impl PipelineWatch {
         } else {
             Box::new(RecommendedWatcher::new(handler, Config::default()).map_err(to_io)?)
         };
-        let inner = Arc::new(Mutex::new(Inner { watcher, dir: dir.clone(), dir_watched: false }));
+        let inner = Arc::new(Mutex::new(Inner {
+            watcher,
+            dir: dir.clone(),
+            dir_watched: false,
+        }));
         {
-            let mut g = inner.lock().map_err(|_| std::io::Error::other("watch state poisoned"))?;
+            let mut g = inner
+                .lock()
+                .map_err(|_| std::io::Error::other("watch state poisoned"))?;
             if let Some(parent) = dir.parent().filter(|p| p.is_dir()) {
-                g.watcher.watch(parent, RecursiveMode::NonRecursive).map_err(to_io)?;
+                g.watcher
+                    .watch(parent, RecursiveMode::NonRecursive)
+                    .map_err(to_io)?;
             } else if !polling {
-                return Err(std::io::Error::new(std::io::ErrorKind::NotFound, "the pipeline's parent folder does not exist"));
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "the pipeline's parent folder does not exist",
+                ));
             }
             g.rearm();
         }
@@ -150,7 +171,10 @@ impl Inner {
             self.dir_watched = false;
         }
         if self.dir.is_dir() {
-            self.dir_watched = self.watcher.watch(&self.dir, RecursiveMode::NonRecursive).is_ok();
+            self.dir_watched = self
+                .watcher
+                .watch(&self.dir, RecursiveMode::NonRecursive)
+                .is_ok();
         }
     }
 }

@@ -36,9 +36,14 @@ pub struct ObservedLog {
 impl ObservedLog {
     /// The log of the pipeline at `dir` under `base` (the state folder).
     pub fn at(base: &Path, pipeline_dir: &Path) -> Self {
-        let canon = std::fs::canonicalize(pipeline_dir).unwrap_or_else(|_| pipeline_dir.to_path_buf());
+        let canon =
+            std::fs::canonicalize(pipeline_dir).unwrap_or_else(|_| pipeline_dir.to_path_buf());
         let key = crate::util::sha256_tagged(canon.as_os_str().as_encoded_bytes());
-        let name = format!("{}.jsonl", key.get("sha256:".len().."sha256:".len() + 16).unwrap_or("pipeline"));
+        let name = format!(
+            "{}.jsonl",
+            key.get("sha256:".len().."sha256:".len() + 16)
+                .unwrap_or("pipeline")
+        );
         let path = base.join("observed").join(name);
         let last_hash = load(&path).last().map(|o| o.hash.clone());
         ObservedLog { path, last_hash }
@@ -59,9 +64,16 @@ impl ObservedLog {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let line = serde_json::to_string(&Observed { observed_at: crate::util::now_rfc3339(), hash: hash.clone(), state: state.clone() })
-            .map_err(std::io::Error::other)?;
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
+        let line = serde_json::to_string(&Observed {
+            observed_at: crate::util::now_rfc3339(),
+            hash: hash.clone(),
+            state: state.clone(),
+        })
+        .map_err(std::io::Error::other)?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
         f.write_all(format!("{line}\n").as_bytes())?;
         self.last_hash = Some(hash);
         Ok(true)
@@ -74,8 +86,12 @@ impl ObservedLog {
 }
 
 fn load(path: &Path) -> Vec<Observed> {
-    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
-    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
 }
 
 #[cfg(test)]
@@ -90,7 +106,12 @@ mod tests {
         std::fs::create_dir_all(&pipe).unwrap();
         let mut log = ObservedLog::at(d.path(), &pipe);
         let a = State::default();
-        let b = fold(&[crate::model::Event { v: 1, seq: 1, at: "t".into(), body: EventBody::Note { text: "x".into() } }]);
+        let b = fold(&[crate::model::Event {
+            v: 1,
+            seq: 1,
+            at: "t".into(),
+            body: EventBody::Note { text: "x".into() },
+        }]);
         assert!(log.record(&a).unwrap());
         assert!(!log.record(&a).unwrap());
         assert!(log.record(&b).unwrap());
