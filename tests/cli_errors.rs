@@ -1,60 +1,40 @@
 //! Bad input and loop rules through the real binary: every case asserts the
 //! exit code, the message, and that nothing was written when it is refused.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 use loopwatch::model::fold;
 
-struct Wt {
-    _d: tempfile::TempDir,
-    root: PathBuf,
+#[allow(dead_code)]
+#[path = "support/worktree.rs"]
+mod worktree;
+
+use worktree::Worktree;
+
+/// A worktree holding the loop's contract.
+fn wt() -> Worktree {
+    Worktree::from_fixtures("loop", Some(&["contract.md"]))
 }
 
-impl Wt {
-    fn new() -> Wt {
-        let d = tempfile::tempdir().unwrap();
-        let root = d.path().to_path_buf();
-        std::fs::create_dir(root.join(".git")).unwrap();
-        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loop/contract.md");
-        std::fs::copy(fx, root.join("contract.md")).unwrap();
-        Wt { _d: d, root }
-    }
-    fn lw(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_loopwatch"))
-            .args(args)
-            .current_dir(&self.root)
-            .env("LOOPWATCH_LOCK_TIMEOUT", "0.3")
-            .env_remove("LOOPWATCH_PIPELINE")
-            .output()
-            .unwrap()
-    }
-    fn write(&self, name: &str, text: &str) -> String {
-        std::fs::write(self.root.join(name), text).unwrap();
-        name.to_string()
-    }
-    fn journal(&self) -> Vec<u8> {
-        std::fs::read(self.root.join(".pipeline/events.jsonl")).unwrap_or_default()
-    }
-    fn start(&self) {
-        let o = self.lw(&[
-            "record",
-            "run-start",
-            "--flow",
-            "feat",
-            "--contract",
-            "contract.md",
-            "--max-rounds",
-            "3",
-        ]);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+/// `record run-start` with three rounds per gate.
+fn start(w: &Worktree) {
+    let o = w.run(&[
+        "record",
+        "run-start",
+        "--flow",
+        "feat",
+        "--contract",
+        "contract.md",
+        "--max-rounds",
+        "3",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 fn stderr(o: &Output) -> String {
@@ -66,14 +46,14 @@ fn stdout(o: &Output) -> String {
 
 #[test]
 fn truncated_verdict_json_names_file_line_and_column() {
-    let w = Wt::new();
-    w.start();
+    let w = wt();
+    start(&w);
     let before = w.journal();
     let f = w.write(
         "verdicts.json",
         "[\n  {\"id\": \"F1\", \"verdict\": \"VERIFIED\",\n",
     );
-    let o = w.lw(&["record", "findings", "--file", &f]);
+    let o = w.run(&["record", "findings", "--file", &f]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.starts_with("loopwatch: verdicts.json:3:"), "{e}");
@@ -82,8 +62,8 @@ fn truncated_verdict_json_names_file_line_and_column() {
 
 #[test]
 fn wrong_types_in_the_journal_are_problems_with_their_line() {
-    let w = Wt::new();
-    w.start();
+    let w = wt();
+    start(&w);
     let mut j = w.journal();
     j.extend_from_slice(b"{\"v\":1,\"seq\":3,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"gate.started\",\"gate\":\"floor\",\"iteration\":\"one\",\"round\":1}\n");
     j.extend_from_slice(b"{\"v\":1,\"seq\":5,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"text\":\"after a gap\"}\n");
@@ -91,7 +71,7 @@ fn wrong_types_in_the_journal_are_problems_with_their_line() {
         b"{\"v\":1,\"seq\":6,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"te",
     );
     std::fs::write(w.root.join(".pipeline/events.jsonl"), &j).unwrap();
-    let o = w.lw(&["status"]);
+    let o = w.run(&["status"]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
     assert!(
@@ -106,7 +86,7 @@ fn wrong_types_in_the_journal_are_problems_with_their_line() {
     );
     // The partial last line is a write in progress: ignored, not a problem.
     assert_eq!(out.matches("problem:").count(), 2, "{out}");
-    let v = w.lw(&["validate", ".pipeline/events.jsonl"]);
+    let v = w.run(&["validate", ".pipeline/events.jsonl"]);
     assert_eq!(v.status.code(), Some(1));
     let vout = stdout(&v);
     assert!(
@@ -122,7 +102,7 @@ fn wrong_types_in_the_journal_are_problems_with_their_line() {
         "{vout}"
     );
     // The next writer repairs the partial line before appending.
-    let o = w.lw(&["record", "note", "repaired"]);
+    let o = w.run(&["record", "note", "repaired"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(w.journal()).unwrap();
     assert!(
@@ -134,12 +114,12 @@ fn wrong_types_in_the_journal_are_problems_with_their_line() {
 
 #[test]
 fn a_lock_held_by_another_process_is_named_and_nothing_is_written() {
-    let w = Wt::new();
-    w.start();
+    let w = wt();
+    start(&w);
     let before = w.journal();
     let p = Pipeline::at(w.root.join(".pipeline"));
     let held = PipelineLock::acquire(&p.lock_path(), std::time::Duration::from_secs(1)).unwrap();
-    let o = w.lw(&["record", "note", "blocked"]);
+    let o = w.run(&["record", "note", "blocked"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     let want = format!(
@@ -149,22 +129,22 @@ fn a_lock_held_by_another_process_is_named_and_nothing_is_written() {
     assert!(e.contains(".pipeline/lock") && e.contains(&want), "{e}");
     assert_eq!(w.journal(), before);
     drop(held);
-    assert_eq!(w.lw(&["record", "note", "now"]).status.code(), Some(0));
+    assert_eq!(w.run(&["record", "note", "now"]).status.code(), Some(0));
 }
 
 #[test]
 fn structural_failures_retry_once_then_ask_a_person() {
-    let w = Wt::new();
-    w.start();
+    let w = wt();
+    start(&w);
     assert_eq!(
-        w.lw(&["gate0", "run", "contract.md"]).status.code(),
+        w.run(&["gate0", "run", "contract.md"]).status.code(),
         Some(0)
     );
     let bad = w.write(
         "no-proof.txt",
         "VERIFY — VERDICT: CONFORME\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\n",
     );
-    let o = w.lw(&["record", "gate", "conformity", "--output", &bad]);
+    let o = w.run(&["record", "gate", "conformity", "--output", &bad]);
     assert_eq!(o.status.code(), Some(12), "{}", stdout(&o));
     assert!(
         stderr(&o).contains("structural failure: "),
@@ -172,7 +152,7 @@ fn structural_failures_retry_once_then_ask_a_person() {
         stderr(&o)
     );
     assert!(stdout(&o).ends_with("NEXT: retry\n"));
-    let o = w.lw(&["record", "gate", "conformity", "--output", &bad]);
+    let o = w.run(&["record", "gate", "conformity", "--output", &bad]);
     assert_eq!(o.status.code(), Some(10));
     assert!(
         stdout(&o).contains("human gate opened: hg-1-conformity-1 (structural)"),
@@ -184,14 +164,14 @@ fn structural_failures_retry_once_then_ask_a_person() {
         "VERIFY — VERDICT: CONFORME\nVERIFY — VERDICT: ECARTS(1)\n",
     );
     // While a person is asked, gates wait.
-    let o = w.lw(&["record", "gate", "conformity", "--output", &two]);
+    let o = w.run(&["record", "gate", "conformity", "--output", &two]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("await hg-1-conformity-1 first"),
         "{}",
         stderr(&o)
     );
-    let o = w.lw(&[
+    let o = w.run(&[
         "decide",
         "hg-1-conformity-1",
         "retry",
@@ -199,7 +179,7 @@ fn structural_failures_retry_once_then_ask_a_person() {
         "verifier restarted",
     ]);
     assert_eq!(o.status.code(), Some(12), "{}", stdout(&o));
-    let o = w.lw(&["record", "gate", "conformity", "--output", &two]);
+    let o = w.run(&["record", "gate", "conformity", "--output", &two]);
     assert_eq!(o.status.code(), Some(12));
     let state = fold(
         &read_all(&w.root.join(".pipeline/events.jsonl"))
@@ -224,12 +204,12 @@ fn structural_failures_retry_once_then_ask_a_person() {
 
 #[test]
 fn the_third_failed_floor_round_opens_cap_reached() {
-    let w = Wt::new();
+    let w = wt();
     let failing = "# CONTRACT — x\n## ACCEPTANCE CRITERIA\n1. fails\n   CHECK: echo nope\n   EXPECT: YES\n   EVIDENCE: pending\n";
     w.write("contract.md", failing);
-    w.start();
+    start(&w);
     for round in 1..=3 {
-        let o = w.lw(&["gate0", "run", "contract.md"]);
+        let o = w.run(&["gate0", "run", "contract.md"]);
         assert_eq!(o.status.code(), Some(2), "round {round}");
         assert!(
             stdout(&o).ends_with("GATES — VERDICT: UNMET(1)\n"),
@@ -239,7 +219,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
         if round < 3 {
             assert!(e.ends_with("NEXT: dev\n"), "round {round}: {e}");
             assert_eq!(
-                w.lw(&["record", "dev", "--input", "criterion 1"])
+                w.run(&["record", "dev", "--input", "criterion 1"])
                     .status
                     .code(),
                 Some(0)
@@ -254,7 +234,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
             assert!(e.ends_with("NEXT: human hg-3-floor-1\n"), "{e}");
         }
     }
-    let o = w.lw(&[
+    let o = w.run(&[
         "decide",
         "hg-3-floor-1",
         "extend",
@@ -262,7 +242,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
         "one more try",
     ]);
     assert_eq!(o.status.code(), Some(11), "{}", stdout(&o));
-    let s = stdout(&w.lw(&["status", "--json"]));
+    let s = stdout(&w.run(&["status", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&s).unwrap();
     assert_eq!(v["caps"]["floor"], 4);
     assert_eq!(v["counters"]["floor"], 3);
@@ -270,9 +250,9 @@ fn the_third_failed_floor_round_opens_cap_reached() {
 
 #[test]
 fn decisions_are_checked_before_anything_is_written() {
-    let w = Wt::new();
-    w.start();
-    let o = w.lw(&[
+    let w = wt();
+    start(&w);
+    let o = w.run(&[
         "ask",
         "unverifiable",
         "--subject",
@@ -297,12 +277,12 @@ fn decisions_are_checked_before_anything_is_written() {
             "no human gate hg-9-manual-1 in this pipeline",
         ),
     ] {
-        let o = w.lw(&args);
+        let o = w.run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert_eq!(stderr(&o).trim_end(), format!("loopwatch: {msg}"));
         assert_eq!(w.journal(), before);
     }
-    let o = w.lw(&["await", "hg-9-manual-1"]);
+    let o = w.run(&["await", "hg-9-manual-1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no human gate hg-9-manual-1"));
 }
@@ -349,7 +329,7 @@ fn completions_and_man_are_generated() {
 
 #[test]
 fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_output() {
-    let w = Wt::new();
+    let w = wt();
     std::fs::remove_dir(w.root.join(".git")).unwrap();
     let git = |args: &[&str]| {
         let o = Command::new("git")
@@ -377,7 +357,7 @@ fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_out
     ]);
     w.write("Makefile", "all:\n\techo hi\n");
     git(&["add", "Makefile"]);
-    let o = w.lw(&[
+    let o = w.run(&[
         "record",
         "run-start",
         "--flow",
@@ -389,7 +369,7 @@ fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_out
     ]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
-        w.lw(&["gate0", "run", "contract.md"]).status.code(),
+        w.run(&["gate0", "run", "contract.md"]).status.code(),
         Some(0)
     );
     let out = w.write(
@@ -397,7 +377,7 @@ fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_out
         "VERIFY — VERDICT: ECARTS(1)\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\n  2. The banner reads well — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: Makefile\nFLOOR: clean\nPROOF: read 2 files\n",
     );
     assert_eq!(
-        w.lw(&["record", "gate", "conformity", "--output", &out])
+        w.run(&["record", "gate", "conformity", "--output", &out])
             .status
             .code(),
         Some(10)
@@ -413,28 +393,28 @@ fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_out
     assert!(stat.ends_with("1 file changed, 2 insertions(+)"), "{stat}");
 
     // A structural failure twice: the person sees the head of the output.
-    w.lw(&[
+    w.run(&[
         "decide",
         "hg-1-conformity-1",
         "approve",
         "--reason",
         "build glue",
     ]);
-    let w2 = Wt::new();
-    w2.start();
+    let w2 = wt();
+    start(&w2);
     assert_eq!(
-        w2.lw(&["gate0", "run", "contract.md"]).status.code(),
+        w2.run(&["gate0", "run", "contract.md"]).status.code(),
         Some(0)
     );
     let junk = w2.write("junk.txt", "I could not finish the review.\nsorry\n");
     assert_eq!(
-        w2.lw(&["record", "gate", "conformity", "--output", &junk])
+        w2.run(&["record", "gate", "conformity", "--output", &junk])
             .status
             .code(),
         Some(12)
     );
     assert_eq!(
-        w2.lw(&["record", "gate", "conformity", "--output", &junk])
+        w2.run(&["record", "gate", "conformity", "--output", &junk])
             .status
             .code(),
         Some(10)

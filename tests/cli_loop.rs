@@ -2,48 +2,27 @@
 //! order the orchestrator include prescribes; the journal, state.json and
 //! `status --json` agree at every step.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
 use loopwatch::journal::{Pipeline, read_all};
 use loopwatch::model::{State, fold};
 use serde_json::Value;
 
-struct Worktree {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
+#[allow(dead_code)]
+#[path = "support/worktree.rs"]
+mod worktree;
+
+use worktree::Worktree;
+
+/// Checks a command's exit code and that the pipeline stayed consistent.
+trait Checked {
+    /// Runs a command, checks its exit code, returns stdout.
+    fn ok(&self, args: &[&str], code: i32) -> String;
+    /// The journal's fold, state.json and `status --json` describe one state.
+    fn agree(&self);
 }
 
-impl Worktree {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        std::fs::create_dir(root.join(".git")).unwrap();
-        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loop");
-        for f in [
-            "contract.md",
-            "conformity-ecarts.txt",
-            "conformity-conforme.txt",
-            "security-pass.txt",
-        ] {
-            std::fs::copy(fx.join(f), root.join(f)).unwrap();
-        }
-        Worktree { _dir: dir, root }
-    }
-
-    fn lw(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_loopwatch"))
-            .args(args)
-            .current_dir(&self.root)
-            .env("LOOPWATCH_USER", "dana")
-            .env_remove("LOOPWATCH_PIPELINE")
-            .output()
-            .unwrap()
-    }
-
-    /// Runs a command, checks its exit code, returns stdout.
+impl Checked for Worktree {
     fn ok(&self, args: &[&str], code: i32) -> String {
-        let out = self.lw(args);
+        let out = self.run(args);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
@@ -55,7 +34,6 @@ impl Worktree {
         stdout
     }
 
-    /// The journal's fold, state.json and `status --json` describe one state.
     fn agree(&self) {
         let p = Pipeline::at(self.root.join(".pipeline"));
         if !p.journal_path().exists() {
@@ -70,7 +48,7 @@ impl Worktree {
             on_disk, folded,
             "state.json differs from the fold of the journal"
         );
-        let out = self.lw(&["status", "--json"]);
+        let out = self.run(&["status", "--json"]);
         let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let o = v.as_object_mut().unwrap();
         let open = o.remove("openHumanGates").unwrap();
@@ -97,7 +75,7 @@ fn last_line(s: &str) -> &str {
 
 #[test]
 fn a_whole_loop_with_an_out_of_scope_gate() {
-    let w = Worktree::new();
+    let w = Worktree::from_fixtures("loop", None);
     let out = w.ok(
         &[
             "record",
@@ -113,7 +91,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     assert_eq!(w.ok(&["status", "--next"], 0).trim(), "next-gate floor");
 
     // GATE 0: the reference output on stdout, the recording on stderr.
-    let out = w.lw(&["gate0", "run", "contract.md"]);
+    let out = w.run(&["gate0", "run", "contract.md"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).ends_with("GATES — VERDICT: MET\n"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("NEXT: next-gate"));
@@ -208,7 +186,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     // Back to the developer, then the loop replays GATE 0 -> 1 -> 2.
     let out = w.ok(&["record", "dev", "--input", "criterion 2: NOT-MET"], 0);
     assert_eq!(last_line(&out), "NEXT: next-gate");
-    let out = w.lw(&["gate0", "run", "contract.md"]);
+    let out = w.run(&["gate0", "run", "contract.md"]);
     assert_eq!(out.status.code(), Some(0));
     w.agree();
     let out = w.ok(

@@ -2,6 +2,8 @@
 //! worktree run through the real binary ([`worktree`]).
 
 pub mod tmux;
+// The CLI tests use more of the worktree than the end-to-end tests do.
+#[allow(dead_code)]
 pub mod worktree;
 
 use std::sync::{Mutex, MutexGuard};

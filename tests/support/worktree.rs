@@ -1,7 +1,7 @@
 //! A throwaway worktree holding the e2e fixtures, and the real binary run in it.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
@@ -16,26 +16,56 @@ pub struct Worktree {
 impl Worktree {
     /// A worktree with every file of `tests/fixtures/e2e` at its root.
     pub fn new() -> Worktree {
+        Worktree::from_fixtures("e2e", None)
+    }
+
+    /// A worktree (an empty `.git` marks its root) holding the files of
+    /// `tests/fixtures/<folder>`: the ones named, or all of them.
+    pub fn from_fixtures(folder: &str, names: Option<&[&str]>) -> Worktree {
         let dir = tempfile::tempdir().expect("temp worktree");
         let root = dir.path().join("wt");
         std::fs::create_dir_all(root.join(".git")).expect("create .git");
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/e2e");
-        for entry in std::fs::read_dir(&fixtures).expect("read the e2e fixtures") {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(folder);
+        for entry in std::fs::read_dir(&fixtures).expect("read the fixtures") {
             let entry = entry.expect("fixture entry");
-            std::fs::copy(entry.path(), root.join(entry.file_name())).expect("copy a fixture");
+            let name = entry.file_name();
+            if names.is_none_or(|n| n.iter().any(|x| name == **x)) {
+                std::fs::copy(entry.path(), root.join(&name)).expect("copy a fixture");
+            }
         }
         Worktree { _dir: dir, root }
+    }
+
+    /// Runs the binary here (as user `dana`, with a short lock wait) and
+    /// returns what it did.
+    pub fn run(&self, args: &[&str]) -> Output {
+        Command::new(BIN)
+            .args(args)
+            .current_dir(&self.root)
+            .env("LOOPWATCH_USER", "dana")
+            .env("LOOPWATCH_LOCK_TIMEOUT", "0.3")
+            .env_remove("LOOPWATCH_PIPELINE")
+            .output()
+            .expect("run loopwatch")
+    }
+
+    /// Writes a file into the worktree; returns its name.
+    pub fn write(&self, name: &str, text: &str) -> String {
+        std::fs::write(self.root.join(name), text).unwrap_or_else(|e| panic!("write {name}: {e}"));
+        name.to_string()
+    }
+
+    /// The journal's bytes (empty when there is none).
+    pub fn journal(&self) -> Vec<u8> {
+        std::fs::read(self.root.join(".pipeline/events.jsonl")).unwrap_or_default()
     }
 
     /// Runs the binary here; fails the test unless it exits with `code`.
     /// Returns stdout.
     pub fn lw(&self, args: &[&str], code: i32) -> String {
-        let out = Command::new(BIN)
-            .args(args)
-            .current_dir(&self.root)
-            .env_remove("LOOPWATCH_PIPELINE")
-            .output()
-            .expect("run loopwatch");
+        let out = self.run(args);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert_eq!(
             out.status.code(),
