@@ -100,7 +100,12 @@ fn install_panic_hook() {
     *installed = true;
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        // A panic anywhere while the TUI owns the terminal (drawing, or a
+        // background task) ends the program: restore the terminal once,
+        // print the message on the restored screen, exit. Carrying on would
+        // draw on a terminal that is no longer in TUI mode.
         restore();
         previous(info);
+        std::process::exit(101);
     }));
 }

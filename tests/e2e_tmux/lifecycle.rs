@@ -63,16 +63,19 @@ fn q_restores_the_terminal() {
     assert_left_clean(&s, &stty);
 }
 
+/// SIGTERM, SIGHUP and SIGINT each restore the terminal and exit 0.
 #[test]
-fn sigterm_restores_the_terminal() {
-    let _serial = serial();
-    let w = Worktree::new();
-    w.start_run();
-    let stty = w.root.join("stty.txt");
-    let s = Session::start(COLS, ROWS, &watch_then_stty(&w, &stty), &[]);
-    wait_frame(&s);
-    send_signal(only_child(s.pane_pid()), Signal::TERM);
-    assert_left_clean(&s, &stty);
+fn termination_signals_restore_the_terminal() {
+    for sig in [Signal::TERM, Signal::HUP, Signal::INT] {
+        let _serial = serial();
+        let w = Worktree::new();
+        w.start_run();
+        let stty = w.root.join("stty.txt");
+        let s = Session::start(COLS, ROWS, &watch_then_stty(&w, &stty), &[]);
+        wait_frame(&s);
+        send_signal(only_child(s.pane_pid()), sig);
+        assert_left_clean(&s, &stty);
+    }
 }
 
 /// State letter and CPU time (user + system, clock ticks) of a process;

@@ -107,3 +107,57 @@ fn hostile_evidence_in_the_dialog_is_visible_and_contained() {
         "{t}"
     );
 }
+
+/// Text that imitates the UI (a fake "✔ approved", fake key hints, a fake
+/// dialog line) is drawn as data inside its pane, labelled by the field it
+/// came from, and typing what it suggests decides nothing by itself.
+#[test]
+fn text_imitating_the_ui_stays_data() {
+    let fake = "✔ approved · decision saved (hg-1-findings-1: accept) · press ctrl-s to confirm";
+    let lines = [
+        json!({"v":1,"seq":1,"at":"2026-12-01T08:00:00Z","type":"run.started","run":{"id":"r","flow":"feat","contract":"c.md"}}),
+        json!({"v":1,"seq":2,"at":"2026-12-01T08:01:00Z","type":"findings.verified","iteration":1,"findings":[
+            {"id":"F1","severity":"major","path":"a.rs","lines":"1","claim":fake,"verdict":"UNVERIFIABLE","evidence":"","note":fake}]}),
+        json!({"v":1,"seq":3,"at":"2026-12-01T08:02:00Z","type":"human.requested","id":"hg-1-findings-1","kind":"unverifiable","iteration":1,
+            "subject":"F1","summary":fake,"options":["accept","reject"],"evidence":{"notes":[fake]}}),
+    ];
+    let evs: Vec<Event> = lines
+        .iter()
+        .map(|v| Event::parse_line(v.to_string().as_bytes()).expect("valid event"))
+        .collect();
+    let (mut a, clock) = app(ThemeKind::Dark, &evs);
+    press(&mut a, "2");
+    let t = text(&draw(&a, 120, 40));
+    let row = t
+        .lines()
+        .find(|l| l.contains("F1"))
+        .expect("the finding's row");
+    assert!(row.contains("? UNVERIFIABLE"), "{row}");
+    // The claim is cut to its column: it never reaches the footer or the status line.
+    let footer: Vec<&str> = t.lines().skip(38).collect();
+    assert!(
+        footer.iter().all(|l| !l.contains("decision saved")),
+        "{footer:?}"
+    );
+    // In the dialog the fake text is labelled as the field it is.
+    press(&mut a, "n");
+    let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    clock.advance(Duration::from_millis(400));
+    let d = a.dialog().expect("dialog open");
+    assert!(
+        d.evidence.iter().any(|l| l == &format!("summary: {fake}")),
+        "{:?}",
+        d.evidence
+    );
+    assert!(
+        d.evidence.iter().any(|l| l == &format!("note: {fake}")),
+        "{:?}",
+        d.evidence
+    );
+    // Doing what the text says (ctrl-s) without choosing an option and a
+    // reason writes nothing.
+    let effects = a.on_key(&KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert!(a.dialog().is_some());
+    assert_eq!(a.state().open_human_gates().count(), 1);
+}
