@@ -226,3 +226,42 @@ fn completions_and_man_are_generated() {
     let help = run(&["record", "gate", "--help"]);
     assert!(stdout(&help).contains("13  stop"), "{}", stdout(&help));
 }
+
+#[test]
+fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_output() {
+    let w = Wt::new();
+    std::fs::remove_dir(w.root.join(".git")).unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git").args(args).current_dir(&w.root).output().unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base"]);
+    w.write("Makefile", "all:\n\techo hi\n");
+    git(&["add", "Makefile"]);
+    let o = w.lw(&["record", "run-start", "--flow", "feat", "--contract", "contract.md", "--diff", "HEAD"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(w.lw(&["gate0", "run", "contract.md"]).status.code(), Some(0));
+    let out = w.write(
+        "ecarts.txt",
+        "VERIFY — VERDICT: ECARTS(1)\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\n  2. The banner reads well — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: Makefile\nFLOOR: clean\nPROOF: read 2 files\n",
+    );
+    assert_eq!(w.lw(&["record", "gate", "conformity", "--output", &out]).status.code(), Some(10));
+    let state = fold(&read_all(&w.root.join(".pipeline/events.jsonl")).unwrap().events);
+    let gate = state.human_gate("hg-1-conformity-1").unwrap();
+    let stat = gate.request.evidence["diffStat"].as_str().unwrap();
+    assert!(stat.contains("Makefile | 2 ++"), "{stat}");
+    assert!(stat.ends_with("1 file changed, 2 insertions(+)"), "{stat}");
+
+    // A structural failure twice: the person sees the head of the output.
+    w.lw(&["decide", "hg-1-conformity-1", "approve", "--reason", "build glue"]);
+    let w2 = Wt::new();
+    w2.start();
+    assert_eq!(w2.lw(&["gate0", "run", "contract.md"]).status.code(), Some(0));
+    let junk = w2.write("junk.txt", "I could not finish the review.\nsorry\n");
+    assert_eq!(w2.lw(&["record", "gate", "conformity", "--output", &junk]).status.code(), Some(12));
+    assert_eq!(w2.lw(&["record", "gate", "conformity", "--output", &junk]).status.code(), Some(10));
+    let state = fold(&read_all(&w2.root.join(".pipeline/events.jsonl")).unwrap().events);
+    let gate = state.open_human_gates().next().unwrap();
+    assert_eq!(gate.request.evidence["excerpt"], "I could not finish the review.\nsorry");
+}

@@ -57,7 +57,15 @@ where
         .map_err(|e| JournalError::io("open", &journal_path, e))?;
     repair_partial_tail(&mut journal, &journal_path)?;
 
-    let mut state = load_state(pipeline, &journal_path)?;
+    let (mut state, stale) = load_state(pipeline, &journal_path)?;
+    if stale {
+        // A writer killed between its append and its state.json left the
+        // snapshot behind the journal: bring it up to date even if this
+        // append is refused. Best effort: the journal stays the truth.
+        if let Err(e) = write_state(pipeline, &state) {
+            tracing::warn!(error = %e, "could not bring state.json up to date");
+        }
+    }
     let bodies = make(&state)?;
     if bodies.is_empty() {
         return Ok(Appended { events: Vec::new(), state });
@@ -143,18 +151,19 @@ fn repair_partial_tail(journal: &mut File, path: &Path) -> Result<(), JournalErr
 }
 
 /// The state of the journal: `state.json` when it is ours and up to date
-/// with the journal's last seq, else a fold of the whole journal.
-fn load_state(pipeline: &Pipeline, journal_path: &Path) -> Result<State, JournalError> {
+/// with the journal's last seq, else a fold of the whole journal (and
+/// `true` when the journal has events: the snapshot on disk is stale).
+fn load_state(pipeline: &Pipeline, journal_path: &Path) -> Result<(State, bool), JournalError> {
     let last_seq = last_seq(journal_path)?;
     if let Ok(bytes) = fs::read(pipeline.state_path())
         && let Ok(state) = serde_json::from_slice::<State>(&bytes)
         && state.v == crate::model::state::STATE_VERSION
         && state.seq == last_seq
     {
-        return Ok(state);
+        return Ok((state, false));
     }
     let batch = read_all(journal_path).map_err(|e| JournalError::io("read", journal_path, e))?;
-    Ok(fold(&batch.events))
+    Ok((fold(&batch.events), last_seq > 0))
 }
 
 /// Seq of the last complete, parsable line (0 for an empty journal).

@@ -6,16 +6,16 @@ use std::time::Duration;
 /// What can go wrong reading or writing a pipeline.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
-    /// An I/O operation failed.
-    #[error("{op} {}: {source}", path.display())]
+    /// An I/O operation failed. The cause is part of the message and not
+    /// also a `source()`, so an error chain (`{:#}`) does not say it twice.
+    #[error("{op} {}: {cause}", path.display())]
     Io {
         /// What was being done ("append to", "read", "create"...).
         op: &'static str,
         /// The file.
         path: PathBuf,
         /// The cause.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The lock stayed held by another writer.
     #[error("{} is held by {} and was not released within {:.1}s; retry, or check that process", path.display(), holder.map_or_else(|| "another process".to_string(), |p| format!("pid {p}")), waited.as_secs_f64())]
@@ -44,6 +44,6 @@ pub enum JournalError {
 impl JournalError {
     /// Shorthand for [`JournalError::Io`].
     pub fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        JournalError::Io { op, path: path.into(), source }
+        JournalError::Io { op, path: path.into(), cause: source }
     }
 }

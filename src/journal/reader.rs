@@ -169,9 +169,10 @@ impl JournalReader {
                 None => {
                     if !self.skipping_long_line {
                         if self.pending.len() + chunk.len() > MAX_LINE_BYTES {
+                            // The column is where reading gave up on the line.
                             batch.problems.push(self.problem(
                                 self.line_no + 1,
-                                None,
+                                Some(MAX_LINE_BYTES + 1),
                                 format!("line longer than {} MiB: skipped", MAX_LINE_BYTES / (1024 * 1024)),
                             ));
                             self.pending = Vec::new();
@@ -192,7 +193,11 @@ impl JournalReader {
             return;
         }
         if raw.len() > MAX_LINE_BYTES {
-            batch.problems.push(self.problem(self.line_no, None, "line too long: skipped".into()));
+            batch.problems.push(self.problem(
+                self.line_no,
+                Some(MAX_LINE_BYTES + 1),
+                format!("line longer than {} MiB: skipped", MAX_LINE_BYTES / (1024 * 1024)),
+            ));
             return;
         }
         match Event::parse_line(raw) {

@@ -123,6 +123,21 @@ pub enum EventBody {
 }
 
 impl EventBody {
+    /// Payloads parsed from a whole line see `v`, `seq` and `at` as unknown
+    /// fields: they belong to the event, not to the payload's extras.
+    fn strip_header_fields(&mut self) {
+        let extra = match self {
+            EventBody::GateFinished(g) => &mut g.extra,
+            EventBody::VerifyResult(r) => &mut r.extra,
+            EventBody::HumanRequested(h) => &mut h.extra,
+            EventBody::HumanDecided(d) => &mut d.extra,
+            _ => return,
+        };
+        for k in ["v", "seq", "at"] {
+            extra.shift_remove(k);
+        }
+    }
+
     /// The `type` string of this payload.
     pub fn type_name(&self) -> &str {
         match self {
@@ -492,6 +507,9 @@ pub struct RunEnded {
     pub report: Option<String>,
 }
 
+mod limits;
+pub use limits::MAX_VALUES_PER_LINE;
+
 /// Why a journal line is not an event.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum EventError {
@@ -519,6 +537,39 @@ pub enum EventError {
 impl Event {
     /// Parses one journal line (without its `\n`).
     pub fn parse_line(line: &[u8]) -> Result<Event, EventError> {
+        if let Some(column) = limits::too_many_values(line) {
+            let message = format!("more than {} JSON values in one line", limits::MAX_VALUES_PER_LINE);
+            return Err(EventError::Json { column, message });
+        }
+        if let Some(ev) = Self::parse_fast(line) {
+            return Ok(ev);
+        }
+        Self::parse_checked(line)
+    }
+
+    /// The common case without an intermediate JSON tree: a well-formed line
+    /// of a known type straight into its typed payload. `None` sends the line
+    /// to [`Event::parse_checked`], which names what is wrong.
+    fn parse_fast(line: &[u8]) -> Option<Event> {
+        #[derive(Deserialize)]
+        struct Header<'a> {
+            v: u32,
+            seq: u64,
+            at: String,
+            #[serde(rename = "type", borrow)]
+            type_name: std::borrow::Cow<'a, str>,
+        }
+        let h: Header = serde_json::from_slice(line).ok()?;
+        if h.seq == 0 || !is_known_type(&h.type_name) {
+            return None;
+        }
+        let mut body: EventBody = serde_json::from_slice(line).ok()?;
+        body.strip_header_fields();
+        Some(Event { v: h.v, seq: h.seq, at: h.at, body })
+    }
+
+    /// Parses through a JSON object, with an error naming the field at fault.
+    fn parse_checked(line: &[u8]) -> Result<Event, EventError> {
         let mut map: Map<String, Value> = serde_json::from_slice(line).map_err(|e| EventError::Json {
             column: e.column(),
             message: strip_position(&e.to_string()),
@@ -661,6 +712,32 @@ mod tests {
     }
 
     #[test]
+    fn fast_path_gives_what_the_general_path_gives() {
+        let fixture = include_str!("../../tests/fixtures/tui/full-run.events.jsonl");
+        let edge: &[&str] = &[
+            r#"{"v":1,"seq":0,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":4294967296,"seq":1,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":1,"seq":1,"seq":2,"at":"t","type":"note","text":"x"}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"note","type":"future.thing","text":"x"}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"human.decided","id":"a","decision":"approve","reason":"r","by":"b","evidenceHash":"h","mood":1,"mood":2}"#,
+            r#"{"type":"note","text":"first","v":1,"at":"t","seq":9}"#,
+            r#"{"v":1,"seq":1,"at":"t","type":"Unknown","type_name":"x"}"#,
+            r#"{"v":1.0,"seq":1,"at":"t","type":"note","text":"x"}"#,
+        ];
+        let lines: Vec<&str> = fixture.lines().chain(edge.iter().copied()).collect();
+        let mut fast = 0;
+        for line in &lines {
+            let general = Event::parse_checked(line.as_bytes());
+            assert_eq!(Event::parse_line(line.as_bytes()), general, "{line}");
+            fast += usize::from(Event::parse_fast(line.as_bytes()).is_some());
+        }
+        // The fixture's 22 lines of known types, the reordered line and the
+        // repeated unknown field take the fast path; the rest fall back.
+        assert_eq!(fixture.lines().count(), 23);
+        assert_eq!(fast, 24);
+    }
+
+    #[test]
     fn wrong_types_are_errors_naming_the_field() {
         let err = Event::parse_line(br#"{"v":1,"seq":"2","at":"t","type":"note","text":"x"}"#).unwrap_err();
         assert_eq!(err.to_string(), "\"seq\" must be a non-negative integer");
@@ -669,5 +746,26 @@ mod tests {
         assert!(err.to_string().starts_with("gate.started: invalid type: string \"x\""), "{err}");
         let err = Event::parse_line(br#"{"v":1,"seq":2,"at":"t""#).unwrap_err();
         assert!(matches!(err, EventError::Json { column: 23, .. }), "{err:?}");
+    }
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+
+    /// The fast path and the checked path read every known type the same way.
+    #[test]
+    fn both_paths_agree() {
+        let lines: [&[u8]; 4] = [
+            br#"{"v":1,"seq":4,"at":"t","type":"gate.finished","gate":"floor","iteration":1,"round":1,"verdict":{"kind":"MET"},"rows":[],"mood":1}"#,
+            br#"{"v":1,"seq":5,"at":"t","type":"human.decided","id":"hg-1","decision":"approve","reason":"r","by":"a@b","evidenceHash":"h"}"#,
+            br#"{"v":1,"seq":6,"at":"t","type":"verify.result","iteration":1,"finding":"F1","result":"confirmed","testRef":"","file":"","log":"","note":""}"#,
+            br#"{"v":1,"seq":7,"at":"t","type":"note","text":"x"}"#,
+        ];
+        for l in lines {
+            let fast = Event::parse_fast(l).expect("fast path");
+            assert_eq!(fast, Event::parse_checked(l).unwrap());
+            assert_eq!(fast.to_line().as_bytes(), l);
+        }
     }
 }

@@ -227,7 +227,6 @@ impl Reader<'_> {
             .as_ref()
             .map_or(&[][..], |s| &s.out_of_scope[..]);
         let verdict = &self.out.verdict;
-        let at = |l: usize| Some(l);
         match verdict.kind {
             VerdictKind::Conforme => {
                 self.need(
@@ -249,7 +248,7 @@ impl Reader<'_> {
                     return Err(Structural::new(
                         self.input,
                         StructuralKind::ConformeNotClean,
-                        at(*l),
+                        Some(*l),
                         format!(
                             "CONFORME but criterion {} is {}; expected every criterion MET (or ECARTS/ABANDONED)",
                             row.id,
@@ -278,7 +277,7 @@ impl Reader<'_> {
                     return Err(Structural::new(
                         self.input,
                         StructuralKind::CountMismatch,
-                        at(verdict_line),
+                        Some(verdict_line),
                         format!(
                             "{verdict} but the rows give {} ({not_met} NOT-MET, {unverifiable} UNVERIFIABLE, {}); expected ECARTS(n) with n the sum, at least 1",
                             count(gaps, "gap"),
@@ -293,7 +292,7 @@ impl Reader<'_> {
                     return Err(Structural::new(
                         self.input,
                         StructuralKind::CountMismatch,
-                        at(verdict_line),
+                        Some(verdict_line),
                         format!(
                             "{verdict} but the rows hold {}; expected ABANDONED(n) with n the number of ABANDONED rows, at least 1",
                             count(abandoned, "ABANDONED row")

@@ -8,6 +8,8 @@
 //! Without a findings list, [`findings_from_verdicts`] takes ids from the
 //! echo, and an entry without one (or repeating one) is a pipeline fault.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::finding_verdicts::VerdictEntry;
@@ -107,18 +109,18 @@ pub fn match_findings(findings: &[ReviewFinding], verdicts: &[VerdictEntry]) -> 
 /// without an id gets `#<position>` (1-based) and a pipeline fault; an id
 /// echoed a second time is a pipeline fault too.
 pub fn findings_from_verdicts(verdicts: &[VerdictEntry]) -> Vec<Finding> {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     verdicts
         .iter()
         .map(|v| {
             let mut entry = v.clone();
             let id = match v.echo_id.as_deref().filter(|s| !s.trim().is_empty()) {
-                Some(id) if seen.contains(&id) => {
+                Some(id) if seen.contains(id) => {
                     entry.fault(&format!("id {id} echoed more than once"));
                     id.to_owned()
                 }
                 Some(id) => {
-                    seen.push(id);
+                    seen.insert(id);
                     id.to_owned()
                 }
                 None => {

@@ -108,7 +108,11 @@ pub fn read_array(
         }
     })?;
     let Value::Array(items) = value else {
-        let (line, column) = pos(1, 1 + json.len() - json.trim_start().len());
+        let lead = json
+            .get(..json.len() - json.trim_start().len())
+            .unwrap_or_default();
+        let column = 1 + lead.rfind('\n').map_or(lead.len(), |p| lead.len() - p - 1);
+        let (line, column) = pos(1 + lead.matches('\n').count(), column);
         return Err(JsonInputError::Shape {
             input: input.to_owned(),
             line,
@@ -118,10 +122,7 @@ pub fn read_array(
     };
     let positions = element_starts(json)
         .into_iter()
-        .map(|off| {
-            let (l, c) = line_col(json, off);
-            pos(l, c)
-        })
+        .map(|(l, c)| pos(l, c))
         .collect();
     Ok(Located { items, positions })
 }
@@ -176,11 +177,17 @@ fn array_start(input: &str, text: &str) -> Result<(usize, usize), JsonInputError
     })
 }
 
-/// Byte offsets of each top-level element of a valid JSON array.
-fn element_starts(json: &str) -> Vec<usize> {
+/// 1-based `(line, byte column)` of each top-level element of a valid JSON
+/// array, in one pass.
+fn element_starts(json: &str) -> Vec<(usize, usize)> {
     let mut starts = Vec::new();
     let (mut depth, mut in_string, mut escaped, mut want) = (0usize, false, false, false);
+    let (mut line, mut line_start) = (1usize, 0usize);
     for (i, b) in json.bytes().enumerate() {
+        if b == b'\n' {
+            line += 1;
+            line_start = i + 1;
+        }
         if in_string {
             match (escaped, b) {
                 (true, _) => escaped = false,
@@ -191,7 +198,7 @@ fn element_starts(json: &str) -> Vec<usize> {
             continue;
         }
         if want && !b.is_ascii_whitespace() && b != b']' {
-            starts.push(i);
+            starts.push((line, i - line_start + 1));
             want = false;
         }
         match b {
@@ -208,14 +215,6 @@ fn element_starts(json: &str) -> Vec<usize> {
     starts
 }
 
-/// 1-based line and byte column of `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.as_bytes().get(..offset).unwrap_or_default();
-    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-    let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-    (line, col)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,9 +222,7 @@ mod tests {
     #[test]
     fn element_positions_skip_strings_and_nesting() {
         let json = "[\n {\"a\": \"[,]\\\"\"},\n  [1, 2], 3\n]";
-        let starts = element_starts(json);
-        let at: Vec<_> = starts.iter().map(|&o| line_col(json, o)).collect();
-        assert_eq!(at, vec![(2, 2), (3, 3), (3, 11)]);
+        assert_eq!(element_starts(json), vec![(2, 2), (3, 3), (3, 11)]);
         assert!(element_starts("[]").is_empty());
     }
 

@@ -95,7 +95,8 @@ impl Recorder {
                 Ok(out) => out.into_finished(iteration, round, Some(output)),
                 Err(st) => st.into_finished(gate, iteration, round, Some(output)),
             };
-            let requests = rules::gates_for_round(s, &finished);
+            let mut requests = rules::gates_for_round(s, &finished);
+            enrich_evidence(&mut requests, s, self.pipeline.worktree(), raw_output);
             bodies.push(EventBody::GateFinished(finished));
             bodies.extend(rules::assign_ids(s, iteration, requests, "manual").into_iter().map(EventBody::HumanRequested));
             Ok(bodies)
@@ -222,8 +223,9 @@ impl Recorder {
 }
 
 /// The contract file of a run: its recorded path inside the worktree.
-/// Absolute paths and `..` are refused (a symlink inside the worktree is
-/// followed: its target is edited and the link kept).
+/// Absolute paths and `..` are refused, and so is a symlink whose target
+/// is outside the worktree (one whose target is inside is followed: its
+/// target is edited and the link kept).
 pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathBuf, String> {
     let p = std::path::Path::new(recorded);
     let rel = if p.is_absolute() {
@@ -235,7 +237,14 @@ pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathB
     if rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
         return Err(format!("contract path refused: {recorded} leaves the worktree"));
     }
-    Ok(worktree.join(rel))
+    let joined = worktree.join(rel);
+    // A symlink is followed when the contract is edited: its target must be inside too.
+    if let (Ok(target), Ok(root)) = (std::fs::canonicalize(&joined), std::fs::canonicalize(worktree))
+        && !target.starts_with(&root)
+    {
+        return Err(format!("contract path refused: {recorded} resolves outside the worktree"));
+    }
+    Ok(joined)
 }
 
 /// Reads a triage file (schema 3.2.0); the error names the input, line and column.
@@ -317,6 +326,46 @@ fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalErro
         "GATE {} {gate} out of order: {expected} (pass --force to record it anyway)",
         gate.number()
     )))
+}
+
+/// What the dialog shows beyond the round's rows, captured when the gate
+/// opens so the evidence is recorded with it: the `git diff --stat` of an
+/// out-of-scope file against the run's diff base, and the head of a
+/// structurally broken output.
+fn enrich_evidence(requests: &mut [GateRequest], s: &State, worktree: &std::path::Path, raw_output: &[u8]) {
+    for r in requests.iter_mut() {
+        let Some(ev) = r.evidence.as_object_mut() else { continue };
+        match r.kind {
+            HumanGateKind::OutOfScope => {
+                let base = s.run.as_ref().map(|run| run.diff.split("..").next().unwrap_or("").to_string()).unwrap_or_default();
+                if let Some(stat) = git_diff_stat(worktree, &base, &r.subject) {
+                    ev.insert("diffStat".into(), Value::from(stat));
+                }
+            }
+            HumanGateKind::Structural => {
+                let text = String::from_utf8_lossy(&raw_output[..raw_output.len().min(4096)]).into_owned();
+                let head: Vec<&str> = text.lines().take(40).collect();
+                ev.insert("excerpt".into(), Value::from(head.join("\n")));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `git diff --stat <base> -- <path>` in the worktree (HEAD when there is no
+/// base); `None` when git is missing or says nothing.
+fn git_diff_stat(worktree: &std::path::Path, base: &str, path: &str) -> Option<String> {
+    let base = if base.trim().is_empty() { "HEAD" } else { base.trim() };
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(worktree)
+        .args(["diff", "--stat=120", "--no-color", base, "--", path])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).trim_end().to_string();
+    (out.status.success() && !text.is_empty()).then_some(text)
 }
 
 /// The events that open a round of `gate` (a new iteration when the loop

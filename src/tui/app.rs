@@ -56,6 +56,8 @@ pub struct App {
     pub(crate) warnings: Vec<String>,
     pub(crate) confirm_quit: bool,
     pub(crate) replay: Option<ReplayBar>,
+    /// How the data arrives, when it is worth saying (polling, a foreign state.json).
+    pub(crate) source_note: Option<String>,
     pub(crate) page: usize,
     /// Rows of the current tab, filtered and sorted (refreshed on every change).
     pub(crate) rows: Vec<RowKey>,
@@ -92,6 +94,7 @@ impl App {
             warnings,
             confirm_quit: false,
             replay: None,
+            source_note: None,
             page: 10,
             rows: Vec::new(),
             criteria: Vec::new(),
@@ -222,6 +225,12 @@ impl App {
     /// Shows (or clears) a journal problem banner on the current run.
     pub fn set_problem(&mut self, problem: Option<Problem>) {
         self.runs[self.current].problem = problem;
+    }
+
+    /// Says how the data arrives when it is not the usual way: the watcher
+    /// fell back to polling, or only a foreign `state.json` is read.
+    pub fn set_source_note(&mut self, note: Option<String>) {
+        self.source_note = note;
     }
 
     /// Enters, moves or leaves replay mode (the replay driver calls it).

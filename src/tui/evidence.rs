@@ -46,7 +46,7 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     }
     for key in ["diffStat", "diffstat"] {
         if let Some(s) = ev.get(key).and_then(Value::as_str) {
-            raw.push(format!("diff stat: {s}"));
+            raw.extend(s.lines().map(|l| format!("diff stat: {l}")));
         }
     }
     for f in array(ev, "findings") {
@@ -57,6 +57,9 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     }
     if let Some(s) = ev.get("structural").and_then(Value::as_str) {
         raw.push(format!("structural: {s}"));
+    }
+    if let Some(s) = ev.get("excerpt").and_then(Value::as_str) {
+        raw.extend(s.lines().map(|l| format!("output | {l}")));
     }
     match ev.get("notes") {
         Some(Value::String(s)) => raw.push(format!("note: {s}")),

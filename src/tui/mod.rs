@@ -17,6 +17,8 @@ pub mod effect;
 pub mod evidence;
 pub mod keymap;
 pub mod rows;
+pub mod controller;
+pub mod replay;
 pub mod run;
 pub mod terminal;
 #[cfg(test)]

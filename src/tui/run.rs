@@ -4,8 +4,7 @@
 //! here, off the drawing path: decisions are written on a blocking thread
 //! and their result comes back as an input.
 
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -14,81 +13,17 @@ use futures_util::StreamExt;
 use ratatui::crossterm::event::{Event as TermEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers};
 use tokio::signal::unix::{SignalKind, signal};
 
-use super::app::{App, Problem, ReplayBar};
+use super::app::App;
 use super::config::Config;
-use super::effect::{Effect, ReplayMove};
 use super::terminal::{self, TerminalGuard};
 use super::{SystemClock, view};
 use crate::history::History;
-use crate::journal::{Pipeline, TAIL_BYTES, read_tail, snapshot};
-use crate::model::event::HumanDecision;
-use crate::recorder::Recorder;
-use crate::watch::{Batch, FeedUpdate, Live};
+use crate::journal::{Pipeline, Source, snapshot};
+use crate::watch::{Batch, Live};
 
-/// Where `loopwatch replay` starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplayStart {
-    /// The first event.
-    First,
-    /// The event with this seq.
-    Seq(u64),
-    /// The first event of this iteration.
-    Iteration(u32),
-}
-
-/// The position (events applied) where replay starts: the first event, the
-/// event with a seq, or the first event of an iteration (the first event
-/// when that iteration does not exist).
-pub fn start_position(history: &History, start: ReplayStart) -> usize {
-    let k = match start {
-        ReplayStart::First => 1,
-        ReplayStart::Seq(seq) => history.position_of_seq(seq).max(1),
-        ReplayStart::Iteration(n) => {
-            history.iteration_starts().iter().find(|(i, _)| *i == n).map_or(1, |(_, pos)| pos + 1)
-        }
-    };
-    k.min(history.len())
-}
-
-/// Where a replay key moves from position `k`; `None` for [`ReplayMove::Live`]
-/// (leave replay).
-pub fn move_target(history: &History, k: usize, m: ReplayMove) -> Option<usize> {
-    let starts = history.iteration_starts();
-    let target = match m {
-        ReplayMove::Back => k.saturating_sub(1).max(1),
-        ReplayMove::Forward => k + 1,
-        ReplayMove::First => 1,
-        ReplayMove::PrevIteration => starts.iter().rev().map(|(_, p)| p + 1).find(|&p| p < k).unwrap_or(1),
-        ReplayMove::NextIteration => starts.iter().map(|(_, p)| p + 1).find(|&p| p > k).unwrap_or(history.len()),
-        ReplayMove::Live => return None,
-    };
-    Some(target.min(history.len()))
-}
-
-/// Shows position `k` of a history in the app exactly as replay does: the
-/// replay bar (position, time and iteration of the event at `k`), then the
-/// state after the first `k` events with those events. Returns the position
-/// shown (`k` clamped to the history's length).
-pub fn show_position(app: &mut App, history: &History, k: usize) -> usize {
-    let k = k.min(history.len());
-    let state = history.state_at(k);
-    let at = k.checked_sub(1).and_then(|i| history.events().get(i)).map(|e| e.at.clone()).unwrap_or_default();
-    app.set_replay(Some(ReplayBar { event: k as u64, total: history.len() as u64, at, iteration: state.iteration_number() }));
-    // Replay never rings nor runs hooks: the effects are always empty here.
-    let _ = app.on_run_state(0, state, &history.events()[..k]);
-    k
-}
-
-/// Inputs of the loop besides file changes.
-#[derive(Debug)]
-enum Ui {
-    Term(TermEvent),
-    TermClosed,
-    Tick,
-    Quit,
-    WriteDone(Result<(), String>),
-    LogLoaded(PathBuf, Result<Vec<u8>, String>),
-}
+pub use super::replay::{ReplayStart, move_target, show_position, start_position};
+use super::controller::{Controller, Ui};
+use super::replay::Past;
 
 /// Opens the live view on these pipelines.
 pub fn run_live(pipelines: Vec<Pipeline>) -> anyhow::Result<ExitCode> {
@@ -116,13 +51,18 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         }
         let mut live: Live<Ui> = Live::start(pipelines.clone());
-        let mut ctl = Controller { pipelines, replay: None, history: None };
+        let mut ctl = Controller::new(pipelines);
         let initial = live.refresh_all();
         ctl.apply_updates(&mut app, &live, initial, true);
         if let Some(start) = replay {
-            let snap = snapshot(&ctl.pipelines[0])?.context("no journal to replay")?;
-            ctl.enter_replay(&mut app, History::new(snap.events), start);
+            let snap = snapshot(ctl.first_pipeline())?.context("nothing to replay: no events.jsonl and no state.json")?;
+            let past = match snap.source {
+                Source::Journal => Past::Events(Box::new(History::new(snap.events))),
+                Source::ForeignState => ctl.observed_states(&live)?,
+            };
+            ctl.enter_replay(&mut app, past, start);
         }
+        let mut test_panic = render_panics_for_tests();
         let (_guard, mut term) = TerminalGuard::enter(false)?;
         spawn_inputs(&live);
         term.draw(|f| view::render(f, &app))?;
@@ -179,15 +119,37 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                 break;
             }
             if full_redraw {
-                term.clear()?;
+                // Clear by "resizing" to the current size, not `Terminal::clear`:
+                // that one asks the terminal where the cursor is, and after a
+                // resume the answer could be lost to the key reader, ending the
+                // TUI with "the cursor position could not be read".
+                let size = term.size()?;
+                term.resize(size.into())?;
             }
             // The terminal may be gone (closed pty): stop instead of spinning.
-            if term.draw(|f| view::render(f, &app)).is_err() {
+            let panic_now = std::mem::take(&mut test_panic);
+            if term.draw(|f| draw(f, &app, panic_now)).is_err() {
                 break;
             }
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Draws one frame of the loop.
+fn draw(frame: &mut ratatui::Frame, app: &App, test_panic: bool) {
+    if test_panic {
+        panic!("LOOPWATCH_TEST_PANIC=render: a test-only panic inside rendering");
+    }
+    view::render(frame, app);
+}
+
+/// Test-only, not a feature: with `LOOPWATCH_TEST_PANIC=render` in the
+/// environment (read once, at start) the second frame panics inside
+/// rendering, so the end-to-end tests can check that a panic restores the
+/// terminal exactly once before its message is printed.
+fn render_panics_for_tests() -> bool {
+    std::env::var_os("LOOPWATCH_TEST_PANIC").is_some_and(|v| v == "render")
 }
 
 fn load_config() -> Config {
@@ -227,6 +189,14 @@ fn spawn_inputs(live: &Live<Ui>) {
             }
         }
     });
+    // A pty closed under the TUI shows only as a hangup on stdin (the
+    // terminal events reader does not end on it): watch for it apart.
+    let tx = live.sender();
+    std::thread::spawn(move || {
+        if wait_for_hangup() {
+            let _ = tx.send(crate::watch::Input::Other(Ui::TermClosed));
+        }
+    });
     let tx = live.sender();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -250,159 +220,18 @@ fn spawn_inputs(live: &Live<Ui>) {
     }
 }
 
-/// What the loop keeps beside the app: the pipelines and the replay position.
-struct Controller {
-    pipelines: Vec<Pipeline>,
-    replay: Option<usize>,
-    history: Option<History>,
-}
-
-impl Controller {
-    fn apply_updates(&mut self, app: &mut App, live: &Live<Ui>, updates: Vec<(usize, FeedUpdate)>, first: bool) {
-        for (i, up) in updates {
-            let feed = &live.feeds()[i];
-            if i == 0 {
-                app.set_looking_in((!feed.exists()).then(|| feed.pipeline().dir().to_path_buf()));
-            }
-            if !up.changed && !first {
-                continue;
-            }
-            let events = feed.events();
-            let new = if up.reset { events } else { &events[events.len().saturating_sub(up.new_events)..] };
-            if let Some(h) = &mut self.history
-                && i == 0
-            {
-                if up.reset {
-                    *h = History::new(events.to_vec());
-                } else {
-                    h.extend(new.iter().cloned());
-                }
-                if let Some(k) = self.replay {
-                    self.show(app, k);
-                }
-            } else {
-                let effects = app.on_run_state(i, feed.state().clone(), new);
-                for e in effects {
-                    self.perform(app, live, e);
-                }
-            }
-            if i == 0 || app.screen() == super::app::Screen::RunList {
-                app.set_problem(problem_of(feed, &up));
-            }
+/// Blocks until the terminal on stdin hangs up (true), or polling it fails
+/// (false). Polling for no event at all wakes only on a hangup or an error.
+fn wait_for_hangup() -> bool {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let stdin = std::io::stdin();
+    loop {
+        let mut fds = [PollFd::new(&stdin, PollFlags::empty())];
+        match poll(&mut fds, None) {
+            Ok(_) if fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) => return true,
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(_) => return false,
         }
-    }
-
-    /// Performs one effect; true when the app asked to quit.
-    fn perform(&mut self, app: &mut App, live: &Live<Ui>, effect: Effect) -> bool {
-        match effect {
-            Effect::Quit => return true,
-            Effect::Bell => {
-                let mut out = std::io::stdout();
-                let _ = out.write_all(b"\x07").and_then(|()| out.flush());
-            }
-            Effect::CopyToClipboard(text) => {
-                use base64::Engine as _;
-                let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-                let mut out = std::io::stdout();
-                let _ = write!(out, "\x1b]52;c;{b64}\x07").and_then(|()| out.flush());
-            }
-            Effect::RunHook { command, gate } => {
-                let spawned = std::process::Command::new("sh")
-                    .arg("-c")
-                    .arg(&command)
-                    .env("LOOPWATCH_GATE", &gate)
-                    .stdin(std::process::Stdio::null())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .spawn();
-                if let Err(e) = spawned {
-                    tracing::warn!(error = %e, "on_human_gate command failed to start");
-                }
-            }
-            Effect::LoadLog(path) => {
-                let pipeline = self.current_pipeline(app).clone();
-                let tx = live.sender();
-                tokio::task::spawn_blocking(move || {
-                    let r = read_tail(&pipeline, &path, TAIL_BYTES);
-                    let _ = tx.send(crate::watch::Input::Other(Ui::LogLoaded(path, r)));
-                });
-            }
-            Effect::WriteDecision(req) => {
-                let rec = Recorder::new(self.current_pipeline(app).clone());
-                let tx = live.sender();
-                tokio::task::spawn_blocking(move || {
-                    let d = HumanDecision {
-                        id: req.id,
-                        decision: req.decision,
-                        reason: req.reason,
-                        by: crate::util::user_at_host(),
-                        evidence_hash: req.evidence_hash,
-                        contract_edit: None,
-                        extra: Default::default(),
-                    };
-                    let r = rec.decide(d).map(|_| ()).map_err(|e| e.to_string());
-                    let _ = tx.send(crate::watch::Input::Other(Ui::WriteDone(r)));
-                });
-            }
-            Effect::Replay(m) => self.replay_move(app, live, m),
-        }
-        false
-    }
-
-    fn current_pipeline(&self, app: &App) -> &Pipeline {
-        self.pipelines
-            .iter()
-            .find(|p| p.dir() == app.run().pipeline)
-            .unwrap_or(&self.pipelines[0])
-    }
-
-    fn enter_replay(&mut self, app: &mut App, history: History, start: ReplayStart) {
-        let k = start_position(&history, start);
-        self.history = Some(history);
-        self.show(app, k);
-    }
-
-    fn show(&mut self, app: &mut App, k: usize) {
-        let Some(h) = &self.history else { return };
-        self.replay = Some(show_position(app, h, k));
-    }
-
-    fn replay_move(&mut self, app: &mut App, live: &Live<Ui>, m: ReplayMove) {
-        if self.replay.is_none() {
-            if m == ReplayMove::Live {
-                return;
-            }
-            // Entering replay from the live view: live updates keep arriving
-            // into the history in the background.
-            let events = live.feeds()[0].events().to_vec();
-            let end = events.len();
-            self.history = Some(History::new(events));
-            self.replay = Some(end);
-        }
-        let (Some(h), Some(k)) = (&self.history, self.replay) else { return };
-        let Some(target) = move_target(h, k, m) else {
-            self.replay = None;
-            self.history = None;
-            app.set_replay(None);
-            let feed = &live.feeds()[0];
-            app.on_run_state(0, feed.state().clone(), feed.events());
-            return;
-        };
-        self.show(app, target);
     }
 }
 
-fn problem_of(feed: &crate::watch::Feed, up: &FeedUpdate) -> Option<Problem> {
-    let partial_since = feed.partial_since().map(|t| {
-        jiff::Timestamp::try_from(t).map(|ts| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()).unwrap_or_default()
-    });
-    let last = up.problems.last().or_else(|| feed.problems().last())?;
-    Some(Problem {
-        file: last.path.clone(),
-        line: Some(last.line).filter(|l| *l > 0),
-        column: last.column.map(|c| c as u64),
-        message: last.message.clone(),
-        partial_since,
-    })
-    .or(None)
-}

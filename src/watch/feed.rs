@@ -1,6 +1,11 @@
 //! A pipeline read incrementally: the journal from its last offset folded
 //! into the state, or, when there is no journal, a `state.json` written by
 //! another program (each distinct version kept, for replay).
+//!
+//! A journal truncated in place and being rewritten (a restore, a `cp`
+//! over it) is empty or holds only a partial line for a moment: the feed
+//! keeps showing the last state it read until the new file holds a
+//! complete line, so a reader never sees the run drop back to nothing.
 
 use std::time::SystemTime;
 
@@ -35,6 +40,9 @@ pub struct Feed {
     foreign_versions: Vec<(SystemTime, State)>,
     foreign_hash: Option<String>,
     exists: bool,
+    /// The journal was truncated or replaced but the new file holds no
+    /// complete line yet: the old state stays until it does.
+    reset_pending: bool,
 }
 
 impl Feed {
@@ -51,7 +59,18 @@ impl Feed {
             foreign_versions: Vec::new(),
             foreign_hash: None,
             exists: false,
+            reset_pending: false,
         }
+    }
+
+    /// Re-reads everything from the start (after a watcher overflow, when
+    /// events may have been lost): the journal is read again from byte 0 and
+    /// the state refolded, and a foreign `state.json` is parsed again.
+    pub fn rescan(&mut self) -> FeedUpdate {
+        self.reader = JournalReader::new(self.pipeline.journal_path());
+        self.foreign_hash = None;
+        self.reset_pending = !self.events.is_empty();
+        self.refresh()
     }
 
     /// Reads what changed on disk.
@@ -62,7 +81,18 @@ impl Feed {
         self.exists = self.pipeline.exists();
         match self.reader.read_new() {
             Ok(batch) if !batch.missing => {
-                if batch.reset {
+                let reset = batch.reset || self.reset_pending;
+                self.reset_pending = reset && batch.events.is_empty();
+                if self.reset_pending {
+                    if batch.reset {
+                        up.problems.push(LineProblem {
+                            path: self.reader.path().to_path_buf(),
+                            line: 0,
+                            column: None,
+                            message: "the journal was truncated or replaced: showing the last state read until it holds a complete line".into(),
+                        });
+                    }
+                } else if reset {
                     self.state = State::default();
                     self.events.clear();
                     up.reset = true;
@@ -70,16 +100,16 @@ impl Feed {
                 for ev in &batch.events {
                     self.state.apply(ev);
                 }
-                if !batch.events.is_empty() || batch.reset {
+                if !batch.events.is_empty() || up.reset {
                     self.state.finish();
                 }
                 up.new_events = batch.events.len();
                 self.events.extend(batch.events);
                 self.partial_since = if batch.partial { self.partial_since.or_else(|| Some(SystemTime::now())) } else { None };
-                up.problems = batch.problems;
+                up.problems.extend(batch.problems);
             }
             Ok(batch) => {
-                if batch.reset {
+                if batch.reset || std::mem::take(&mut self.reset_pending) {
                     self.state = State::default();
                     self.events.clear();
                     up.reset = true;

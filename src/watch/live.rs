@@ -109,9 +109,14 @@ impl<T: Send + 'static> Live<T> {
                 w.rearm();
             }
         }
+        // A rescan means events may have been lost: re-read those pipelines
+        // from the start instead of from the last offset.
         let updates = dirty
             .into_iter()
-            .filter_map(|i| self.feeds.get_mut(i).map(|f| (i, f.refresh())))
+            .filter_map(|i| {
+                let feed = self.feeds.get_mut(i)?;
+                Some((i, if rescan.contains(&i) { feed.rescan() } else { feed.refresh() }))
+            })
             .collect();
         Some(Batch { updates, others, errors })
     }

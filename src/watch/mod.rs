@@ -9,6 +9,7 @@
 
 mod feed;
 mod live;
+mod observed;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -18,6 +19,7 @@ use notify::{Config, EventKind, PollWatcher, RecommendedWatcher, RecursiveMode, 
 
 pub use feed::{Feed, FeedUpdate};
 pub use live::{Batch, Input, Live};
+pub use observed::{Observed, ObservedLog};
 
 /// What the watcher reports.
 #[derive(Debug, Clone, PartialEq, Eq)]

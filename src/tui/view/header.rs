@@ -70,6 +70,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             time_of(&g.since)
         )));
     }
+    if let Some(note) = &app.source_note {
+        spans.push(Span::raw("  ·  "));
+        spans.push(Span::styled(format!("⟳ {note}"), theme.tone(Tone::Warn)));
+    }
     let waiting = state.open_human_gates().count();
     if waiting > 0 {
         let key = app

@@ -27,6 +27,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         k.label(Action::ReplayFirst),
         k.label(Action::ReplayLive),
     );
+    let text = match &app.source_note {
+        Some(note) => format!("{text}   · {note}"),
+        None => text,
+    };
     let line = Line::styled(
         sanitize_line(&text, usize::from(area.width)),
         app.theme.bar(),

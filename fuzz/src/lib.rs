@@ -1,0 +1,138 @@
+//! The fuzz targets of loopwatch's parsers of foreign text, as plain
+//! functions: the libFuzzer entry points under `fuzz_targets/` and the
+//! stable driver (`src/bin/drive.rs`) call the same code.
+//!
+//! Each target panics only on a real defect: a parser panicking, or a
+//! property that must hold for every input failing (what the recorder
+//! writes must read back the same; reading a journal in pieces must give
+//! what reading it whole gives).
+
+use std::io::Write;
+
+use loopwatch::journal::{JournalReader, read_all};
+use loopwatch::model::{Event, EventBody, GateName, fold};
+use loopwatch::parse::{parse_conformity, parse_gate0_report, parse_security, parse_verdicts};
+
+/// The names of every target, in the order the driver runs them.
+pub const TARGETS: [&str; 4] = ["contract", "gate_output", "verdicts", "journal"];
+
+/// Runs target `name` on `data`; false when there is no such target.
+pub fn run(name: &str, data: &[u8]) -> bool {
+    match name {
+        "contract" => contract(data),
+        "gate_output" => gate_output(data),
+        "verdicts" => verdicts(data),
+        "journal" => journal(data),
+        _ => return false,
+    }
+    true
+}
+
+/// A contract through GATE 0's parser.
+pub fn contract(data: &[u8]) {
+    let c = loopwatch::gate0::parse(data);
+    for cr in &c.criteria {
+        assert!(cr.line >= 1, "criterion lines are 1-based");
+    }
+}
+
+/// Any text as the output of each gate; what the recorder would write for
+/// it must read back as the same event.
+pub fn gate_output(data: &[u8]) {
+    for gate in GateName::ALL {
+        let parsed = match gate {
+            GateName::Floor => {
+                let _ = parse_gate0_report("fuzz.out", data);
+                continue;
+            }
+            GateName::Conformity => parse_conformity("fuzz.out", data),
+            GateName::Security => parse_security("fuzz.out", data),
+        };
+        let finished = match parsed {
+            Ok(out) => out.into_finished(1, 1, Some("gates/1-x-1.out".into())),
+            Err(st) => st.into_finished(gate, 1, 1, Some("gates/1-x-1.out".into())),
+        };
+        round_trip(EventBody::GateFinished(finished));
+    }
+}
+
+/// Any text as the finding verifier's JSON.
+pub fn verdicts(data: &[u8]) {
+    if let Ok(entries) = parse_verdicts("fuzz.json", data) {
+        for (i, e) in entries.iter().enumerate() {
+            assert_eq!(e.position, i, "entries come in array order");
+            assert!(e.line >= 1 && e.column >= 1, "positions are 1-based");
+        }
+    }
+}
+
+/// Any bytes as a journal: each line through `Event::parse_line` (an event
+/// read must write back and read again the same), and the whole through
+/// `JournalReader` in two pieces, which must agree with one whole read.
+pub fn journal(data: &[u8]) {
+    for line in data.split(|&b| b == b'\n') {
+        if let Ok(ev) = Event::parse_line(line) {
+            let again = Event::parse_line(ev.to_line().trim_end().as_bytes());
+            assert_eq!(
+                again.as_ref().ok(),
+                Some(&ev),
+                "an event read back differs: {:?}",
+                again.as_ref().err()
+            );
+        }
+    }
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(_) => return,
+    };
+    let path = dir.path().join("events.jsonl");
+    let cut = data.len() / 2;
+    let Ok(mut f) = std::fs::File::create(&path) else {
+        return;
+    };
+    if f.write_all(&data[..cut]).is_err() {
+        return;
+    }
+    let mut reader = JournalReader::new(&path);
+    let Ok(first) = reader.read_new() else { return };
+    if f.write_all(&data[cut..]).is_err() {
+        return;
+    }
+    let Ok(second) = reader.read_new() else {
+        return;
+    };
+    let Ok(whole) = read_all(&path) else { return };
+    let mut pieces = first.events;
+    pieces.extend(second.events);
+    assert_eq!(
+        pieces, whole.events,
+        "reading in two pieces differs from reading whole"
+    );
+    assert_eq!(
+        first.problems.len() + second.problems.len(),
+        whole.problems.len()
+    );
+    assert!(
+        whole.events.windows(2).all(|w| w[0].seq < w[1].seq),
+        "seqs rise"
+    );
+    let state = fold(&whole.events);
+    assert_eq!(state.seq, whole.events.last().map_or(0, |e| e.seq));
+}
+
+fn round_trip(body: EventBody) {
+    let ev = Event {
+        v: 1,
+        seq: 1,
+        at: "2026-11-02T10:00:00Z".into(),
+        body,
+    };
+    let line = ev.to_line();
+    let back = Event::parse_line(line.trim_end().as_bytes());
+    assert_eq!(
+        back.as_ref().ok(),
+        Some(&ev),
+        "written {line:?} reads back as {:?}",
+        back.as_ref().err()
+    );
+}

@@ -1,0 +1,81 @@
+//! End-to-end tests of the real binary in a real terminal: each test starts
+//! its own tmux server, runs `loopwatch` in a pane, drives it with keys,
+//! signals and resizes, and reads the screen back with deadline polling.
+//! The tests run one at a time (they share two cores with the build).
+
+mod support;
+
+#[path = "e2e_tmux/decision.rs"]
+mod decision;
+#[path = "e2e_tmux/lifecycle.rs"]
+mod lifecycle;
+#[path = "e2e_tmux/live.rs"]
+mod live;
+#[path = "e2e_tmux/stress.rs"]
+mod stress;
+
+use std::path::Path;
+
+use support::tmux::Session;
+use support::worktree::Worktree;
+
+/// The tab line with no human gate open.
+const TAB_LINE: &str =
+    " [1] Criteria  [2] Findings  [3] Security  [4] Gates  [5] Timeline  [6] Logs";
+
+/// Width and height of the pane unless a test says otherwise.
+const COLS: u16 = 120;
+const ROWS: u16 = 32;
+
+/// Opens the TUI on `w` (`exec`, so the pane's process is loopwatch) and
+/// waits until its first frame is up.
+fn tui(w: &Worktree) -> Session {
+    let s = Session::start(COLS, ROWS, &format!("exec {}", w.watch_command()), &[]);
+    wait_frame(&s);
+    s
+}
+
+/// Waits until a whole frame of the run screen is on the alternate screen.
+fn wait_frame(s: &Session) -> String {
+    s.wait_for("a frame of the run screen", |screen| {
+        is_run_frame(screen) && s.alternate_on()
+    })
+}
+
+/// True when `screen` shows the run screen whole: header, tab line, footer.
+fn is_run_frame(screen: &str) -> bool {
+    let lines: Vec<&str> = screen.lines().collect();
+    lines
+        .first()
+        .is_some_and(|l| l.starts_with(" loopwatch · feat "))
+        && lines
+            .get(3)
+            .is_some_and(|l| l.starts_with(" [1] Criteria  [2] Findings"))
+        && lines.iter().any(|l| l.starts_with(" ? help  / filter"))
+}
+
+/// Line `n` of a screen, without trailing blanks.
+fn line(screen: &str, n: usize) -> &str {
+    screen.lines().nth(n).unwrap_or("").trim_end()
+}
+
+/// The settings `stty -a` wrote to `path`, one word each.
+fn stty_words(path: &Path) -> Vec<String> {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    text.split(|c: char| c.is_whitespace() || c == ';')
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// Fails unless the terminal left behind is in cooked mode with echo.
+fn assert_cooked(stty: &Path) {
+    let words = stty_words(stty);
+    for mode in ["icanon", "echo", "isig", "icrnl", "opost"] {
+        assert!(
+            words.iter().any(|w| w == mode),
+            "{mode} is off after loopwatch exited: {words:?}"
+        );
+    }
+}

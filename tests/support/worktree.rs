@@ -1,0 +1,92 @@
+//! A throwaway worktree holding the e2e fixtures, and the real binary run in it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
+
+/// A temp folder that looks like a git worktree, with the fixtures copied in.
+pub struct Worktree {
+    _dir: tempfile::TempDir,
+    /// Its root.
+    pub root: PathBuf,
+}
+
+impl Worktree {
+    /// A worktree with every file of `tests/fixtures/e2e` at its root.
+    pub fn new() -> Worktree {
+        let dir = tempfile::tempdir().expect("temp worktree");
+        let root = dir.path().join("wt");
+        std::fs::create_dir_all(root.join(".git")).expect("create .git");
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/e2e");
+        for entry in std::fs::read_dir(&fixtures).expect("read the e2e fixtures") {
+            let entry = entry.expect("fixture entry");
+            std::fs::copy(entry.path(), root.join(entry.file_name())).expect("copy a fixture");
+        }
+        Worktree { _dir: dir, root }
+    }
+
+    /// Runs the binary here; fails the test unless it exits with `code`.
+    /// Returns stdout.
+    pub fn lw(&self, args: &[&str], code: i32) -> String {
+        let out = Command::new(BIN)
+            .args(args)
+            .current_dir(&self.root)
+            .env_remove("LOOPWATCH_PIPELINE")
+            .output()
+            .expect("run loopwatch");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "loopwatch {args:?}\nstdout:\n{stdout}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    }
+
+    /// `record run-start` on the fixture contract.
+    pub fn start_run(&self) {
+        self.lw(
+            &[
+                "record",
+                "run-start",
+                "--flow",
+                "feat",
+                "--contract",
+                "contract.md",
+            ],
+            0,
+        );
+    }
+
+    /// GATE 0 on the fixture contract (MET).
+    pub fn gate0(&self) {
+        self.lw(&["gate0", "run", "contract.md"], 0);
+    }
+
+    /// GATE 1 with an out-of-scope file: opens `hg-1-conformity-1`.
+    pub fn conformity_out_of_scope(&self) {
+        self.lw(
+            &[
+                "record",
+                "gate",
+                "conformity",
+                "--output",
+                "conformity-ecarts.txt",
+            ],
+            10,
+        );
+    }
+
+    /// The command line that opens the TUI on this worktree.
+    pub fn watch_command(&self) -> String {
+        format!("{} watch '{}'", BIN, self.root.display())
+    }
+
+    /// A file of the worktree, read as text.
+    pub fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.root.join(name)).unwrap_or_else(|e| panic!("read {name}: {e}"))
+    }
+}
