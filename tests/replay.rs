@@ -19,7 +19,7 @@ use loopwatch::journal::{Pipeline, snapshot};
 use loopwatch::model::state::RunStatus;
 use loopwatch::model::{EndStatus, Event, State, fold};
 use loopwatch::tui::config::{Config, ThemeKind};
-use loopwatch::tui::run::{ReplayStart, move_target, show_position, start_position};
+use loopwatch::tui::replay::{ReplayStart, move_target, show_position, start_position};
 use loopwatch::tui::view::render;
 use loopwatch::tui::{App, Effect, ManualClock};
 use ratatui::Terminal;
