@@ -58,23 +58,23 @@ pub enum FileKind {
 
 /// Every schema with its file name under `schemas/`.
 pub fn all() -> Vec<(&'static str, Value)> {
-    vec![
-        ("event.schema.json", to_value(schema_for!(EventLine))),
-        ("state.schema.json", to_value(schema_for!(State))),
-        (
-            "triage.schema.json",
-            to_value(schema_for!(crate::model::triage::Triage)),
-        ),
-        ("finding-verdicts.schema.json", verdicts_schema()),
+    [
+        ("event.schema.json", FileKind::Journal),
+        ("state.schema.json", FileKind::State),
+        ("triage.schema.json", FileKind::Triage),
+        ("finding-verdicts.schema.json", FileKind::Verdicts),
     ]
+    .into_iter()
+    .map(|(name, kind)| (name, for_kind(kind)))
+    .collect()
 }
 
 /// The schema of one kind of file (for journals: of one line).
 pub fn for_kind(kind: FileKind) -> Value {
     match kind {
-        FileKind::Journal => to_value(schema_for!(EventLine)),
-        FileKind::State => to_value(schema_for!(State)),
-        FileKind::Triage => to_value(schema_for!(crate::model::triage::Triage)),
+        FileKind::Journal => schema_for!(EventLine).to_value(),
+        FileKind::State => schema_for!(State).to_value(),
+        FileKind::Triage => schema_for!(crate::model::triage::Triage).to_value(),
         FileKind::Verdicts => verdicts_schema(),
     }
 }
@@ -82,7 +82,7 @@ pub fn for_kind(kind: FileKind) -> Value {
 /// The verdict-gate rules on top of the entry's shape: evidence required
 /// for VERIFIED/FALSE, a note for UNVERIFIABLE.
 fn verdicts_schema() -> Value {
-    let mut entry = to_value(schema_for!(FindingVerdictEntry));
+    let mut entry = schema_for!(FindingVerdictEntry).to_value();
     let defs = entry.as_object_mut().and_then(|o| o.remove("$defs"));
     if let Some(o) = entry.as_object_mut() {
         o.remove("$schema");
@@ -106,8 +106,4 @@ fn verdicts_schema() -> Value {
         o.insert("$defs".into(), d);
     }
     root
-}
-
-fn to_value(s: schemars::Schema) -> Value {
-    s.to_value()
 }

@@ -6,15 +6,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
-use notify::{RecursiveMode, Watcher};
 
 use super::Globals;
 use super::output::{finish, shown};
-use crate::journal::{JournalReader, Pipeline};
+use crate::journal::Pipeline;
 use crate::model::event::HumanDecision;
 use crate::model::rules::GateRequest;
 use crate::model::*;
 use crate::recorder::Recorder;
+use crate::watch::{Feed, PipelineWatch, WatchEvent};
 
 /// `ask`.
 #[derive(Debug, Args)]
@@ -133,49 +133,40 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
     let deadline = a
         .timeout
         .map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+    // The same watch/read/fold path as the TUI: the folder and its parent are
+    // watched (a pipeline replaced or recreated is picked up again), the
+    // journal is read from its last offset.
     let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(move |_res| {
-        let _ = tx.send(());
+    let watch = PipelineWatch::start(pipeline.dir(), move |ev| {
+        let _ = tx.send(ev);
     })
-    .context("start watching the pipeline")?;
-    watcher
-        .watch(pipeline.dir(), RecursiveMode::NonRecursive)
-        .with_context(|| format!("watch {}", pipeline.dir().display()))?;
-    let mut reader = JournalReader::new(pipeline.journal_path());
-    let mut state = State::default();
-    let mut first = true;
+    .with_context(|| format!("watch {}", pipeline.dir().display()))?;
+    let mut feed = Feed::new(pipeline.clone());
+    feed.refresh();
+    if feed.state().human_gate(&a.id).is_none() {
+        eprintln!(
+            "loopwatch: no human gate {} in {}",
+            shown(&a.id),
+            pipeline.dir().display()
+        );
+        return Ok(ExitCode::from(2));
+    }
     loop {
-        let batch = reader
-            .read_new()
-            .with_context(|| format!("read {}", reader.path().display()))?;
-        if batch.reset {
-            state = State::default();
+        if let Some(d) = feed
+            .state()
+            .human_gate(&a.id)
+            .and_then(|g| g.decision.as_ref())
+        {
+            let out = serde_json::json!({
+                "id": d.decision.id,
+                "decision": d.decision.decision,
+                "reason": d.decision.reason,
+                "by": d.decision.by,
+                "at": d.at,
+            });
+            println!("{out}");
+            return Ok(ExitCode::SUCCESS);
         }
-        for ev in &batch.events {
-            state.apply(ev);
-        }
-        state.finish();
-        if let Some(gate) = state.human_gate(&a.id) {
-            if let Some(d) = &gate.decision {
-                let out = serde_json::json!({
-                    "id": d.decision.id,
-                    "decision": d.decision.decision,
-                    "reason": d.decision.reason,
-                    "by": d.decision.by,
-                    "at": d.at,
-                });
-                println!("{out}");
-                return Ok(ExitCode::SUCCESS);
-            }
-        } else if first {
-            eprintln!(
-                "loopwatch: no human gate {} in {}",
-                shown(&a.id),
-                pipeline.dir().display()
-            );
-            return Ok(ExitCode::from(2));
-        }
-        first = false;
         // Wake on filesystem events; a slow re-read guards against a missed one.
         let wait = match deadline {
             Some(d) => match d.checked_duration_since(Instant::now()) {
@@ -187,9 +178,22 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             },
             None => Duration::from_secs(5),
         };
+        let mut rescan = false;
         match rx.recv_timeout(wait) {
-            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => while rx.try_recv().is_ok() {},
+            Ok(ev) => {
+                rescan |= ev == WatchEvent::Rescan;
+                while let Ok(ev) = rx.try_recv() {
+                    rescan |= ev == WatchEvent::Rescan;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => anyhow::bail!("the watcher stopped"),
+        }
+        if rescan {
+            watch.rearm();
+            feed.rescan();
+        } else {
+            feed.refresh();
         }
     }
 }

@@ -301,9 +301,9 @@ fn findings(rec: &Recorder, a: FindingsArgs) -> anyhow::Result<ExitCode> {
 
 fn triage(rec: &Recorder, a: TriageRecordArgs) -> anyhow::Result<ExitCode> {
     let (name, bytes) = read_input(&a.file)?;
-    let file = crate::recorder::read_triage(&name, &bytes).map_err(anyhow::Error::msg)?;
+    let file = crate::model::triage::Triage::parse(&name, &bytes).map_err(anyhow::Error::msg)?;
     let iteration = a.iteration.unwrap_or(file.iteration);
-    let (counts, buckets) = crate::recorder::triage_buckets(&file);
+    let (counts, buckets) = file.buckets();
     let rel = format!("triage-{iteration}.json");
     let dest = rec.pipeline().dir().join(&rel);
     std::fs::create_dir_all(rec.pipeline().dir())?;

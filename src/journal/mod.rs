@@ -18,5 +18,5 @@ pub use error::JournalError;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, PipelineLock};
 pub use pipeline::Pipeline;
 pub use reader::{JournalReader, LineProblem, MAX_LINE_BYTES, ReadBatch, read_all};
-pub use snapshot::{Snapshot, Source, read_foreign_state, snapshot};
+pub use snapshot::{Snapshot, Source, parse_foreign_state, read_foreign_state, snapshot};
 pub use tail::{TAIL_BYTES, read_tail};

@@ -66,16 +66,20 @@ pub fn read_foreign_state(path: &Path) -> Result<Option<State>, JournalError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(JournalError::io("read", path, e)),
     };
-    serde_json::from_slice::<State>(&bytes)
-        .map(Some)
-        .map_err(|e| {
-            JournalError::io(
-                "parse",
-                path,
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("line {} column {}: {e}", e.line(), e.column()),
-                ),
-            )
-        })
+    parse_foreign_state(path, &bytes).map(Some)
+}
+
+/// Parses the bytes of a `state.json` written by another program; the
+/// error names the file, line and column.
+pub fn parse_foreign_state(path: &Path, bytes: &[u8]) -> Result<State, JournalError> {
+    serde_json::from_slice::<State>(bytes).map_err(|e| {
+        JournalError::io(
+            "parse",
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("line {} column {}: {e}", e.line(), e.column()),
+            ),
+        )
+    })
 }

@@ -44,6 +44,38 @@ pub struct Triage {
     pub extra: Extra,
 }
 
+impl Triage {
+    /// Reads a triage file (schema 3.2.0); the error names the input, line
+    /// and column.
+    pub fn parse(name: &str, bytes: &[u8]) -> Result<Triage, String> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            format!(
+                "{name}:{}:{}: not a 3.2.0 triage file: {e}",
+                e.line(),
+                e.column()
+            )
+        })
+    }
+
+    /// Bucket sizes and finding ids per bucket (what `triage.recorded` carries).
+    pub fn buckets(&self) -> (super::event::TriageCounts, super::event::TriageBuckets) {
+        let ids = |v: &[TriageFinding]| v.iter().map(|f| f.id.clone()).collect::<Vec<_>>();
+        let n = |v: &[TriageFinding]| u32::try_from(v.len()).unwrap_or(u32::MAX);
+        (
+            super::event::TriageCounts {
+                accepted: n(&self.accepted),
+                deferred: n(&self.deferred),
+                rejected: n(&self.rejected),
+            },
+            super::event::TriageBuckets {
+                accepted: ids(&self.accepted),
+                deferred: ids(&self.deferred),
+                rejected: ids(&self.rejected),
+            },
+        )
+    }
+}
+
 /// The `schemaVersion` marker: serialises as `3.2.0`, refuses anything else.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SchemaVersion;

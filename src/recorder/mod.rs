@@ -339,37 +339,6 @@ pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathB
     Ok(joined)
 }
 
-/// Reads a triage file (schema 3.2.0); the error names the input, line and column.
-pub fn read_triage(name: &str, bytes: &[u8]) -> Result<crate::model::triage::Triage, String> {
-    serde_json::from_slice(bytes).map_err(|e| {
-        format!(
-            "{name}:{}:{}: not a 3.2.0 triage file: {e}",
-            e.line(),
-            e.column()
-        )
-    })
-}
-
-/// Bucket sizes and ids of a triage file.
-pub fn triage_buckets(t: &crate::model::triage::Triage) -> (TriageCounts, TriageBuckets) {
-    let ids = |v: &[crate::model::triage::TriageFinding]| {
-        v.iter().map(|f| f.id.clone()).collect::<Vec<_>>()
-    };
-    let n = |v: &[crate::model::triage::TriageFinding]| u32::try_from(v.len()).unwrap_or(u32::MAX);
-    (
-        TriageCounts {
-            accepted: n(&t.accepted),
-            deferred: n(&t.deferred),
-            rejected: n(&t.rejected),
-        },
-        TriageBuckets {
-            accepted: ids(&t.accepted),
-            deferred: ids(&t.deferred),
-            rejected: ids(&t.rejected),
-        },
-    )
-}
-
 /// Why a decision may not be recorded, if it may not.
 pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), JournalError> {
     let Some(gate) = s.human_gate(&d.id) else {

@@ -337,7 +337,7 @@ fn deferred_findings(s: &State, dir: &Path) -> Vec<DeferredFinding> {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
-        let Ok(file) = crate::recorder::read_triage(&t.file, &bytes) else {
+        let Ok(file) = crate::model::triage::Triage::parse(&t.file, &bytes) else {
             continue;
         };
         for f in &file.deferred {

@@ -213,15 +213,6 @@ impl App {
         run.logs.insert(key, view);
     }
 
-    /// The triage buckets of an iteration, read from its triage file.
-    pub fn on_triage_loaded(&mut self, iteration: u32, buckets: Vec<(String, Bucket)>) {
-        let run = &mut self.runs[self.current];
-        for (id, b) in buckets {
-            run.buckets.insert((iteration, id), b);
-        }
-        self.refresh();
-    }
-
     /// Shows (or clears) a journal problem banner on the current run.
     pub fn set_problem(&mut self, problem: Option<Problem>) {
         self.runs[self.current].problem = problem;

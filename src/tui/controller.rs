@@ -239,14 +239,16 @@ impl Controller {
         }
         let k = k.min(past.len());
         self.replay = Some(k);
-        let (state, at, events) = past.at(k);
+        let Some((state, at)) = past.observed_at(k) else {
+            return;
+        };
         app.set_replay(Some(ReplayBar {
             event: k as u64,
             total: past.len() as u64,
             at,
             iteration: state.iteration_number(),
         }));
-        app.on_run_state(0, state, events);
+        app.on_run_state(0, state, &[]);
     }
 
     fn replay_move(&mut self, app: &mut App, live: &Live<Ui>, m: ReplayMove) {

@@ -97,21 +97,15 @@ impl Past {
         }
     }
 
-    /// The state after `k` steps, its time, and the events up to it.
-    pub(crate) fn at(&self, k: usize) -> (State, String, &[crate::model::Event]) {
+    /// For observed states: the state after `k` steps and when it was seen
+    /// (replays of events go through [`show_position`]).
+    pub(crate) fn observed_at(&self, k: usize) -> Option<(State, String)> {
         match self {
-            Past::Events(h) => {
-                let at = k
-                    .checked_sub(1)
-                    .and_then(|i| h.events().get(i))
-                    .map(|e| e.at.clone())
-                    .unwrap_or_default();
-                (h.state_at(k), at, &h.events()[..k])
-            }
-            Past::States(v) => match k.checked_sub(1).and_then(|i| v.get(i)) {
-                Some((at, s)) => (s.clone(), at.clone(), &[]),
-                None => (State::default(), String::new(), &[]),
-            },
+            Past::Events(_) => None,
+            Past::States(v) => k
+                .checked_sub(1)
+                .and_then(|i| v.get(i))
+                .map(|(at, s)| (s.clone(), at.clone())),
         }
     }
 

@@ -9,7 +9,7 @@
 
 use std::time::SystemTime;
 
-use crate::journal::{JournalReader, LineProblem, Pipeline, read_foreign_state};
+use crate::journal::{JournalReader, LineProblem, Pipeline, parse_foreign_state};
 use crate::model::{Event, State};
 
 /// How many recent problems a feed keeps.
@@ -37,7 +37,8 @@ pub struct Feed {
     events: Vec<Event>,
     problems: Vec<LineProblem>,
     partial_since: Option<SystemTime>,
-    foreign_versions: Vec<(SystemTime, State)>,
+    /// The state comes from a foreign `state.json` (there is no journal).
+    foreign: bool,
     foreign_hash: Option<String>,
     exists: bool,
     /// The journal was truncated or replaced but the new file holds no
@@ -56,7 +57,7 @@ impl Feed {
             events: Vec::new(),
             problems: Vec::new(),
             partial_since: None,
-            foreign_versions: Vec::new(),
+            foreign: false,
             foreign_hash: None,
             exists: false,
             reset_pending: false,
@@ -151,14 +152,13 @@ impl Feed {
             return;
         }
         self.foreign_hash = Some(hash);
-        match read_foreign_state(&path) {
-            Ok(Some(mut s)) => {
+        match parse_foreign_state(&path, &bytes) {
+            Ok(mut s) => {
                 s.finish();
-                self.foreign_versions.push((SystemTime::now(), s.clone()));
                 self.state = s;
+                self.foreign = true;
                 up.new_events += 1;
             }
-            Ok(None) => {}
             Err(e) => up.problems.push(LineProblem {
                 path,
                 line: 0,
@@ -193,14 +193,10 @@ impl Feed {
         self.partial_since
     }
 
-    /// Each distinct `state.json` seen when there is no journal (for replay).
-    pub fn foreign_versions(&self) -> &[(SystemTime, State)] {
-        &self.foreign_versions
-    }
-
-    /// True when the state comes from a foreign `state.json`.
+    /// True when the state comes from a foreign `state.json` (the TUI
+    /// keeps each version it sees in an [`super::ObservedLog`]).
     pub fn is_foreign(&self) -> bool {
-        self.events.is_empty() && !self.foreign_versions.is_empty()
+        self.foreign && self.events.is_empty()
     }
 
     /// True when the pipeline folder exists.

@@ -1,5 +1,5 @@
 //! The pieces of the app's state: tabs, the runs watched, journal
-//! problems, the replay position, logs read and triage buckets.
+//! problems, the replay position and the logs read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -116,8 +116,6 @@ pub struct Run {
     pub problem: Option<Problem>,
     /// Logs read, by path relative to `.pipeline/`.
     pub logs: BTreeMap<String, LogView>,
-    /// Triage buckets by (iteration, finding id), when the triage file was read.
-    pub buckets: BTreeMap<(u32, String), Bucket>,
     /// Open gates already announced (bell, hook).
     pub(crate) announced: BTreeSet<String>,
     /// A state has arrived at least once.

@@ -71,13 +71,9 @@ pub fn is_red(app: &App, f: &Finding) -> bool {
         .is_some_and(|s| s.red_tests.iter().any(|t| t.issue == f.id))
 }
 
-/// The triage bucket, when known: from the triage file, from the finding
-/// itself, or implied by a verify-by-test result.
+/// The triage bucket, when known: recorded with the triage, from the
+/// finding itself, or implied by a verify-by-test result.
 pub fn bucket(app: &App, f: &Finding) -> Option<Bucket> {
-    let it = app.shown_iteration();
-    if let Some(b) = app.run().buckets.get(&(it, f.id.clone())) {
-        return Some(*b);
-    }
     // The buckets recorded with `triage.recorded`, then the finding's own field.
     let recorded = rows::shown(app)
         .and_then(|i| i.triage.as_ref())
