@@ -30,7 +30,8 @@ const ROWS: u16 = 32;
 /// Opens the TUI on `w` (`exec`, so the pane's process is loopwatch) and
 /// waits until its first frame is up.
 fn tui(w: &Worktree) -> Session {
-    let s = Session::start(COLS, ROWS, &format!("exec {}", w.watch_command()), &[]);
+    // Not `exec`: the pane's shell records the exit status (see Session::start).
+    let s = Session::start(COLS, ROWS, &w.watch_command(), &[]);
     wait_frame(&s);
     s
 }

@@ -72,7 +72,12 @@ impl Session {
             args.push("-e".into());
             args.push(format!("{k}={v}"));
         }
-        args.push(command.to_string());
+        // tmux sometimes marks a pane dead without ever learning its exit
+        // status; the shell records it itself on the way out.
+        args.push(format!(
+            "trap 'printf %s \"$?\" > \"{}\"' EXIT; {command}",
+            session.status_path().display()
+        ));
         let out = session.tmux_raw(&args);
         assert!(
             out.status.success(),
@@ -207,12 +212,17 @@ impl Session {
             "the pane's command to exit",
             DEADLINE,
             || {
-                // tmux marks the pane dead when the pty closes and learns the
-                // status a moment later: wait for both.
                 let v = self.display("#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}");
                 let mut parts = v.split(':');
                 let (dead, status, signal) = (parts.next()?, parts.next()?, parts.next()?);
-                (dead == "1" && (!status.is_empty() || !signal.is_empty()))
+                if dead != "1" {
+                    return None;
+                }
+                // The status the shell recorded, else what tmux learned.
+                if let Ok(recorded) = std::fs::read_to_string(self.status_path()) {
+                    return Some((recorded.trim().to_string(), String::new()));
+                }
+                (!status.is_empty() || !signal.is_empty())
                     .then(|| (status.to_string(), signal.to_string()))
             },
             || self.screen(),
@@ -224,8 +234,12 @@ impl Session {
             ),
             (s, _) => s
                 .parse()
-                .unwrap_or_else(|_| panic!("pane_dead_status is not a number: {s:?}")),
+                .unwrap_or_else(|_| panic!("exit status is not a number: {s:?}")),
         }
+    }
+
+    fn status_path(&self) -> PathBuf {
+        self.dir.path().join("pane.status")
     }
 
     fn raw_log_path(&self) -> PathBuf {
