@@ -5,6 +5,7 @@
 //! - [`parse`]: readers of the agents' text (gate outputs, finding verdicts, review findings).
 //! - [`journal`]: the `.pipeline` store: locked append, state snapshot, tail reading, safe file tails.
 //! - [`recorder`]: what the orchestrator's calls write, with the loop's rules applied under the lock.
+//! - [`code`]: the code per iteration: git tree snapshots, code diffs, cited lines.
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
@@ -23,6 +24,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod code;
 pub mod contract;
 pub mod demo;
 pub mod gate0;

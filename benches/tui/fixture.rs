@@ -173,6 +173,8 @@ fn run_started() -> EventBody {
             worktree: ".".into(),
             ..RunInfo::default()
         },
+        tree: None,
+        tree_missing: None,
     }
 }
 

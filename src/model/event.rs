@@ -35,6 +35,16 @@ pub enum EventBody {
     RunStarted {
         /// What the run is about.
         run: RunInfo,
+        /// The base snapshot: the worktree's git tree when the run started.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tree: Option<String>,
+        /// Why there is no `tree` (not a git worktree, git failed, turned off).
+        #[serde(
+            default,
+            rename = "treeMissing",
+            skip_serializing_if = "Option::is_none"
+        )]
+        tree_missing: Option<String>,
     },
     /// A developer hand-off begins a new iteration.
     #[serde(rename = "iteration.started")]
@@ -54,6 +64,16 @@ pub enum EventBody {
         iteration: u32,
         /// Round of this gate (1-based).
         round: u32,
+        /// GATE 0 only: the snapshot of the code the round judges.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tree: Option<String>,
+        /// GATE 0 only: why there is no `tree`.
+        #[serde(
+            default,
+            rename = "treeMissing",
+            skip_serializing_if = "Option::is_none"
+        )]
+        tree_missing: Option<String>,
     },
     /// A gate round ended with a verdict.
     #[serde(rename = "gate.finished")]

@@ -26,7 +26,7 @@ impl State {
         self.seq = ev.seq;
         self.last_event_at = Some(ev.at.clone());
         match &ev.body {
-            EventBody::RunStarted { run } => {
+            EventBody::RunStarted { run, .. } => {
                 *self = State::default();
                 self.seq = ev.seq;
                 self.last_event_at = Some(ev.at.clone());
@@ -42,6 +42,7 @@ impl State {
                 gate,
                 iteration,
                 round,
+                ..
             } => {
                 self.iteration_mut(*iteration, ev);
                 self.current_gate = Some(GateInProgress {

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::code::CodeSnapshot;
 use crate::journal::{AppendOptions, Appended, JournalError, Pipeline, append_with};
 use crate::model::event::*;
 use crate::model::rules::{self, GateRequest, NextAction};
@@ -50,8 +51,12 @@ impl Recorder {
 
     /// Starts a run: `run.started` then `iteration.started` 1 (initial).
     /// Refused while another run is in progress, unless `force`.
+    /// The worktree's snapshot is taken first, outside the lock, and
+    /// recorded as the run's base (`tree`, or `treeMissing` with why).
     pub fn run_start(&self, run: RunInfo, force: bool) -> Result<Appended, JournalError> {
-        append_with(&self.pipeline, &self.opts, |s| {
+        let code = self.snapshot();
+        let (tree, tree_missing) = code_fields(&code);
+        let appended = append_with(&self.pipeline, &self.opts, |s| {
             if !force && s.run.is_some() && s.ended.is_none() {
                 return Err(JournalError::Refused(format!(
                     "run {} is still in progress (record its end first, or pass --force to start over)",
@@ -59,29 +64,40 @@ impl Recorder {
                 )));
             }
             Ok(vec![
-                EventBody::RunStarted { run },
+                EventBody::RunStarted {
+                    run,
+                    tree,
+                    tree_missing,
+                },
                 EventBody::IterationStarted {
                     iteration: 1,
                     trigger: "initial".into(),
                 },
             ])
-        })
+        })?;
+        self.keep(&appended, &code, "base");
+        Ok(appended)
     }
 
     /// Records that a gate round begins (`gate.started`, and the next
     /// iteration's `iteration.started` when the loop comes back from the
     /// developer). Refused when the loop expects another gate, unless `force`.
+    /// A GATE 0 round records the snapshot of the code it judges.
     pub fn start_round(&self, gate: GateName, force: bool) -> Result<Appended, JournalError> {
-        append_with(&self.pipeline, &self.opts, |s| {
+        let code = (gate == GateName::Floor).then(|| self.snapshot());
+        let appended = append_with(&self.pipeline, &self.opts, |s| {
             check_order(s, gate, force)?;
             let (mut bodies, iteration) = opening(s, gate);
-            bodies.push(EventBody::GateStarted {
+            bodies.push(gate_started(
                 gate,
                 iteration,
-                round: s.next_round(gate),
-            });
+                s.next_round(gate),
+                code.as_ref(),
+            ));
             Ok(bodies)
-        })
+        })?;
+        self.keep_round(&appended, code.as_ref());
+        Ok(appended)
     }
 
     /// Records one gate round from its parsed output; saves the verbatim
@@ -94,7 +110,10 @@ impl Recorder {
         force: bool,
     ) -> Result<Appended, JournalError> {
         let gates_dir = self.pipeline.gates_dir();
-        append_with(&self.pipeline, &self.opts, |s| {
+        // A GATE 0 round recorded without its start gets its snapshot here;
+        // one already started has it on its `gate.started`.
+        let code = (gate == GateName::Floor && !self.floor_started()).then(|| self.snapshot());
+        let appended = append_with(&self.pipeline, &self.opts, |s| {
             let started = s.current_gate.as_ref().filter(|c| c.gate == gate).cloned();
             let (mut bodies, iteration, round) = match started {
                 Some(c) => (Vec::new(), c.iteration, c.round),
@@ -102,11 +121,17 @@ impl Recorder {
                     check_order(s, gate, force)?;
                     let (mut bodies, iteration) = opening(s, gate);
                     let round = s.next_round(gate);
-                    bodies.push(EventBody::GateStarted {
-                        gate,
-                        iteration,
-                        round,
-                    });
+                    let missing;
+                    let code = match (gate, code.as_ref()) {
+                        (GateName::Floor, None) => {
+                            missing = CodeSnapshot::Missing(
+                                "not taken: the round was started by another call at the same moment".into(),
+                            );
+                            Some(&missing)
+                        }
+                        (_, code) => code,
+                    };
+                    bodies.push(gate_started(gate, iteration, round, code));
                     (bodies, iteration, round)
                 }
             };
@@ -124,7 +149,58 @@ impl Recorder {
                     .map(EventBody::HumanRequested),
             );
             Ok(bodies)
-        })
+        })?;
+        self.keep_round(&appended, code.as_ref());
+        Ok(appended)
+    }
+
+    /// The snapshot of the worktree, the pipeline folder left out.
+    fn snapshot(&self) -> CodeSnapshot {
+        crate::code::take(self.pipeline.worktree(), self.pipeline.dir())
+    }
+
+    /// True when `state.json` says a GATE 0 round is in progress (a cheap
+    /// look before the lock; a wrong answer only costs a snapshot or its
+    /// absence on a round recorded in two calls racing with a third).
+    fn floor_started(&self) -> bool {
+        crate::journal::read_foreign_state(&self.pipeline.state_path())
+            .ok()
+            .flatten()
+            .and_then(|s| s.current_gate)
+            .is_some_and(|c| c.gate == GateName::Floor)
+    }
+
+    /// Keeps the snapshot of a `gate.started` just appended reachable.
+    fn keep_round(&self, appended: &Appended, code: Option<&CodeSnapshot>) {
+        let started = appended.events.iter().find_map(|e| match e.body {
+            EventBody::GateStarted {
+                gate: GateName::Floor,
+                iteration,
+                round,
+                ..
+            } => Some((iteration, round)),
+            _ => None,
+        });
+        if let (Some((iteration, round)), Some(code)) = (started, code) {
+            self.keep(
+                appended,
+                code,
+                &format!("iteration-{iteration}-floor-{round}"),
+            );
+        }
+    }
+
+    /// Makes a snapshot reachable under `refs/loopwatch/<run-id>/<label>`.
+    /// The event is already written: a failure here is logged, and the tree
+    /// stays readable until git prunes unreachable objects (two weeks by
+    /// default).
+    fn keep(&self, appended: &Appended, code: &CodeSnapshot, label: &str) {
+        let (Some(tree), Some(run)) = (code.tree(), appended.state.run.as_ref()) else {
+            return;
+        };
+        if let Err(e) = crate::code::keep(self.pipeline.worktree(), &run.id, label, tree) {
+            tracing::warn!("snapshot {tree} not kept under refs/loopwatch: {e}");
+        }
     }
 
     /// Records the finding verifier's verdicts; opens an `unverifiable`
@@ -299,6 +375,31 @@ impl Recorder {
             Ok(vec![EventBody::Note { text }])
         })
     }
+}
+
+/// A `gate.started`; GATE 0 carries the snapshot of the code it judges.
+fn gate_started(
+    gate: GateName,
+    iteration: u32,
+    round: u32,
+    code: Option<&CodeSnapshot>,
+) -> EventBody {
+    let (tree, tree_missing) = code.map(code_fields).unwrap_or_default();
+    EventBody::GateStarted {
+        gate,
+        iteration,
+        round,
+        tree,
+        tree_missing,
+    }
+}
+
+/// The `tree` / `treeMissing` pair of an event.
+fn code_fields(code: &CodeSnapshot) -> (Option<String>, Option<String>) {
+    (
+        code.tree().map(ToString::to_string),
+        code.missing().map(str::to_string),
+    )
 }
 
 /// The contract file of a run: its recorded path inside the worktree.

@@ -37,6 +37,8 @@ pub fn run_started() -> EventBody {
             contract: "contracts/2026-11-02-demo-1000.md".into(),
             ..RunInfo::default()
         },
+        tree: None,
+        tree_missing: None,
     }
 }
 

@@ -39,7 +39,7 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
 /// One line saying what an event is.
 pub fn summary(ev: &Event) -> (String, Tone) {
     match &ev.body {
-        EventBody::RunStarted { run } => (
+        EventBody::RunStarted { run, .. } => (
             format!("{} {} on {}", run.flow, run.id, run.branch),
             Tone::Accent,
         ),
@@ -50,6 +50,7 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             gate,
             iteration,
             round,
+            ..
         } => (
             format!(
                 "GATE {} {gate} iter {iteration} round {round}",

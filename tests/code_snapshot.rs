@@ -1,0 +1,234 @@
+//! Snapshots of the code: the tree holds the working files (staged,
+//! unstaged and untracked, not ignored, not the pipeline), the user's
+//! status, HEAD, index, stash, branches and files stay exactly as they
+//! were, the tree is kept under `refs/loopwatch/<run>/` until
+//! `loopwatch gc`, and outside git the run goes on with the snapshot
+//! marked missing.
+
+mod code_support;
+
+use code_support::{fingerprint, git, repo, tree_paths, write};
+use loopwatch::code::{self, CodeError, CodeSnapshot};
+use loopwatch::journal::Pipeline;
+use loopwatch::model::event::RunInfo;
+use loopwatch::model::{EventBody, GateName};
+use loopwatch::recorder::Recorder;
+
+/// A repository in the middle of work: a stash entry, a second branch, a
+/// staged new file, a staged edit edited again, a deletion, untracked and
+/// ignored files, and a pipeline folder.
+fn busy_repo() -> tempfile::TempDir {
+    let dir = repo();
+    let root = dir.path();
+    write(root, "README.md", "# demo, stashed\n");
+    git(root, &["stash", "push", "-q", "-m", "wip"]);
+    git(root, &["branch", "feature/x"]);
+    write(root, "src/new.rs", "pub fn new() {}\n");
+    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
+    git(root, &["add", "src/new.rs", "src/lib.rs"]);
+    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    3\n}\n");
+    std::fs::remove_file(root.join("README.md")).unwrap();
+    write(root, "notes/todo.txt", "untracked\n");
+    write(root, "target/debug/out.bin", "ignored\n");
+    write(root, "run.log", "ignored too\n");
+    write(root, ".pipeline/events.jsonl", "");
+    dir
+}
+
+#[test]
+fn a_snapshot_holds_the_working_files_and_leaves_git_as_it_was() {
+    let dir = busy_repo();
+    let root = dir.path();
+    let before = fingerprint(root);
+    let tree = code::snapshot(root).expect("snapshot");
+    assert_eq!(
+        fingerprint(root),
+        before,
+        "the snapshot changed the user's git"
+    );
+    assert_eq!(tree.as_str().len(), 40);
+    assert_eq!(
+        tree_paths(root, tree.as_str()),
+        [".gitignore", "notes/todo.txt", "src/lib.rs", "src/new.rs"]
+    );
+    // The working file, not the staged version.
+    assert_eq!(
+        git(root, &["show", &format!("{tree}:src/lib.rs")]),
+        "pub fn one() -> u32 {\n    3\n}\n"
+    );
+    // The same files give the same tree.
+    assert_eq!(code::snapshot(root).expect("again"), tree);
+    assert_eq!(fingerprint(root), before);
+}
+
+#[test]
+fn a_committed_pipeline_folder_is_still_left_out() {
+    let dir = repo();
+    let root = dir.path();
+    write(root, ".pipeline/state.json", "{}");
+    git(root, &["add", "-f", ".pipeline"]);
+    git(
+        root,
+        &["commit", "-q", "-m", "pipeline committed by mistake"],
+    );
+    let before = fingerprint(root);
+    let tree = code::snapshot(root).expect("snapshot");
+    assert!(
+        !tree_paths(root, tree.as_str())
+            .iter()
+            .any(|p| p.starts_with(".pipeline"))
+    );
+    assert_eq!(fingerprint(root), before);
+}
+
+#[test]
+fn a_repository_without_commits_or_index_is_snapshotted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    write(root, "a.txt", "a\n");
+    let before = fingerprint(root);
+    let tree = code::snapshot(root).expect("snapshot");
+    assert_eq!(tree_paths(root, tree.as_str()), ["a.txt"]);
+    assert_eq!(fingerprint(root), before);
+    assert!(!root.join(".git/index").exists(), "no index was created");
+}
+
+#[test]
+fn from_a_subfolder_the_whole_worktree_is_snapshotted() {
+    let dir = busy_repo();
+    let sub = dir.path().join("src");
+    let tree = code::snapshot(&sub).expect("snapshot");
+    assert!(tree_paths(dir.path(), tree.as_str()).contains(&"notes/todo.txt".to_string()));
+}
+
+#[test]
+fn outside_git_the_snapshot_is_missing_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.txt", "a\n");
+    let before = fingerprint(dir.path());
+    let err = code::snapshot(dir.path()).unwrap_err();
+    assert!(matches!(err, CodeError::NotARepository { .. }), "{err}");
+    let taken = code::take(dir.path(), &dir.path().join(".pipeline"));
+    let why = taken.missing().expect("missing");
+    assert!(why.ends_with("is not inside a git worktree"), "{why}");
+    assert_eq!(fingerprint(dir.path()), before);
+    assert!(!dir.path().join(".git").exists());
+}
+
+#[test]
+fn the_run_records_its_base_and_each_floor_round_and_keeps_them() {
+    let dir = busy_repo();
+    let root = dir.path();
+    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
+    let run = RunInfo {
+        id: "2026-12-01-demo".into(),
+        ..RunInfo::default()
+    };
+    let before = fingerprint(root);
+    let started = rec.run_start(run, false).expect("run start");
+    let base = match &started.events[0].body {
+        EventBody::RunStarted {
+            tree, tree_missing, ..
+        } => {
+            assert_eq!(tree_missing, &None);
+            tree.clone().expect("base tree")
+        }
+        other => panic!("{other:?}"),
+    };
+    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    4\n}\n");
+    let round = rec.start_round(GateName::Floor, false).expect("gate 0");
+    let floor = round
+        .events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::GateStarted { tree, .. } => tree.clone(),
+            _ => None,
+        })
+        .expect("floor tree");
+    assert_ne!(floor, base);
+    assert_eq!(floor, code::snapshot(root).unwrap().to_string());
+    let kept = code::kept(root, Some("2026-12-01-demo")).expect("kept");
+    let names: Vec<(&str, &str)> = kept
+        .iter()
+        .map(|k| (k.name.as_str(), k.tree.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("refs/loopwatch/2026-12-01-demo/base", base.as_str()),
+            (
+                "refs/loopwatch/2026-12-01-demo/iteration-1-floor-1",
+                floor.as_str()
+            ),
+        ]
+    );
+    // The user's HEAD, index, stash and branches are untouched.
+    let after = fingerprint(root);
+    assert_eq!(after.head, before.head);
+    assert_eq!(after.index, before.index);
+    assert_eq!(after.stash, before.stash);
+    assert_eq!(after.refs, before.refs);
+    // gc removes them; a second gc finds nothing.
+    let removed = code::remove_kept(root, Some("2026-12-01-demo")).expect("gc");
+    assert_eq!(removed.len(), 2);
+    assert!(code::kept(root, None).expect("kept").is_empty());
+    assert!(code::remove_kept(root, None).expect("gc again").is_empty());
+}
+
+#[test]
+fn outside_git_the_run_goes_on_with_the_snapshot_marked_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = Recorder::new(Pipeline::at(dir.path().join(".pipeline")));
+    let started = rec
+        .run_start(
+            RunInfo {
+                id: "r".into(),
+                ..RunInfo::default()
+            },
+            false,
+        )
+        .unwrap();
+    let line = started.events[0].to_line();
+    assert!(!line.contains("\"tree\":"), "{line}");
+    assert!(line.contains("\"treeMissing\":\""), "{line}");
+    assert!(line.contains("is not inside a git worktree"), "{line}");
+    let round = rec.start_round(GateName::Floor, false).unwrap();
+    let snap = round.events.iter().find_map(|e| match &e.body {
+        EventBody::GateStarted {
+            tree, tree_missing, ..
+        } => CodeSnapshot::from_fields(tree.as_deref(), tree_missing.as_deref()),
+        _ => None,
+    });
+    assert!(matches!(snap, Some(CodeSnapshot::Missing(_))), "{snap:?}");
+}
+
+#[test]
+fn snapshots_can_be_turned_off() {
+    let dir = repo();
+    let out = assert_cmd::Command::cargo_bin("loopwatch")
+        .unwrap()
+        .current_dir(dir.path())
+        .env_remove("LOOPWATCH_PIPELINE")
+        .env(code::SNAPSHOTS_ENV, "off")
+        .args([
+            "record",
+            "run-start",
+            "--flow",
+            "feat",
+            "--contract",
+            "c.md",
+        ])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("run started: c"));
+    let journal = std::fs::read_to_string(dir.path().join(".pipeline/events.jsonl")).unwrap();
+    let first = journal.lines().next().expect("run.started");
+    assert!(
+        first.contains(r#""treeMissing":"snapshots turned off (LOOPWATCH_SNAPSHOTS=off)""#),
+        "{first}"
+    );
+    assert!(code::kept(dir.path(), None).unwrap().is_empty());
+}

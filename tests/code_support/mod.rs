@@ -1,0 +1,145 @@
+//! A scratch git repository for the code tests, and a fingerprint of
+//! everything of the user's that a snapshot must leave as it was.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs git in `dir` with a fixed identity and no global configuration;
+/// panics with git's message when it fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let (ok, out, err) = git_any(dir, args);
+    assert!(ok, "git {args:?}: {err}");
+    out
+}
+
+/// Runs git like [`git`]: whether it succeeded, its stdout and stderr.
+pub fn git_any(dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Ana")
+        .env("GIT_AUTHOR_EMAIL", "ana@example.org")
+        .env("GIT_COMMITTER_NAME", "Ana")
+        .env("GIT_COMMITTER_EMAIL", "ana@example.org")
+        // Reading the status must not refresh the index it is compared by.
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .expect("git runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Writes a file, creating its folders.
+pub fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+/// A repository with one commit (`src/lib.rs`, `README.md`, `.gitignore`
+/// ignoring `target/` and `*.log`).
+pub fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    1\n}\n");
+    write(root, "README.md", "# demo\n");
+    write(root, ".gitignore", "target/\n*.log\n");
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "first"]);
+    dir
+}
+
+/// Everything of the user's a snapshot must not change.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// Part of the fingerprint.
+    pub status: String,
+    /// Part of the fingerprint.
+    pub head: String,
+    /// Part of the fingerprint.
+    pub index: Option<Vec<u8>>,
+    /// Part of the fingerprint.
+    pub stash: String,
+    /// Part of the fingerprint.
+    pub refs: String,
+    /// Part of the fingerprint.
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+/// Takes the fingerprint of a repository (or of a plain folder).
+pub fn fingerprint(root: &Path) -> Fingerprint {
+    let in_git = root.join(".git").exists();
+    let g = |args: &[&str]| {
+        if in_git {
+            git(root, args)
+        } else {
+            String::new()
+        }
+    };
+    Fingerprint {
+        status: g(&[
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "--untracked-files=all",
+            "--ignored",
+        ]),
+        // What HEAD names and what it points at (nothing yet on an unborn branch).
+        head: if in_git {
+            let (_, name, _) = git_any(root, &["symbolic-ref", "-q", "HEAD"]);
+            let (_, id, _) = git_any(root, &["rev-parse", "--verify", "-q", "HEAD"]);
+            name + &id
+        } else {
+            String::new()
+        },
+        index: std::fs::read(root.join(".git/index")).ok(),
+        stash: g(&["stash", "list", "--format=%H %gs"]),
+        refs: g(&[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            "refs/heads",
+            "refs/tags",
+            "refs/stash",
+        ]),
+        files: files(root),
+    }
+}
+
+/// Every file under `root` outside `.git`, with its bytes, sorted.
+fn files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).expect("read dir") {
+            let p = e.expect("entry").path();
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let bytes = std::fs::read(&p).expect("read");
+                out.push((p.strip_prefix(root).expect("inside").to_path_buf(), bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The paths of a tree, recursively.
+pub fn tree_paths(root: &Path, tree: &str) -> Vec<String> {
+    git(root, &["ls-tree", "-r", "-z", "--name-only", tree])
+        .split('\0')
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect()
+}
