@@ -232,3 +232,69 @@ fn snapshots_can_be_turned_off() {
     );
     assert!(code::kept(dir.path(), None).unwrap().is_empty());
 }
+
+fn loopwatch(dir: &std::path::Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("loopwatch").unwrap();
+    c.current_dir(dir).env_remove("LOOPWATCH_PIPELINE");
+    c
+}
+
+#[test]
+fn loopwatch_gc_removes_one_run_or_every_run() {
+    let dir = repo();
+    let root = dir.path();
+    let tree = code::snapshot(root).unwrap();
+    for (run, label) in [
+        ("r1", "base"),
+        ("r1", "iteration-1-floor-1"),
+        ("r2", "base"),
+    ] {
+        code::keep(root, run, label, &tree).unwrap();
+    }
+    let before = fingerprint(root);
+    loopwatch(root)
+        .args(["gc", "--run", "r1", "--dry-run"])
+        .assert()
+        .code(0)
+        .stdout(format!(
+            "would remove refs/loopwatch/r1/base (tree {tree})\n\
+             would remove refs/loopwatch/r1/iteration-1-floor-1 (tree {tree})\n\
+             would remove 2 snapshots\n"
+        ));
+    assert_eq!(code::kept(root, None).unwrap().len(), 3);
+    loopwatch(root)
+        .args(["gc", "--run", "r1"])
+        .assert()
+        .code(0)
+        .stdout(format!(
+            "removed refs/loopwatch/r1/base (tree {tree})\n\
+             removed refs/loopwatch/r1/iteration-1-floor-1 (tree {tree})\n\
+             removed 2 snapshots; `git gc --prune=now` drops their objects now\n"
+        ));
+    let left: Vec<String> = code::kept(root, None)
+        .unwrap()
+        .into_iter()
+        .map(|k| k.name)
+        .collect();
+    assert_eq!(left, ["refs/loopwatch/r2/base"]);
+    loopwatch(root).arg("gc").assert().code(0);
+    assert!(code::kept(root, None).unwrap().is_empty());
+    assert_eq!(
+        fingerprint(root),
+        before,
+        "gc touched the user's refs or files"
+    );
+    let outside = tempfile::tempdir().unwrap();
+    let out = loopwatch(outside.path())
+        .arg("gc")
+        .assert()
+        .code(2)
+        .stdout("")
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.ends_with("is not inside a git worktree\n"),
+        "{stderr}"
+    );
+}

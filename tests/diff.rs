@@ -338,6 +338,12 @@ fn loopwatch(dir: &Path) -> Command {
     c
 }
 
+/// What `loopwatch diff` adds for a journal without snapshots.
+const NO_CODE: &str = "
+code changes, iteration 1 → iteration 2
+  not available: no snapshot of iteration 1 in the journal
+";
+
 #[test]
 fn diff_prints_the_changes_as_text() {
     let w = worktree();
@@ -345,14 +351,14 @@ fn diff_prints_the_changes_as_text() {
         .args(["diff", "1", "2"])
         .assert()
         .code(0)
-        .stdout(EXPECTED_TEXT)
+        .stdout(format!("{EXPECTED_TEXT}{NO_CODE}"))
         .stderr("");
     let arg = w.path().to_str().expect("utf-8 path");
     loopwatch(Path::new("/"))
         .args(["diff", arg, "1", "2"])
         .assert()
         .code(0)
-        .stdout(EXPECTED_TEXT);
+        .stdout(format!("{EXPECTED_TEXT}{NO_CODE}"));
 }
 
 #[test]
@@ -373,7 +379,9 @@ fn diff_json_is_the_diff_with_each_change_tagged() {
             {"change": "security-removed", "severity": "HIGH", "rule": "csv-injection", "location": "src/csv.rs:40"},
             {"change": "decided", "id": "hg-2-findings-1", "kind": "unverifiable", "subject": "F1",
              "decision": "accept", "by": "ana@desk", "reason": "checked by hand on a sample file"}
-        ]
+        ],
+        "code": null,
+        "codeUnavailable": "no snapshot of iteration 1 in the journal"
     });
     let text = serde_json::to_string_pretty(&expected).expect("json") + "\n";
     loopwatch(w.path())

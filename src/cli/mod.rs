@@ -14,6 +14,7 @@ pub mod demo;
 pub mod evidence_gate;
 pub mod floor_guard;
 pub mod gate0;
+pub mod gc;
 pub mod human;
 pub mod logging;
 pub mod misc;
@@ -61,6 +62,8 @@ pub enum Command {
     Diff(replay::DiffArgs),
     /// Write the run's report (markdown, JSON or self-contained HTML).
     Report(replay::ReportArgs),
+    /// Remove the refs that keep the runs' code snapshots (refs/loopwatch/).
+    Gc(gc::GcArgs),
     /// Check journals, states, triage files and finding verdicts against their schemas.
     Validate(validate::ValidateArgs),
     /// GATE 0: parse (status) or run (run) the CHECK: oracles of a contract.
@@ -128,6 +131,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Decide(a)) => human::decide(a, &globals),
         Some(Command::Diff(a)) => replay::diff(a, &globals),
         Some(Command::Report(a)) => replay::report(a, &globals),
+        Some(Command::Gc(a)) => gc::run(a, &globals),
         Some(Command::Validate(a)) => validate::run(a, &globals),
         Some(Command::Config(a)) => config::run(a, &globals),
         Some(Command::Completions(a)) => misc::completions(a),

@@ -32,7 +32,11 @@ pub struct ReplayArgs {
 
 /// `diff`.
 #[derive(Debug, Args)]
-#[command(after_long_help = "Exit codes: 0 printed, 2 an iteration does not exist, 3 no pipeline.")]
+#[command(after_long_help = "\
+Prints what changed in the verdicts, then the code changes between the two
+iterations' GATE 0 snapshots: the file list, then unified hunks (binary and
+very large files summarised). --json adds `code`: [{path, status, hunks}].
+Exit codes: 0 printed, 2 an iteration does not exist, 3 no pipeline.")]
 pub struct DiffArgs {
     /// Worktree or .pipeline folder, then the two iterations: `[PATH] I J`.
     #[arg(num_args = 2..=3, required = true, value_name = "[PATH] I J")]
@@ -110,10 +114,13 @@ pub fn diff(a: DiffArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     };
+    let code = crate::code::RunTrees::from_events(&snap.events).changes(pipeline.worktree(), i, j);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&d)?);
+        let mut v = serde_json::to_value(&d)?;
+        code.add_to_json(&mut v);
+        println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print!("{}", shown(&d.to_text()));
+        print!("{}", shown(&(d.to_text() + &code.to_text(i, j))));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -98,3 +98,43 @@ fn name(iteration: u32) -> String {
         format!("iteration {iteration}")
     }
 }
+
+impl CodeChanges {
+    /// `code changes, iteration I → J` then the file list and hunks, or
+    /// why they cannot be shown.
+    pub fn to_text(&self, from: u32, to: u32) -> String {
+        let mut o = format!("\ncode changes, {} → {}\n", name(from), name(to));
+        match self {
+            CodeChanges::Files(files) => o.push_str(&super::diff_text(files)),
+            CodeChanges::Unavailable(why) => {
+                o.push_str("  not available: ");
+                o.push_str(why);
+                o.push('\n');
+            }
+        }
+        o
+    }
+
+    /// Adds `code` (the array of changed files, or null) and, when null,
+    /// `codeUnavailable` (why) to a JSON object.
+    pub fn add_to_json(&self, target: &mut serde_json::Value) {
+        let Some(map) = target.as_object_mut() else {
+            return;
+        };
+        match self {
+            CodeChanges::Files(files) => {
+                map.insert(
+                    "code".into(),
+                    serde_json::to_value(files).unwrap_or(serde_json::Value::Null),
+                );
+            }
+            CodeChanges::Unavailable(why) => {
+                map.insert("code".into(), serde_json::Value::Null);
+                map.insert(
+                    "codeUnavailable".into(),
+                    serde_json::Value::from(why.as_str()),
+                );
+            }
+        }
+    }
+}
