@@ -10,6 +10,7 @@
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
 //! - [`history`]: a run's past: the state after any event, what changed between iterations.
+//! - [`redact`]: secret scrubbing for reports and copied text (`[redacted:<kind>]`).
 //! - [`report`]: the run report (markdown, JSON, self-contained HTML).
 //! - [`schema`]: JSON Schemas generated from the types.
 //! - [`watch`]: filesystem watching, incremental feeds, the live loop's input batches.
@@ -33,6 +34,7 @@ pub mod journal;
 pub mod model;
 pub mod parse;
 pub mod recorder;
+pub mod redact;
 pub mod report;
 pub mod sanitize;
 pub mod schema;
