@@ -132,7 +132,8 @@ pub fn report(a: ReportArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         eprintln!("loopwatch: no pipeline at {}", pipeline.dir().display());
         return Ok(ExitCode::from(3));
     };
-    let r = Report::build(&snap.state, Some(pipeline.dir()));
+    let r = Report::build(&snap.state, Some(pipeline.dir()))
+        .with_events(&snap.events, pipeline.worktree());
     let text = match a.format {
         Format::Md => r.to_markdown(),
         Format::Json => r.to_json() + "\n",

@@ -1,12 +1,22 @@
 //! The run report (`loopwatch report`, and `.pipeline/report.md` at the end
-//! of a run): final status, every iteration with its gate verdicts,
-//! abandonments, deferred findings, every human decision, the red tests.
+//! of a run): final status, every iteration with its gate verdicts, the
+//! criteria table per iteration (GATE 0 evidence beside GATE 1 status), the
+//! findings with their verdicts, verify-by-test results and triage buckets,
+//! abandonments, deferred findings, every human decision with who, when, why
+//! and its evidence, the code changes per iteration, the agents' tokens and
+//! cost where recorded, the red tests, and (HTML) a picture of the run.
 //!
-//! Built from the folded state plus the triage files it names; rendered as
-//! markdown, JSON or one self-contained HTML file. Never claims "complete"
-//! when an abandonment was accepted.
+//! Built from the folded state plus the triage files it names, and from the
+//! journal's events for what the state does not keep (snapshots, usage,
+//! times); rendered as markdown, JSON or one self-contained HTML file.
+//! Never claims "complete" when an abandonment was accepted. Every format
+//! is scrubbed of secrets ([`crate::redact`]); the journal is not.
 
 mod html;
+mod markdown;
+mod run_events;
+mod svg;
+mod tables;
 
 use std::path::Path;
 
@@ -14,6 +24,9 @@ use serde::Serialize;
 
 use crate::model::event::GateFinished;
 use crate::model::*;
+
+pub use run_events::{AgentLine, IterationCode, Span, Usage};
+pub use tables::{CriteriaTable, CriterionLine, FindingLine};
 
 /// Everything a report says, in a serialisable form.
 #[derive(Debug, Clone, Serialize)]
@@ -32,6 +45,10 @@ pub struct Report {
     pub status_note: Option<String>,
     /// Iterations with their gate verdicts.
     pub iterations: Vec<IterationLine>,
+    /// The criteria of each iteration, GATE 0 beside GATE 1.
+    pub criteria: Vec<CriteriaTable>,
+    /// Every finding with its verdict, verify-by-test result and bucket.
+    pub findings: Vec<FindingLine>,
     /// Criteria abandoned, with the decision taken.
     pub abandonments: Vec<Abandonment>,
     /// Findings deferred (for a human eye).
@@ -42,6 +59,12 @@ pub struct Report {
     pub open_gates: Vec<String>,
     /// Repro tests kept red.
     pub red_tests: Vec<RedTest>,
+    /// The code changes of each iteration (from the journal's snapshots).
+    pub code: Vec<IterationCode>,
+    /// Tokens and cost where recorded.
+    pub usage: Usage,
+    /// Gate rounds and waits on a person over time.
+    pub timeline: Vec<Span>,
 }
 
 /// One iteration.
@@ -100,6 +123,12 @@ pub struct DecisionLine {
     pub reason: String,
     /// Hash of the evidence shown.
     pub evidence_hash: String,
+    /// When the gate opened.
+    pub requested_at: String,
+    /// The gate's one-line summary.
+    pub summary: String,
+    /// The evidence recorded with the gate, as lines.
+    pub evidence: Vec<String>,
 }
 
 impl Report {
@@ -158,6 +187,9 @@ impl Report {
                     at: d.at.clone(),
                     reason: d.decision.reason.clone(),
                     evidence_hash: d.decision.evidence_hash.clone(),
+                    requested_at: g.requested_at.clone(),
+                    summary: g.request.summary.clone(),
+                    evidence: tables::evidence_lines(&g.request.evidence),
                 })
             })
             .collect();
@@ -181,116 +213,42 @@ impl Report {
             final_status,
             status_note,
             iterations,
+            criteria: tables::criteria(s),
+            findings: tables::findings(s),
             abandonments,
             deferred,
             decisions,
             open_gates: s.open_human_gates().map(|g| g.request.id.clone()).collect(),
             red_tests,
+            code: Vec::new(),
+            usage: Usage::default(),
+            timeline: Vec::new(),
         }
+    }
+
+    /// Adds what only the events hold: the code changes per iteration (read
+    /// from the snapshots in the git repository of `worktree`), the agents'
+    /// usage and the timeline of the picture.
+    pub fn with_events(mut self, events: &[Event], worktree: &Path) -> Report {
+        self.code = run_events::code_changes(events, worktree);
+        self.usage = run_events::usage(events);
+        self.timeline = run_events::timeline(events);
+        self
     }
 
     /// Markdown.
     pub fn to_markdown(&self) -> String {
-        use std::fmt::Write;
-        let mut o = String::new();
-        let _ = writeln!(o, "# Run report — {}\n", md(&self.run));
-        let _ = writeln!(o, "- flow: {}", md(&self.flow));
-        let _ = writeln!(o, "- contract: {}", md(&self.contract));
-        let _ = writeln!(o, "- final status: **{}**", self.final_status);
-        if let Some(n) = &self.status_note {
-            let _ = writeln!(o, "- note: {}", md(n));
-        }
-        if !self.open_gates.is_empty() {
-            let _ = writeln!(
-                o,
-                "- waiting on a person: {}",
-                md(&self.open_gates.join(", "))
-            );
-        }
-        let _ = writeln!(o, "\n## Iterations\n");
-        if self.iterations.is_empty() {
-            let _ = writeln!(o, "none");
-        }
-        for it in &self.iterations {
-            let _ = writeln!(o, "### Iteration {} ({})\n", it.iteration, md(&it.trigger));
-            for g in &it.gates {
-                let _ = writeln!(o, "- {}", md(g));
-            }
-            let _ = writeln!(o);
-        }
-        let _ = writeln!(o, "## Abandonments\n");
-        if self.abandonments.is_empty() {
-            let _ = writeln!(o, "none\n");
-        }
-        for a in &self.abandonments {
-            let _ = writeln!(
-                o,
-                "- criterion {}: {} — decision: {}",
-                md(&a.criterion),
-                md(&a.reason),
-                a.decision
-            );
-        }
-        if !self.abandonments.is_empty() {
-            let _ = writeln!(o);
-        }
-        let _ = writeln!(o, "## Deferred findings (for a human eye)\n");
-        if self.deferred.is_empty() {
-            let _ = writeln!(o, "none\n");
-        }
-        for f in &self.deferred {
-            let _ = writeln!(
-                o,
-                "- {} (iteration {}): {} — {}",
-                md(&f.id),
-                f.iteration,
-                md(&f.title),
-                md(&f.reason)
-            );
-        }
-        if !self.deferred.is_empty() {
-            let _ = writeln!(o);
-        }
-        let _ = writeln!(o, "## Human decisions\n");
-        if self.decisions.is_empty() {
-            let _ = writeln!(o, "none\n");
-        }
-        for d in &self.decisions {
-            let _ = writeln!(
-                o,
-                "- {} ({} {}): **{}** by {} at {} — {} (evidence {})",
-                md(&d.id),
-                d.kind,
-                md(&d.subject),
-                d.decision,
-                md(&d.by),
-                md(&d.at),
-                md(&d.reason),
-                md(&d.evidence_hash)
-            );
-        }
-        if !self.decisions.is_empty() {
-            let _ = writeln!(o);
-        }
-        let _ = writeln!(o, "## Red tests kept\n");
-        if self.red_tests.is_empty() {
-            let _ = writeln!(o, "none");
-        }
-        for t in &self.red_tests {
-            let _ = writeln!(
-                o,
-                "- {} ({}) proves {}",
-                md(&t.test_ref),
-                md(&t.file),
-                md(&t.issue)
-            );
-        }
-        o
+        markdown::render(self)
     }
 
-    /// JSON.
+    /// JSON, every string scrubbed of secrets.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        let mut v = match serde_json::to_value(self) {
+            Ok(v) => v,
+            Err(e) => return format!("{{\"error\":\"{e}\"}}"),
+        };
+        crate::redact::scrub_json(&mut v);
+        serde_json::to_string_pretty(&v).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
 
     /// One self-contained HTML page (no network).
@@ -299,9 +257,18 @@ impl Report {
     }
 }
 
-/// The markdown report of a state (what `record run-end` writes).
+/// The markdown report of a state (what `record run-end` writes); with a
+/// pipeline folder, its journal's events add the code changes, usage and
+/// times.
 pub fn markdown(s: &State, pipeline_dir: Option<&Path>) -> String {
-    Report::build(s, pipeline_dir).to_markdown()
+    let mut r = Report::build(s, pipeline_dir);
+    if let Some(dir) = pipeline_dir {
+        let p = crate::journal::Pipeline::at(dir);
+        if let Ok(batch) = crate::journal::read_all(&p.journal_path()) {
+            r = r.with_events(&batch.events, p.worktree());
+        }
+    }
+    r.to_markdown()
 }
 
 fn gate_line(g: &GateFinished) -> String {
@@ -356,9 +323,10 @@ fn deferred_findings(s: &State, dir: &Path) -> Vec<DeferredFinding> {
     out
 }
 
-/// Markdown-safe text: one line, control characters escaped, markup
-/// characters that could restructure the report escaped.
-fn md(s: &str) -> String {
+/// Markdown-safe text: secrets scrubbed, one line, control characters
+/// escaped, markup characters that could restructure the report escaped.
+pub(super) fn md(s: &str) -> String {
+    let s = crate::redact::scrub(s);
     let flat = crate::sanitize::terminal_text(s.replace(['\n', '\r'], " ").as_bytes());
     let mut o = String::with_capacity(flat.len());
     for c in flat.chars() {

@@ -1,0 +1,286 @@
+//! What a report reads from the journal's events rather than from the
+//! folded state: the code changes per iteration (from the snapshots the
+//! events name), the agents' tokens and cost where recorded, and the spans
+//! of the run's picture (gate rounds and waits on a person, over time).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::code::{CodeChanges, FileDiff, RunTrees};
+use crate::model::{Event, EventBody, GateName};
+
+/// The code changes of one iteration, against the one before it (the
+/// run's base for the first).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IterationCode {
+    /// Iteration.
+    pub iteration: u32,
+    /// The iteration compared with (0: the run's base).
+    pub from: u32,
+    /// The changed files (empty when unavailable).
+    pub files: Vec<FileDiff>,
+    /// Why the changes cannot be shown, when they cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+}
+
+/// One agent dispatch (or one verify-by-test summary) with its usage.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentLine {
+    /// Dispatch number, for `agent.finished`.
+    pub dispatch: Option<u64>,
+    /// The agent's part.
+    pub role: String,
+    /// Iteration served, when known.
+    pub iteration: Option<u64>,
+    /// Input tokens.
+    pub tokens_in: Option<u64>,
+    /// Output tokens.
+    pub tokens_out: Option<u64>,
+    /// Cost in US dollars.
+    pub cost_usd: Option<f64>,
+    /// Wall time.
+    pub duration_ms: Option<u64>,
+}
+
+/// Tokens and cost where recorded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Each dispatch.
+    pub agents: Vec<AgentLine>,
+    /// Sum of the known input tokens.
+    pub tokens_in: Option<u64>,
+    /// Sum of the known output tokens.
+    pub tokens_out: Option<u64>,
+    /// Sum of the known costs.
+    pub cost_usd: Option<f64>,
+    /// Dispatches whose cost is not known (left out of `costUsd`).
+    pub cost_unknown: u32,
+}
+
+/// One bar of the run's picture.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Span {
+    /// floor, conformity, security, or person.
+    pub lane: String,
+    /// `i<iteration> r<round>` or the human gate's id.
+    pub label: String,
+    /// Seconds from the run's start.
+    pub start: f64,
+    /// Seconds from the run's start (the last event's time while open).
+    pub end: f64,
+    /// pass, fail, running (a gate), decided, open (a wait on a person).
+    pub outcome: String,
+}
+
+/// The code changes of every iteration that has a snapshot, or says why not.
+pub fn code_changes(events: &[Event], worktree: &Path) -> Vec<IterationCode> {
+    let trees = RunTrees::from_events(events);
+    let mut out = Vec::new();
+    let mut previous = 0;
+    for &iteration in trees.iterations.keys() {
+        let changes = trees.changes(worktree, previous, iteration);
+        let (files, unavailable) = match changes {
+            CodeChanges::Files(mut files) => {
+                files.iter_mut().for_each(scrub_hunks);
+                (files, None)
+            }
+            CodeChanges::Unavailable(why) => (Vec::new(), Some(why)),
+        };
+        out.push(IterationCode {
+            iteration,
+            from: previous,
+            files,
+            unavailable,
+        });
+        previous = iteration;
+    }
+    out
+}
+
+/// Scrubs a file's hunks as one text, so a secret spanning lines (a key
+/// block) goes whole; its lines then count as one.
+fn scrub_hunks(f: &mut FileDiff) {
+    for h in &mut f.hunks {
+        let joined = h.lines.join("\n");
+        if let std::borrow::Cow::Owned(clean) = crate::redact::scrub(&joined) {
+            h.lines = clean.split('\n').map(str::to_string).collect();
+        }
+    }
+}
+
+/// The agents' usage from `agent.started` / `agent.finished` events; when
+/// there are none, from the verify-by-test summaries that carry tokens.
+pub fn usage(events: &[Event]) -> Usage {
+    let mut iteration_of: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut agents = Vec::new();
+    let mut summaries = Vec::new();
+    for ev in events {
+        match ev.body.type_name() {
+            "agent.started" => {
+                let v = ev.to_value();
+                if let (Some(d), Some(i)) = (v["dispatch"].as_u64(), v["iteration"].as_u64()) {
+                    iteration_of.insert(d, i);
+                }
+            }
+            "agent.finished" => {
+                let v = ev.to_value();
+                let dispatch = v["dispatch"].as_u64();
+                agents.push(AgentLine {
+                    dispatch,
+                    role: v["role"].as_str().unwrap_or("agent").to_string(),
+                    iteration: dispatch.and_then(|d| iteration_of.get(&d).copied()),
+                    tokens_in: v["tokensIn"].as_u64(),
+                    tokens_out: v["tokensOut"].as_u64(),
+                    cost_usd: v["costUsd"].as_f64(),
+                    duration_ms: v["durationMs"].as_u64(),
+                });
+            }
+            _ => {}
+        }
+        if let EventBody::VerifySummary(s) = &ev.body
+            && (s.tokens_in.is_some() || s.tokens_out.is_some())
+        {
+            summaries.push(AgentLine {
+                dispatch: None,
+                role: "verify-by-test".into(),
+                iteration: Some(u64::from(s.iteration)),
+                tokens_in: s.tokens_in,
+                tokens_out: s.tokens_out,
+                cost_usd: None,
+                duration_ms: Some(s.duration_ms),
+            });
+        }
+    }
+    if agents.is_empty() {
+        agents = summaries;
+    }
+    let sum = |f: fn(&AgentLine) -> Option<u64>| {
+        agents
+            .iter()
+            .filter_map(f)
+            .fold(None, |acc: Option<u64>, n| Some(acc.unwrap_or(0) + n))
+    };
+    let cost_usd = agents
+        .iter()
+        .filter_map(|a| a.cost_usd)
+        .fold(None, |acc: Option<f64>, c| Some(acc.unwrap_or(0.0) + c));
+    Usage {
+        tokens_in: sum(|a| a.tokens_in),
+        tokens_out: sum(|a| a.tokens_out),
+        cost_usd,
+        cost_unknown: u32::try_from(agents.iter().filter(|a| a.cost_usd.is_none()).count())
+            .unwrap_or(u32::MAX),
+        agents,
+    }
+}
+
+/// The spans of the picture: each gate round from its start to its
+/// verdict, each human gate from its request to its decision.
+pub fn timeline(events: &[Event]) -> Vec<Span> {
+    let Some(t0) = events.iter().find_map(|e| seconds(&e.at)) else {
+        return Vec::new();
+    };
+    let last = events
+        .iter()
+        .filter_map(|e| seconds(&e.at))
+        .fold(t0, f64::max);
+    let mut open_gates: BTreeMap<(GateName, u32, u32), f64> = BTreeMap::new();
+    let mut open_waits: BTreeMap<String, f64> = BTreeMap::new();
+    let mut spans = Vec::new();
+    for ev in events {
+        let Some(t) = seconds(&ev.at).map(|t| t - t0) else {
+            continue;
+        };
+        match &ev.body {
+            EventBody::RunStarted { .. } => {
+                open_gates.clear();
+                open_waits.clear();
+                spans.clear();
+            }
+            EventBody::GateStarted {
+                gate,
+                iteration,
+                round,
+                ..
+            } => {
+                open_gates.insert((*gate, *iteration, *round), t);
+            }
+            EventBody::GateFinished(g) => {
+                let start = open_gates
+                    .remove(&(g.gate, g.iteration, g.round))
+                    .unwrap_or(t);
+                spans.push(Span {
+                    lane: g.gate.as_str().into(),
+                    label: format!("i{} r{}", g.iteration, g.round),
+                    start,
+                    end: t,
+                    outcome: if g.verdict.kind.is_pass() && g.structural.is_none() {
+                        "pass"
+                    } else {
+                        "fail"
+                    }
+                    .into(),
+                });
+            }
+            EventBody::HumanRequested(r) => {
+                open_waits.insert(r.id.clone(), t);
+            }
+            EventBody::HumanDecided(d) => {
+                if let Some(start) = open_waits.remove(&d.id) {
+                    spans.push(Span {
+                        lane: "person".into(),
+                        label: d.id.clone(),
+                        start,
+                        end: t,
+                        outcome: "decided".into(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let end = last - t0;
+    for ((gate, iteration, round), start) in open_gates {
+        spans.push(Span {
+            lane: gate.as_str().into(),
+            label: format!("i{iteration} r{round}"),
+            start,
+            end,
+            outcome: "running".into(),
+        });
+    }
+    for (id, start) in open_waits {
+        spans.push(Span {
+            lane: "person".into(),
+            label: id,
+            start,
+            end,
+            outcome: "open".into(),
+        });
+    }
+    spans.sort_by(|a, b| a.start.total_cmp(&b.start));
+    spans
+}
+
+/// Seconds since the epoch of an RFC 3339 time.
+fn seconds(at: &str) -> Option<f64> {
+    let ts: jiff::Timestamp = at.parse().ok()?;
+    Some(ts.as_millisecond() as f64 / 1000.0)
+}
+
+/// A JSON number or nothing, for rendering.
+pub(super) fn num(v: Option<u64>) -> String {
+    v.map_or_else(|| "—".to_string(), |n| n.to_string())
+}
+
+/// Dollars with 4 decimals, or a dash.
+pub(super) fn dollars(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".to_string(), |c| format!("${c:.4}"))
+}
