@@ -80,11 +80,21 @@ fn make_git_hostile(root: &Path) {
     write(root, ".git/info/attributes", "*.rs diff=upper\n");
 }
 
+/// Path, status, old path, added, removed, summary.
+type Listed<'a> = (
+    &'a str,
+    FileStatus,
+    Option<&'a str>,
+    u32,
+    u32,
+    Option<&'a str>,
+);
+
 #[test]
 fn every_kind_of_change_with_hunks_or_a_summary() {
     let t = two_trees();
     let files = code::diff(t.dir.path(), &t.a, &t.b).expect("diff");
-    let list: Vec<(&str, FileStatus, Option<&str>, u32, u32, Option<&str>)> = files
+    let list: Vec<Listed> = files
         .iter()
         .map(|f| {
             (
