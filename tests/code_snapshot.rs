@@ -57,7 +57,16 @@ fn a_snapshot_holds_the_working_files_and_leaves_git_as_it_was() {
         "pub fn one() -> u32 {\n    3\n}\n"
     );
     // The same files give the same tree.
-    assert_eq!(code::snapshot(root).expect("again"), tree);
+    let again = code::snapshot(root).expect("again");
+    assert_eq!(
+        again,
+        tree,
+        "{}",
+        git(
+            root,
+            &["diff-tree", "-r", "-p", tree.as_str(), again.as_str()]
+        )
+    );
     assert_eq!(fingerprint(root), before);
 }
 
@@ -296,5 +305,35 @@ fn loopwatch_gc_removes_one_run_or_every_run() {
     assert!(
         stderr.ends_with("is not inside a git worktree\n"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn a_racily_clean_file_is_snapshotted_as_it_is_now() {
+    // The user's index records the staged file with the same size and
+    // mtime as the file rewritten since (ctime not trusted), and the index
+    // itself is no newer than that mtime: git must look at the content. A
+    // copy of the index that did not keep its time would make the entry
+    // look clean and the staged content be snapshotted.
+    let dir = repo();
+    let root = dir.path();
+    let file = root.join("src/lib.rs");
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let set_mtime = |p: &std::path::Path| {
+        let f = std::fs::File::options().write(true).open(p).unwrap();
+        f.set_modified(then).unwrap();
+    };
+    git(root, &["config", "core.trustctime", "false"]);
+    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
+    set_mtime(&file);
+    git(root, &["add", "src/lib.rs"]);
+    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    3\n}\n");
+    set_mtime(&file);
+    set_mtime(&root.join(".git/index"));
+    assert!(git(root, &["status", "--porcelain"]).contains("MM src/lib.rs"));
+    let tree = code::snapshot(root).expect("snapshot");
+    assert_eq!(
+        git(root, &["show", &format!("{tree}:src/lib.rs")]),
+        "pub fn one() -> u32 {\n    3\n}\n"
     );
 }

@@ -100,11 +100,7 @@ pub fn snapshot_excluding(worktree: &Path, exclude: &Path) -> Result<TreeId, Cod
         })?;
     let index = tmp.path().join("index");
     if user_index.is_file() {
-        std::fs::copy(&user_index, &index).map_err(|e| CodeError::Io {
-            operation: "copy the index",
-            path: user_index.clone(),
-            source: e,
-        })?;
+        copy_index(&user_index, &index)?;
     }
     let index_env = index.to_string_lossy().into_owned();
     let left_out = relative_inside(&top, exclude);
@@ -138,6 +134,31 @@ pub fn snapshot_excluding(worktree: &Path, exclude: &Path) -> Result<TreeId, Cod
         command: "write-tree".into(),
         detail: format!("{:?} is not a tree id", text.trim()),
     })
+}
+
+/// Copies the user's index with its modification time: git trusts an
+/// entry's stat data only when the file is older than the index that
+/// recorded it ("racy git"), so a fresh mtime on the copy would let a file
+/// rewritten in the same second as a `git add`, with the same size, pass
+/// as unchanged and the staged content be snapshotted instead of the file.
+fn copy_index(from: &Path, to: &Path) -> Result<(), CodeError> {
+    let io = |operation, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CodeError::Io {
+            operation,
+            path,
+            source,
+        }
+    };
+    std::fs::copy(from, to).map_err(io("copy the index", from))?;
+    let mtime = std::fs::metadata(from)
+        .and_then(|m| m.modified())
+        .map_err(io("read the time of", from))?;
+    std::fs::File::options()
+        .write(true)
+        .open(to)
+        .and_then(|f| f.set_modified(mtime))
+        .map_err(io("set the time of", to))
 }
 
 /// The top folder of the git worktree holding `path`.
