@@ -18,7 +18,7 @@ pub fn render(r: &Report) -> String {
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}\
 table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}\
 .status{font-weight:bold;padding:.1rem .4rem;border-radius:.2rem;background:#eee}\
-pre{margin:0;white-space:pre-wrap;font-size:13px}.add{background:#e6ffec}.del{background:#ffebe9}\
+pre{margin:0;white-space:pre-wrap;font-size:13px}td code{word-break:break-all}.legend{font-size:13px;color:#666}.add{background:#e6ffec}.del{background:#ffebe9}\
 .hunk{color:#0550ae}td.met,td.pass{color:#1a7f37}td.fail{color:#cf222e}\
 @media (prefers-color-scheme:dark){body{background:#111;color:#eee}td,th{border-color:#444}.status{background:#333}\
 .add{background:#12361f}.del{background:#4a1714}.hunk{color:#7cb7ff}}</style>\n");

@@ -34,7 +34,7 @@ pub fn picture(spans: &[Span]) -> Option<String> {
         "<svg class=\"run-picture\" role=\"img\" viewBox=\"0 0 {w} {height}\" width=\"100%\" \
          aria-label=\"gate rounds and waits on a person over {d}\">\n<title>The run over time: \
          gate rounds by lane, waits on a person shaded</title>\n",
-        w = LEFT + WIDTH + 10.0,
+        w = LEFT + WIDTH + 40.0,
         d = duration(total)
     );
     for (i, (_, name)) in LANES.iter().enumerate() {
@@ -95,6 +95,11 @@ pub fn picture(spans: &[Span]) -> Option<String> {
         );
     }
     o.push_str("</svg>\n");
+    o.push_str(
+        "<p class=\"legend\">Each bar is a gate round from its start to its verdict \
+         (green passed, red failed, grey still running; hover for the round and times); \
+         waits on a person are shaded across every lane (dark once decided, light while open).</p>\n",
+    );
     Some(o)
 }
 
