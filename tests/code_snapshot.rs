@@ -337,3 +337,68 @@ fn a_racily_clean_file_is_snapshotted_as_it_is_now() {
         "pub fn one() -> u32 {\n    3\n}\n"
     );
 }
+
+#[test]
+fn a_floor_round_recorded_in_one_call_gets_one_snapshot() {
+    use loopwatch::model::{Verdict, VerdictKind};
+    use loopwatch::recorder::floor_round;
+    let dir = repo();
+    let root = dir.path();
+    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
+    rec.run_start(
+        RunInfo {
+            id: "one-call".into(),
+            ..RunInfo::default()
+        },
+        false,
+    )
+    .unwrap();
+    // Recorded without its start: the round's own gate.started has the tree.
+    let out = rec
+        .round(
+            GateName::Floor,
+            floor_round(Vec::new(), Verdict::bare(VerdictKind::Unmet)),
+            b"",
+            false,
+        )
+        .unwrap();
+    let trees: Vec<Option<String>> = out
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::GateStarted { tree, .. } => Some(tree.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(trees, [Some(code::snapshot(root).unwrap().to_string())]);
+    // Started first, then recorded: one gate.started, one snapshot kept.
+    rec.dev(Vec::new()).unwrap();
+    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    5\n}\n");
+    rec.start_round(GateName::Floor, false).unwrap();
+    let out = rec
+        .round(
+            GateName::Floor,
+            floor_round(Vec::new(), Verdict::bare(VerdictKind::Met)),
+            b"",
+            false,
+        )
+        .unwrap();
+    assert!(
+        !out.events
+            .iter()
+            .any(|e| matches!(e.body, EventBody::GateStarted { .. }))
+    );
+    let names: Vec<String> = code::kept(root, Some("one-call"))
+        .unwrap()
+        .into_iter()
+        .map(|k| k.name)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "refs/loopwatch/one-call/base",
+            "refs/loopwatch/one-call/iteration-1-floor-1",
+            "refs/loopwatch/one-call/iteration-2-floor-2",
+        ]
+    );
+}

@@ -362,25 +362,20 @@ fn hunks(old: &str, new: &str, context: usize) -> (Vec<Hunk>, u32, u32) {
         .timeout(Duration::from_secs(2))
         .diff_lines(old, new);
     let (mut added, mut removed) = (0u32, 0u32);
+    let mut delta: i64 = 0;
     let mut out = Vec::new();
     for group in diff.grouped_ops(context) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+        if group.is_empty() {
             continue;
-        };
-        let old_range = first.old_range().start..last.old_range().end;
-        let new_range = first.new_range().start..last.new_range().end;
-        let start = |r: &std::ops::Range<usize>| {
-            let s = if r.is_empty() { r.start } else { r.start + 1 };
-            u32::try_from(s).unwrap_or(u32::MAX)
-        };
-        let len = |r: &std::ops::Range<usize>| u32::try_from(r.len()).unwrap_or(u32::MAX);
+        }
         let mut hunk = Hunk {
-            old_start: start(&old_range),
-            old_lines: len(&old_range),
-            new_start: start(&new_range),
-            new_lines: len(&new_range),
+            old_start: 0,
+            old_lines: 0,
+            new_start: 0,
+            new_lines: 0,
             lines: Vec::new(),
         };
+        let (mut first_old, mut first_new) = (None, None);
         for op in &group {
             for change in diff.iter_changes(op) {
                 let mark = match change.tag() {
@@ -394,6 +389,14 @@ fn hunks(old: &str, new: &str, context: usize) -> (Vec<Hunk>, u32, u32) {
                         '+'
                     }
                 };
+                if let Some(i) = change.old_index() {
+                    first_old.get_or_insert(i);
+                    hunk.old_lines += 1;
+                }
+                if let Some(i) = change.new_index() {
+                    first_new.get_or_insert(i);
+                    hunk.new_lines += 1;
+                }
                 let value = change.value();
                 let body = value.strip_suffix('\n').unwrap_or(value);
                 let body = body.strip_suffix('\r').map_or(body, |b| b);
@@ -406,6 +409,26 @@ fn hunks(old: &str, new: &str, context: usize) -> (Vec<Hunk>, u32, u32) {
                 }
             }
         }
+        // Outside the hunks both sides are equal, so a side with no line in
+        // this hunk sits where the other side's lines are, shifted by the
+        // lines added so far; git numbers an empty side by the line before.
+        let to_u32 = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
+        match (first_old, first_new) {
+            (Some(o), Some(n)) => {
+                hunk.old_start = to_u32(o as i64 + 1);
+                hunk.new_start = to_u32(n as i64 + 1);
+            }
+            (Some(o), None) => {
+                hunk.old_start = to_u32(o as i64 + 1);
+                hunk.new_start = to_u32(o as i64 + delta);
+            }
+            (None, Some(n)) => {
+                hunk.old_start = to_u32(n as i64 - delta);
+                hunk.new_start = to_u32(n as i64 + 1);
+            }
+            (None, None) => continue,
+        }
+        delta += i64::from(hunk.new_lines) - i64::from(hunk.old_lines);
         out.push(hunk);
     }
     (out, added, removed)
@@ -494,6 +517,71 @@ mod tests {
         );
         let (h, ..) = hunks("", "x\n", 3);
         assert_eq!(h[0].header(), "@@ -0,0 +1,1 @@");
+    }
+
+    /// Applies hunks to the old lines: what a patch tool would do.
+    fn apply(old: &[&str], hunks: &[Hunk]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut next = 0usize; // index into old
+        for h in hunks {
+            let start = if h.old_lines == 0 {
+                h.old_start
+            } else {
+                h.old_start - 1
+            } as usize;
+            out.extend(old[next..start].iter().map(|s| s.to_string()));
+            next = start;
+            let new_at = if h.new_lines == 0 {
+                h.new_start
+            } else {
+                h.new_start - 1
+            };
+            assert_eq!(
+                out.len(),
+                new_at as usize,
+                "new-side start of {}",
+                h.header()
+            );
+            for l in &h.lines {
+                match l.as_bytes().first() {
+                    Some(b' ') => {
+                        assert_eq!(&l[1..], old[next], "context line");
+                        out.push(l[1..].to_string());
+                        next += 1;
+                    }
+                    Some(b'-') => {
+                        assert_eq!(&l[1..], old[next], "removed line");
+                        next += 1;
+                    }
+                    Some(b'+') => out.push(l[1..].to_string()),
+                    _ => {}
+                }
+            }
+        }
+        out.extend(old[next..].iter().map(|s| s.to_string()));
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn hunks_turn_the_old_text_into_the_new(
+            old in proptest::collection::vec("[abc]{0,2}", 0..40),
+            new in proptest::collection::vec("[abc]{0,2}", 0..40),
+            context in 0usize..4,
+        ) {
+            let text = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+            let (h, added, removed) = hunks(&text(&old), &text(&new), context);
+            let old_refs: Vec<&str> = old.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(apply(&old_refs, &h), new.clone());
+            let marked = |c: char| h.iter().flat_map(|h| &h.lines).filter(|l| l.starts_with(c)).count();
+            proptest::prop_assert_eq!(marked('+'), added as usize);
+            proptest::prop_assert_eq!(marked('-'), removed as usize);
+            for x in &h {
+                let count = |c: &[char]| x.lines.iter().filter(|l| l.starts_with(c)).count() as u32;
+                proptest::prop_assert_eq!(count(&[' ', '-']), x.old_lines);
+                proptest::prop_assert_eq!(count(&[' ', '+']), x.new_lines);
+            }
+        }
     }
 
     #[test]
