@@ -7,8 +7,8 @@ use std::path::{Component, Path};
 
 use serde::Serialize;
 
-use super::diff::parse_batch;
 use super::git::Git;
+use super::objects::parse_batch;
 use super::snapshot::toplevel;
 use super::{CodeError, TreeId};
 

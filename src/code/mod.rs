@@ -14,6 +14,8 @@
 mod diff;
 mod excerpt;
 mod git;
+mod hunks;
+mod objects;
 mod refs;
 mod run;
 mod snapshot;
