@@ -402,3 +402,34 @@ fn a_floor_round_recorded_in_one_call_gets_one_snapshot() {
         ]
     );
 }
+
+#[test]
+fn when_git_fails_the_snapshot_is_missing_with_gits_message() {
+    let dir = repo();
+    let root = dir.path();
+    let config = root.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("[core\n");
+    std::fs::write(&config, text).unwrap();
+    let err = code::snapshot(root).unwrap_err();
+    assert!(matches!(err, CodeError::Git { .. }), "{err:?}");
+    let taken = code::take(root, &root.join(".pipeline"));
+    let why = taken.missing().expect("missing");
+    assert!(why.contains("bad config line"), "{why}");
+    // The run goes on: the event says why.
+    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
+    let started = rec
+        .run_start(
+            RunInfo {
+                id: "r".into(),
+                ..RunInfo::default()
+            },
+            false,
+        )
+        .unwrap();
+    let line = started.events[0].to_line();
+    assert!(
+        line.contains("\"treeMissing\":\"git rev-parse --show-toplevel"),
+        "{line}"
+    );
+}
