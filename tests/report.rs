@@ -499,6 +499,7 @@ fn a_report_with_code_usage_and_secrets_scrubbed_in_every_format() {
         "{md}"
     );
     assert!(md.contains("| total | | | 2000 | 500 | $0.2500 |"), "{md}");
+    assert!(md.contains("\ncost unknown for 1 dispatch\n"), "{md}");
 }
 
 #[test]

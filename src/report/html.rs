@@ -295,8 +295,8 @@ fn usage(b: &mut String, r: &Report) {
     ));
     if u.cost_unknown > 0 {
         b.push_str(&format!(
-            "<p>cost unknown for {} dispatches</p>\n",
-            u.cost_unknown
+            "<p>cost unknown for {}</p>\n",
+            super::run_events::dispatches(u.cost_unknown)
         ));
     }
 }

@@ -255,6 +255,10 @@ fn usage(o: &mut String, r: &Report) {
         dollars(u.cost_usd)
     );
     if u.cost_unknown > 0 {
-        let _ = writeln!(o, "cost unknown for {} dispatches\n", u.cost_unknown);
+        let _ = writeln!(
+            o,
+            "cost unknown for {}\n",
+            super::run_events::dispatches(u.cost_unknown)
+        );
     }
 }

@@ -284,3 +284,12 @@ pub(super) fn num(v: Option<u64>) -> String {
 pub(super) fn dollars(v: Option<f64>) -> String {
     v.map_or_else(|| "—".to_string(), |c| format!("${c:.4}"))
 }
+
+/// `1 dispatch`, `3 dispatches`.
+pub(super) fn dispatches(n: u32) -> String {
+    if n == 1 {
+        "1 dispatch".into()
+    } else {
+        format!("{n} dispatches")
+    }
+}
