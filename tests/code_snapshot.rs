@@ -433,3 +433,16 @@ fn when_git_fails_the_snapshot_is_missing_with_gits_message() {
         "{line}"
     );
 }
+
+#[test]
+fn a_crlf_refusal_in_the_users_config_does_not_stop_the_snapshot() {
+    let dir = repo();
+    let root = dir.path();
+    git(root, &["config", "core.autocrlf", "input"]);
+    git(root, &["config", "core.safecrlf", "true"]);
+    write(root, "dos.txt", "one\r\ntwo\n");
+    let tree = code::snapshot(root).expect("snapshot");
+    let (ok, _, err) = code_support::git_any(root, &["add", "dos.txt"]);
+    assert!(!ok && err.contains("CRLF"), "git itself refuses: {err}");
+    assert!(tree_paths(root, tree.as_str()).contains(&"dos.txt".to_string()));
+}

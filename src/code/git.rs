@@ -38,8 +38,10 @@ const INHERITED_GIT_ENV: [&str; 12] = [
 /// Configuration forced on every command: no colour, no hooks (update-ref
 /// runs `reference-transaction`), no signing, no automatic gc or
 /// maintenance, no split index or fsmonitor that would write beside the
-/// user's index, unquoted paths.
-const CONFIG: [&str; 9] = [
+/// user's index, unquoted paths, and no `safecrlf` refusal: a snapshot
+/// records files as they are (line endings converted as a commit would)
+/// rather than fail on them.
+const CONFIG: [&str; 11] = [
     "color.ui=never",
     "core.quotePath=false",
     "core.hooksPath=/dev/null",
@@ -49,6 +51,8 @@ const CONFIG: [&str; 9] = [
     "core.splitIndex=false",
     "core.fsmonitor=false",
     "core.untrackedCache=false",
+    "core.safecrlf=false",
+    "advice.addEmbeddedRepo=false",
 ];
 
 /// One git invocation being prepared.
