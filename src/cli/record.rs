@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::Globals;
-use super::output::{finish, read_input, shown};
+use super::output::{finish, read_input, say, shown, warn};
 use crate::model::event::{RunInfo, VerifyResult, VerifySummary};
 use crate::model::*;
 use crate::recorder::Recorder;
@@ -31,7 +31,14 @@ Exit codes:
   11  back to the developer with the gaps
   12  retry the same gate (its output was not usable)
   13  stop: a person stopped the run; record its end
-  2   bad input or usage (nothing was written)";
+  2   bad input, usage or a refusal by the loop's rules (nothing was written)
+  3   no pipeline
+  4   the event was recorded but .pipeline/state.json could not be rewritten: it is
+      stale until the next write repairs it; the NEXT line is still printed (do not
+      retry: that would record the event twice)
+
+Text from data (ids, summaries, file names) is printed escaped: it can never start a
+line of its own.";
 
 /// What to record.
 #[derive(Debug, Subcommand)]
@@ -57,7 +64,8 @@ pub enum RecordCommand {
     /// Record a free-text note.
     #[command(after_long_help = EXIT_CODES)]
     Note(NoteArgs),
-    /// End the run (writes `.pipeline/report.md`).
+    /// End the run (writes `.pipeline/report.md`; run again, it writes a
+    /// report.md that is missing, e.g. after a crash).
     #[command(after_long_help = EXIT_CODES)]
     RunEnd(RunEndArgs),
 }
@@ -66,7 +74,7 @@ pub enum RecordCommand {
 #[derive(Debug, Args)]
 pub struct RunStartArgs {
     /// The flow (feat, hotfix, ...).
-    #[arg(long)]
+    #[arg(long, value_parser = non_blank)]
     pub flow: String,
     /// The contract file.
     #[arg(long)]
@@ -183,6 +191,14 @@ pub struct RunEndArgs {
     pub status: EndStatus,
 }
 
+fn non_blank(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        Err("must not be empty".into())
+    } else {
+        Ok(s.to_string())
+    }
+}
+
 fn parse_outcome(s: &str) -> Result<VerifyOutcome, String> {
     serde_json::from_value(serde_json::Value::String(s.into()))
         .map_err(|_| format!("'{s}' is not a result (expected confirmed, not-reproduced, inconclusive or cap-exceeded)"))
@@ -206,7 +222,17 @@ pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Largest contract read at `run-start`.
+const MAX_CONTRACT_BYTES: u64 = 16 * 1024 * 1024;
+
 fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitCode> {
+    // The contract must be there and hold something: a run without one
+    // could never pass GATE 0, and a typo would only show up gates later.
+    let contract = crate::util::read_regular(&a.contract, MAX_CONTRACT_BYTES)
+        .with_context(|| format!("--contract {}", a.contract.display()))?;
+    if contract.iter().all(u8::is_ascii_whitespace) {
+        anyhow::bail!("--contract {} is empty", a.contract.display());
+    }
     let id = match a.id {
         Some(id) => id,
         None => a
@@ -231,10 +257,10 @@ fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitCode> {
         extra: Default::default(),
     };
     let out = rec.run_start(info, a.force)?;
-    println!(
+    say(&format!(
         "run started: {}",
         shown(out.state.run.as_ref().map_or("", |r| r.id.as_str()))
-    );
+    ));
     Ok(finish(&out, false))
 }
 
@@ -248,17 +274,17 @@ fn gate(rec: &Recorder, a: GateArgs) -> anyhow::Result<ExitCode> {
         }
     };
     if let Err(st) = &result {
-        eprintln!("structural failure: {}", shown(&st.to_string()));
+        warn(&format!("structural failure: {}", shown(&st.to_string())));
     }
     let out = rec.round(a.gate, result, &bytes, a.force)?;
     if let Some(g) = out.state.last_round(a.gate) {
-        println!(
+        say(&format!(
             "GATE {} {} round {}: {}",
             a.gate.number(),
             a.gate,
             g.round,
             shown(&g.verdict.to_string())
-        );
+        ));
     }
     Ok(finish(&out, false))
 }
@@ -272,30 +298,30 @@ fn findings(rec: &Recorder, a: FindingsArgs) -> anyhow::Result<ExitCode> {
             let review = crate::parse::parse_findings(&fname, &fbytes)?;
             let m = crate::parse::match_findings(&review, &verdicts);
             if !m.extra_verdicts.is_empty() {
-                eprintln!(
+                warn(&format!(
                     "warning: {} verdict(s) past the last finding were not applied",
                     m.extra_verdicts.len()
-                );
+                ));
             }
             for (pos, id, echoed) in &m.echo_mismatches {
-                eprintln!(
+                warn(&format!(
                     "warning: verdict {} echoed id {} for finding {}: the finding's id was kept",
                     pos + 1,
                     shown(echoed),
                     shown(id)
-                );
+                ));
             }
             m.findings
         }
         None => crate::parse::findings_from_verdicts(&verdicts),
     };
     let counts = |v: FindingVerdict| list.iter().filter(|f| f.verdict == v).count();
-    println!(
+    say(&format!(
         "findings: {} verified, {} false, {} unverifiable",
         counts(FindingVerdict::Verified),
         counts(FindingVerdict::False),
         counts(FindingVerdict::Unverifiable)
-    );
+    ));
     Ok(finish(&rec.findings(a.iteration, list)?, false))
 }
 
@@ -304,17 +330,28 @@ fn triage(rec: &Recorder, a: TriageRecordArgs) -> anyhow::Result<ExitCode> {
     let file = crate::model::triage::Triage::parse(&name, &bytes).map_err(anyhow::Error::msg)?;
     let iteration = a.iteration.unwrap_or(file.iteration);
     let (counts, buckets) = file.buckets();
+    // Refused before anything is copied: an iteration the run does not have.
+    if let Some(snap) = crate::journal::snapshot(rec.pipeline())? {
+        crate::recorder::check_iteration(&snap.state, iteration)?;
+    }
     let rel = format!("triage-{iteration}.json");
     let dest = rec.pipeline().dir().join(&rel);
-    std::fs::create_dir_all(rec.pipeline().dir())?;
-    if std::fs::canonicalize(&a.file).ok() != std::fs::canonicalize(&dest).ok() {
-        crate::util::replace_atomically(&dest, &bytes)
+    rec.pipeline().ensure_dir()?;
+    let same_file = match (std::fs::metadata(&a.file), std::fs::symlink_metadata(&dest)) {
+        (Ok(src), Ok(dst)) => {
+            use std::os::unix::fs::MetadataExt;
+            dst.is_file() && src.dev() == dst.dev() && src.ino() == dst.ino()
+        }
+        _ => false,
+    };
+    if !same_file {
+        crate::util::replace_in_pipeline(&dest, &bytes)
             .with_context(|| format!("write {}", dest.display()))?;
     }
-    println!(
+    say(&format!(
         "triage {}: {} accepted, {} deferred, {} rejected",
         iteration, counts.accepted, counts.deferred, counts.rejected
-    );
+    ));
     Ok(finish(&rec.triage(iteration, rel, counts, buckets)?, false))
 }
 
@@ -353,17 +390,48 @@ fn verify(rec: &Recorder, a: VerifyArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_end(rec: &Recorder, a: RunEndArgs) -> anyhow::Result<ExitCode> {
-    let out = rec.run_end(a.status, Some("report.md".into()))?;
-    let report = crate::report::markdown(&out.state, Some(rec.pipeline().dir()));
     let path = rec.pipeline().dir().join("report.md");
-    crate::util::replace_atomically(&path, report.as_bytes())
-        .with_context(|| format!("write {}", path.display()))?;
-    println!(
+    let out = match rec.run_end(a.status, Some("report.md".into())) {
+        Ok(out) => out,
+        // `run.ended` is recorded but the report was never written (the
+        // writer died between the two): write it now, append nothing.
+        Err(crate::recorder::RecordError::Refused(crate::recorder::Refusal::AlreadyEnded))
+            if std::fs::symlink_metadata(&path).is_err() =>
+        {
+            let Some(snap) = crate::journal::snapshot(rec.pipeline())? else {
+                anyhow::bail!("the run has already ended");
+            };
+            let ended = snap.state.ended.as_ref().map(|e| e.status);
+            if ended != Some(a.status) {
+                anyhow::bail!(
+                    "the run has already ended as {}: its missing report is written by `record run-end --status {}`",
+                    ended.map_or("?", |e| e.as_str()),
+                    ended.map_or("?", |e| e.as_str())
+                );
+            }
+            write_report(rec, &snap.state, &path)?;
+            say(&format!(
+                "run already ended: {}; its missing report was written ({})",
+                a.status.as_str(),
+                shown(&path.display().to_string())
+            ));
+            return Ok(ExitCode::from(snap.state.next.action.exit_code()));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    write_report(rec, &out.state, &path)?;
+    say(&format!(
         "run ended: {} (report: {})",
         a.status.as_str(),
-        path.display()
-    );
+        shown(&path.display().to_string())
+    ));
     Ok(finish(&out, false))
+}
+
+fn write_report(rec: &Recorder, state: &State, path: &std::path::Path) -> anyhow::Result<()> {
+    let report = crate::report::markdown(state, Some(rec.pipeline().dir()));
+    crate::util::replace_in_pipeline(path, report.as_bytes())
+        .with_context(|| format!("write {}", path.display()))
 }
 
 /// The contract path as recorded: relative to the worktree when it is inside it.

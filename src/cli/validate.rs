@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::Value;
 
 use super::Globals;
-use super::output::shown;
+use super::output::{say, shown};
 use crate::schema::{FileKind, for_kind};
 
 /// `validate`.
@@ -44,11 +44,11 @@ pub fn run(a: ValidateArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
         };
         let problems = check(&name, kind, &bytes)?;
         if problems.is_empty() {
-            println!("{}: valid {}", shown(&name), kind_name(kind));
+            say(&format!("{}: valid {}", shown(&name), kind_name(kind)));
         } else {
             bad += 1;
             for p in problems {
-                println!("{}", shown(&p));
+                say(&shown(&p));
             }
         }
     }

@@ -108,7 +108,12 @@ fn print_line(
         s.iteration_number()
     )?;
     if several {
-        write!(out, " pipeline={}", feed.pipeline().dir().display())?;
+        // A folder name is data: escaped, it cannot break the line format.
+        write!(
+            out,
+            " pipeline={}",
+            crate::sanitize::field(&feed.pipeline().dir().display().to_string())
+        )?;
     }
     writeln!(out)?;
     out.flush()

@@ -3,13 +3,19 @@
 //! "already decided" checks never race.
 //!
 //! Every function here appends through [`crate::journal::append_with`] and
-//! returns what was written; printing belongs to the CLI.
+//! returns what was written; printing belongs to the CLI. Refusals are
+//! [`Refusal`]s (nothing was written); journal failures are carried as
+//! [`RecordError::Journal`].
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::journal::{AppendOptions, Appended, JournalError, Pipeline, append_with};
+mod error;
+
+pub use error::{Expected, RecordError, Refusal};
+
+use crate::journal::{AppendOptions, Appended, JournalError, PathError, Pipeline, append_with};
 use crate::model::event::*;
 use crate::model::rules::{self, GateRequest, NextAction};
 use crate::model::state::RunStatus;
@@ -50,13 +56,13 @@ impl Recorder {
 
     /// Starts a run: `run.started` then `iteration.started` 1 (initial).
     /// Refused while another run is in progress, unless `force`.
-    pub fn run_start(&self, run: RunInfo, force: bool) -> Result<Appended, JournalError> {
+    pub fn run_start(&self, run: RunInfo, force: bool) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             if !force && s.run.is_some() && s.ended.is_none() {
-                return Err(JournalError::Refused(format!(
-                    "run {} is still in progress (record its end first, or pass --force to start over)",
-                    s.run.as_ref().map_or("", |r| r.id.as_str())
-                )));
+                return Err(Refusal::RunInProgress {
+                    id: s.run.as_ref().map_or("", |r| r.id.as_str()).into(),
+                }
+                .into());
             }
             Ok(vec![
                 EventBody::RunStarted { run },
@@ -71,7 +77,7 @@ impl Recorder {
     /// Records that a gate round begins (`gate.started`, and the next
     /// iteration's `iteration.started` when the loop comes back from the
     /// developer). Refused when the loop expects another gate, unless `force`.
-    pub fn start_round(&self, gate: GateName, force: bool) -> Result<Appended, JournalError> {
+    pub fn start_round(&self, gate: GateName, force: bool) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             check_order(s, gate, force)?;
             let (mut bodies, iteration) = opening(s, gate);
@@ -92,7 +98,7 @@ impl Recorder {
         result: RoundResult,
         raw_output: &[u8],
         force: bool,
-    ) -> Result<Appended, JournalError> {
+    ) -> Result<Appended, RecordError> {
         let gates_dir = self.pipeline.gates_dir();
         append_with(&self.pipeline, &self.opts, |s| {
             let started = s.current_gate.as_ref().filter(|c| c.gate == gate).cloned();
@@ -133,9 +139,10 @@ impl Recorder {
         &self,
         iteration: Option<u32>,
         findings: Vec<Finding>,
-    ) -> Result<Appended, JournalError> {
+    ) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             let iteration = iteration.unwrap_or_else(|| s.iteration_number().max(1));
+            check_iteration(s, iteration)?;
             let known: Vec<&str> = s
                 .iteration(iteration)
                 .map(|i| i.findings.iter().map(|f| f.id.as_str()).collect())
@@ -166,8 +173,9 @@ impl Recorder {
         file: String,
         counts: TriageCounts,
         buckets: TriageBuckets,
-    ) -> Result<Appended, JournalError> {
-        append_with(&self.pipeline, &self.opts, |_| {
+    ) -> Result<Appended, RecordError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            check_iteration(s, iteration)?;
             Ok(vec![EventBody::TriageRecorded {
                 iteration,
                 file,
@@ -182,8 +190,15 @@ impl Recorder {
         &self,
         results: Vec<VerifyResult>,
         summary: Option<VerifySummary>,
-    ) -> Result<Appended, JournalError> {
-        append_with(&self.pipeline, &self.opts, |_| {
+    ) -> Result<Appended, RecordError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            for i in results
+                .iter()
+                .map(|r| r.iteration)
+                .chain(summary.as_ref().map(|x| x.iteration))
+            {
+                check_iteration(s, i)?;
+            }
             let mut bodies: Vec<EventBody> =
                 results.into_iter().map(EventBody::VerifyResult).collect();
             bodies.extend(summary.map(EventBody::VerifySummary));
@@ -192,7 +207,7 @@ impl Recorder {
     }
 
     /// Records a floor-guard result.
-    pub fn floor_guard(&self, mut result: FloorGuardResult) -> Result<Appended, JournalError> {
+    pub fn floor_guard(&self, mut result: FloorGuardResult) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             if result.iteration == 0 {
                 result.iteration = s.iteration_number().max(1);
@@ -203,7 +218,7 @@ impl Recorder {
 
     /// Work goes back to the developer: `dev.dispatched` for the current
     /// iteration, then `iteration.started` for the next one.
-    pub fn dev(&self, inputs: Vec<Value>) -> Result<Appended, JournalError> {
+    pub fn dev(&self, inputs: Vec<Value>) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             let iteration = s.iteration_number().max(1);
             Ok(vec![
@@ -216,14 +231,22 @@ impl Recorder {
         })
     }
 
-    /// Opens a human gate by hand.
-    pub fn ask(&self, req: GateRequest) -> Result<(String, Appended), JournalError> {
+    /// Opens a human gate by hand. Refused when the subject or the summary
+    /// is blank (a person could not tell what the gate is about).
+    pub fn ask(&self, req: GateRequest) -> Result<(String, Appended), RecordError> {
+        for (field, text) in [("--subject", &req.subject), ("--summary", &req.summary)] {
+            if text.trim().is_empty() {
+                return Err(Refusal::Blank { field }.into());
+            }
+        }
         let appended = append_with(&self.pipeline, &self.opts, |s| {
             let iteration = s.iteration_number().max(1);
-            Ok(rules::assign_ids(s, iteration, vec![req], "manual")
-                .into_iter()
-                .map(EventBody::HumanRequested)
-                .collect())
+            Ok::<_, RecordError>(
+                rules::assign_ids(s, iteration, vec![req], "manual")
+                    .into_iter()
+                    .map(EventBody::HumanRequested)
+                    .collect(),
+            )
         })?;
         let id = match appended.events.first().map(|e| &e.body) {
             Some(EventBody::HumanRequested(r)) => r.id.clone(),
@@ -239,7 +262,7 @@ impl Recorder {
     /// (atomically; never twice) and records the contract's hashes before
     /// and after: a crash between the two leaves the contract tagged and the
     /// gate open, and deciding again finds the tag and changes nothing.
-    pub fn decide(&self, mut decision: HumanDecision) -> Result<Appended, JournalError> {
+    pub fn decide(&self, mut decision: HumanDecision) -> Result<Appended, RecordError> {
         let worktree = self.pipeline.worktree().to_path_buf();
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;
@@ -252,8 +275,7 @@ impl Recorder {
                     .human_gate(&decision.id)
                     .map(|g| g.request.subject.clone())
                     .unwrap_or_default();
-                let path =
-                    contract_path(&worktree, &run.contract).map_err(JournalError::Refused)?;
+                let path = contract_path(&worktree, &run.contract).map_err(Refusal::from)?;
                 let edit = crate::contract::gate_path_in_file(
                     &path,
                     &subject,
@@ -261,9 +283,7 @@ impl Recorder {
                     Some(&decision.reason),
                     None,
                 )
-                .map_err(|e| {
-                    JournalError::Refused(format!("the approval was not recorded: {e}"))
-                })?;
+                .map_err(Refusal::from)?;
                 decision.contract_edit = Some(ContractEdit {
                     path: run.contract.clone(),
                     before: edit.before,
@@ -279,22 +299,20 @@ impl Recorder {
         &self,
         status: EndStatus,
         report: Option<String>,
-    ) -> Result<Appended, JournalError> {
+    ) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             if s.ended.is_some() {
-                return Err(JournalError::Refused("the run has already ended".into()));
+                return Err(Refusal::AlreadyEnded.into());
             }
             if status == EndStatus::Complete && accepted_partial(s) {
-                return Err(JournalError::Refused(
-                    "an abandonment was accepted as a partial delivery: the run cannot end complete (use --status partial)".into(),
-                ));
+                return Err(Refusal::CompleteAfterPartial.into());
             }
             Ok(vec![EventBody::RunEnded(RunEnded { status, report })])
         })
     }
 
     /// Appends a free-text note.
-    pub fn note(&self, text: String) -> Result<Appended, JournalError> {
+    pub fn note(&self, text: String) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |_| {
             Ok(vec![EventBody::Note { text }])
         })
@@ -305,15 +323,14 @@ impl Recorder {
 /// Absolute paths and `..` are refused, and so is a symlink whose target
 /// is outside the worktree (one whose target is inside is followed: its
 /// target is edited and the link kept).
-pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathBuf, String> {
+pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathBuf, PathError> {
     let p = std::path::Path::new(recorded);
     let rel = if p.is_absolute() {
-        p.strip_prefix(worktree).map_err(|_| {
-            format!(
-                "contract path refused: {recorded} is outside the worktree {}",
-                worktree.display()
-            )
-        })?
+        p.strip_prefix(worktree)
+            .map_err(|_| PathError::ContractOutside {
+                recorded: recorded.into(),
+                worktree: worktree.to_path_buf(),
+            })?
     } else {
         p
     };
@@ -321,9 +338,7 @@ pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathB
         .components()
         .any(|c| matches!(c, std::path::Component::ParentDir))
     {
-        return Err(format!(
-            "contract path refused: {recorded} leaves the worktree"
-        ));
+        return Err(PathError::ContractLeaves(recorded.into()));
     }
     let joined = worktree.join(rel);
     // A symlink is followed when the contract is edited: its target must be inside too.
@@ -332,41 +347,45 @@ pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathB
         std::fs::canonicalize(worktree),
     ) && !target.starts_with(&root)
     {
-        return Err(format!(
-            "contract path refused: {recorded} resolves outside the worktree"
-        ));
+        return Err(PathError::ContractResolvesOutside(recorded.into()));
     }
     Ok(joined)
 }
 
 /// Why a decision may not be recorded, if it may not.
-pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), JournalError> {
+pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), Refusal> {
     let Some(gate) = s.human_gate(&d.id) else {
-        return Err(JournalError::Refused(format!(
-            "no human gate {} in this pipeline",
-            d.id
-        )));
+        return Err(Refusal::UnknownGate { id: d.id.clone() });
     };
     if let Some(prev) = &gate.decision {
-        return Err(JournalError::Refused(format!(
-            "{} was already decided: {} by {} at {} ({})",
-            d.id, prev.decision.decision, prev.decision.by, prev.at, prev.decision.reason
-        )));
+        return Err(Refusal::AlreadyDecided {
+            id: d.id.clone(),
+            decision: prev.decision.decision,
+            by: prev.decision.by.clone(),
+            at: prev.at.clone(),
+            reason: prev.decision.reason.clone(),
+        });
     }
     if !gate.request.options.contains(&d.decision) {
-        let opts: Vec<&str> = gate.request.options.iter().map(|o| o.as_str()).collect();
-        return Err(JournalError::Refused(format!(
-            "{} is not an option of {} ({}): expected one of {}",
-            d.decision,
-            d.id,
-            gate.request.kind,
-            opts.join(", ")
-        )));
+        return Err(Refusal::NotAnOption {
+            decision: d.decision,
+            id: d.id.clone(),
+            kind: gate.request.kind,
+            options: gate.request.options.clone(),
+        });
     }
     if d.reason.trim().is_empty() {
-        return Err(JournalError::Refused(
-            "a decision needs a non-empty reason".into(),
-        ));
+        return Err(Refusal::BlankReason);
+    }
+    Ok(())
+}
+
+/// Refuses an iteration the run does not have: 0, or past the current one
+/// (iteration 1 is accepted before the first `iteration.started`).
+pub fn check_iteration(s: &State, iteration: u32) -> Result<(), Refusal> {
+    let last = s.iteration_number().max(1);
+    if iteration == 0 || iteration > last {
+        return Err(Refusal::NoSuchIteration { iteration, last });
     }
     Ok(())
 }
@@ -380,14 +399,12 @@ pub fn accepted_partial(s: &State) -> bool {
     })
 }
 
-fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalError> {
+fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), Refusal> {
     if force {
         return Ok(());
     }
     if s.status == RunStatus::Ended {
-        return Err(JournalError::Refused(
-            "the run has ended: start a new one with `loopwatch record run-start`".into(),
-        ));
+        return Err(Refusal::RunEnded);
     }
     let n = &s.next;
     let ok = match n.action {
@@ -402,27 +419,13 @@ fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalErro
         return Ok(());
     }
     let expected = match n.action {
-        NextAction::Human => format!(
-            "await {} first",
-            n.human.as_deref().unwrap_or("the open human gate")
-        ),
-        NextAction::Stop => "the run was stopped by a person: record its end".to_string(),
-        NextAction::Done => "every gate passed: record the end of the run".to_string(),
-        NextAction::Dev => {
-            "the developer must work first; every re-loop starts at GATE 0".to_string()
-        }
-        NextAction::NextGate | NextAction::Retry => {
-            format!(
-                "the loop expects GATE {} {} next",
-                n.gate.map_or(0, GateName::number),
-                n.gate.map_or("floor", GateName::as_str)
-            )
-        }
+        NextAction::Human => Expected::Human(n.human.clone()),
+        NextAction::Stop => Expected::Stopped,
+        NextAction::Done => Expected::Done,
+        NextAction::Dev => Expected::Dev,
+        NextAction::NextGate | NextAction::Retry => Expected::Gate(n.gate),
     };
-    Err(JournalError::Refused(format!(
-        "GATE {} {gate} out of order: {expected} (pass --force to record it anyway)",
-        gate.number()
-    )))
+    Err(Refusal::OutOfOrder { gate, expected })
 }
 
 /// What the dialog shows beyond the round's rows, captured when the gate
