@@ -124,6 +124,10 @@ pub fn open_pipeline_file(path: &Path, create: bool, append: bool) -> io::Result
     Ok(file)
 }
 
+/// Largest text file from outside read whole (a contract, a verification
+/// report, an agent's output).
+pub const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Human form of a byte limit (`16 MiB`).
 pub fn size_text(bytes: u64) -> String {
     if bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0 {

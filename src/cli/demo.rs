@@ -36,7 +36,8 @@ fn parse_speed(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
         _ => Err(format!(
-            "'{s}' is not a speed (a number above 0, up to 1000)"
+            "'{}' is not a speed (a number above 0, up to 1000)",
+            super::output::shown(s)
         )),
     }
 }

@@ -61,13 +61,31 @@ pub fn fail(e: &anyhow::Error) -> ExitCode {
 }
 
 /// A command line clap refused (or `--help` / `--version`, which print on
-/// stdout and exit 0). An error echoes the invalid value: it is rendered
-/// and sanitised like every other line.
-pub fn clap_error(e: &clap::Error) -> ExitCode {
+/// stdout and exit 0). An error echoes the values it refused: each is
+/// escaped as a field before clap renders the message, so a newline or an
+/// escape sequence in an argument shows as a visible stand-in.
+pub fn clap_error(mut e: clap::Error) -> ExitCode {
+    use clap::error::ContextValue;
     if !e.use_stderr() {
         // Help and version: our own text, printed with clap's styling.
         let _ = e.print();
         return ExitCode::SUCCESS;
+    }
+    let escaped: Vec<_> = e
+        .context()
+        .filter_map(|(kind, value)| match value {
+            ContextValue::String(s) => {
+                Some((kind, ContextValue::String(crate::sanitize::field(s))))
+            }
+            ContextValue::Strings(v) => Some((
+                kind,
+                ContextValue::Strings(v.iter().map(|s| crate::sanitize::field(s)).collect()),
+            )),
+            _ => None,
+        })
+        .collect();
+    for (kind, value) in escaped {
+        e.insert(kind, value);
     }
     super::output::warn(e.render().to_string().trim_end());
     ExitCode::from(USAGE)

@@ -23,6 +23,7 @@ use crate::watch::{Feed, PipelineWatch, WatchEvent};
 )]
 pub struct AskArgs {
     /// abandoned, unverifiable, out-of-scope, cap-reached or structural.
+    #[arg(value_parser = super::output::escaped::<HumanGateKind>)]
     pub kind: HumanGateKind,
     /// Criterion id, finding id, file path or gate.
     #[arg(long)]
@@ -31,7 +32,7 @@ pub struct AskArgs {
     #[arg(long)]
     pub summary: String,
     /// The gate that asks (floor, conformity, security).
-    #[arg(long)]
+    #[arg(long, value_parser = super::output::escaped::<GateName>)]
     pub gate: Option<GateName>,
     /// What to show the person, as JSON (rows, paths, output).
     #[arg(long)]
@@ -81,6 +82,7 @@ pub struct DecideArgs {
     /// The human gate id.
     pub id: String,
     /// The decision (lift, accept-partial, accept, reject, approve, deny, extend, take-over, abort, retry).
+    #[arg(value_parser = super::output::escaped::<Decision>)]
     pub decision: Decision,
     /// Why (required).
     #[arg(long)]

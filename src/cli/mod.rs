@@ -94,7 +94,7 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => return exit::clap_error(&e),
+        Err(e) => return exit::clap_error(e),
     };
     let owns_terminal = match &cli.command {
         None | Some(Command::Replay(_)) => true,

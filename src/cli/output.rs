@@ -43,6 +43,27 @@ pub fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
     Ok((path.display().to_string(), bytes))
 }
 
+/// A `--log FILE`-style argument that names a folder is a usage error
+/// (exit 2), not a file that fails to prove something.
+pub fn not_a_folder(s: &str) -> Result<std::path::PathBuf, String> {
+    let p = std::path::PathBuf::from(s);
+    if p.is_dir() {
+        return Err("is a folder, not a file".into());
+    }
+    Ok(p)
+}
+
+/// A clap value parser for a type parsed by `FromStr` whose error echoes
+/// the value: the message is escaped, so the value cannot add a line to
+/// the usage error (clap escapes the values it quotes itself).
+pub fn escaped<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    s.parse().map_err(|e: T::Err| shown(&e.to_string()))
+}
+
 /// One field from data, safe inside a printed line whatever it holds.
 pub fn shown(s: &str) -> String {
     crate::sanitize::field(s)

@@ -103,6 +103,7 @@ pub struct RunStartArgs {
 #[derive(Debug, Args)]
 pub struct GateArgs {
     /// floor, conformity or security.
+    #[arg(value_parser = super::output::escaped::<GateName>)]
     pub gate: GateName,
     /// The gate's output (`-` for stdin).
     #[arg(long, value_name = "FILE")]
@@ -187,7 +188,7 @@ pub struct NoteArgs {
 #[derive(Debug, Args)]
 pub struct RunEndArgs {
     /// complete, partial, not-conformant, stopped or aborted.
-    #[arg(long)]
+    #[arg(long, value_parser = super::output::escaped::<EndStatus>)]
     pub status: EndStatus,
 }
 
@@ -201,7 +202,7 @@ fn non_blank(s: &str) -> Result<String, String> {
 
 fn parse_outcome(s: &str) -> Result<VerifyOutcome, String> {
     serde_json::from_value(serde_json::Value::String(s.into()))
-        .map_err(|_| format!("'{s}' is not a result (expected confirmed, not-reproduced, inconclusive or cap-exceeded)"))
+        .map_err(|_| format!("'{}' is not a result (expected confirmed, not-reproduced, inconclusive or cap-exceeded)", shown(s)))
 }
 
 /// Runs `record`.

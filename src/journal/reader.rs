@@ -214,6 +214,11 @@ impl JournalReader {
             return;
         }
         match Event::parse_line(raw) {
+            Ok(ev) if ev.v != crate::model::event::EVENT_VERSION => {
+                batch
+                    .problems
+                    .push(self.problem(self.line_no, None, version_problem(ev.v)));
+            }
             Ok(ev) => {
                 if ev.seq <= self.last_seq {
                     batch.problems.push(self.problem(
@@ -255,6 +260,15 @@ impl JournalReader {
             message,
         }
     }
+}
+
+/// Why a line of another format version is skipped (readers and
+/// `validate` say the same).
+pub fn version_problem(v: u32) -> String {
+    format!(
+        "format version {v} is not {} (the version this loopwatch reads): skipped",
+        crate::model::event::EVENT_VERSION
+    )
 }
 
 /// Reads a whole journal: its events, the problems, and whether a partial

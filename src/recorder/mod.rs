@@ -538,14 +538,27 @@ fn save_output(
     raw: &[u8],
 ) -> Result<String, JournalError> {
     std::fs::create_dir_all(dir).map_err(|e| JournalError::io("create", dir, e))?;
+    // `gates/` itself a link would put every output outside the pipeline.
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(JournalError::io(
+            "write into",
+            dir,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                crate::util::FileRefusal::Symlink,
+            ),
+        ));
+    }
     let base = format!("{iteration}-{gate}-{round}");
     let mut name = format!("{base}.out");
     let mut k = 2;
-    while dir.join(&name).exists() {
+    // symlink_metadata: a dangling link counts as taken, never written through.
+    while std::fs::symlink_metadata(dir.join(&name)).is_ok() {
         name = format!("{base}.{k}.out");
         k += 1;
     }
     let path: PathBuf = dir.join(&name);
-    crate::util::replace_atomically(&path, raw).map_err(|e| JournalError::io("write", &path, e))?;
+    crate::util::replace_in_pipeline(&path, raw)
+        .map_err(|e| JournalError::io("write", &path, e))?;
     Ok(format!("gates/{name}"))
 }
