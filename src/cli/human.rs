@@ -69,7 +69,7 @@ pub struct AwaitArgs {
     /// The human gate id (`hg-<iter>-<gate>-<n>`).
     pub id: String,
     /// Give up after this many seconds (exit 124); at most a year.
-    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout, allow_negative_numbers = true)]
     pub timeout: Option<Duration>,
 }
 
