@@ -130,7 +130,7 @@ pub const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Human form of a byte limit (`16 MiB`).
 pub fn size_text(bytes: u64) -> String {
-    if bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0 {
+    if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
         format!("{} MiB", bytes / (1024 * 1024))
     } else {
         format!("{bytes} bytes")
