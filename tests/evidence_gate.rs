@@ -305,7 +305,10 @@ fn an_unreadable_log_is_not_proof() {
     // A folder is a mistake in the command line, not a log: usage (2).
     let (code, out, err) = gate("", "passed", None);
     assert_eq!(code, 2);
-    assert!(out.is_empty() && err.contains("is a folder, not a file"), "{err}");
+    assert!(
+        out.is_empty() && err.contains("is a folder, not a file"),
+        "{err}"
+    );
 }
 
 #[test]
