@@ -23,6 +23,7 @@ pub mod logging;
 pub mod misc;
 pub mod output;
 pub mod record;
+pub mod record_run;
 pub mod replay;
 pub mod status;
 pub mod triage;
