@@ -14,10 +14,12 @@
 //! - [`report`]: the run report (markdown, JSON, self-contained HTML).
 //! - [`schema`]: JSON Schemas generated from the types.
 //! - [`watch`]: filesystem watching, incremental feeds, the live loop's input batches.
-//! - [`sanitize`]: makes text from files safe to draw or print (visible escapes, width cuts).
+//! - [`sanitize`]: makes text from files safe to draw or print (visible escapes, width cuts,
+//!   one-line fields, JSON that escapes what is not printable).
 //! - [`tui`]: the terminal UI: app state, actions, keymap, screens, decision dialog, event loop.
 //! - [`demo`]: the scripted loop behind `loopwatch demo`.
-//! - [`util`]: atomic file replacement, hashes, time, `user@host`.
+//! - [`util`]: non-blocking bounded reads of regular files, atomic file replacement (no links in
+//!   `.pipeline/`, dead writers' temp files removed), hashes, time, `user@host`.
 //! - [`cli`]: clap definitions and one small function per subcommand.
 //!
 //! Only `tui` (and the `cli` commands that start it) touches the terminal;

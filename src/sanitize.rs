@@ -10,8 +10,6 @@
 //! holds no character below U+0020, no DEL and no C1 control.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
-
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The marker put at the end of a line cut at its display width.
@@ -125,8 +123,7 @@ impl LineBuilder {
                 self.push_visible(pic.encode_utf8(&mut [0; 4]))
             }
             c if ('\u{80}'..='\u{9f}').contains(&c) || invisible(c) => {
-                let mut s = String::with_capacity(8);
-                let _ = write!(s, "<U+{:04X}>", c as u32);
+                let s = stand_in(c).unwrap_or_default();
                 self.push_visible(&s)
             }
             c => self.push_visible(c.encode_utf8(&mut [0; 4])),
@@ -188,38 +185,74 @@ fn invisible(c: char) -> bool {
             | '\u{200F}'
             | '\u{061C}'
             | '\u{200B}'..='\u{200D}'
-            | '\u{2060}'
+            | '\u{2060}'..='\u{2065}'
             | '\u{FEFF}'
             | '\u{2028}'
             | '\u{2029}'
     )
 }
 
-/// Makes command output that came from files safe for a terminal (the CLI
-/// uses it when stdout is one; piped output stays byte-exact): invalid UTF-8 becomes U+FFFD, C0
-/// controls and DEL become their visible symbols (`␛`, `␉`, `␡`…), C1
-/// controls and the bidirectional / invisible formatting characters become
-/// `<U+XXXX>`. Line feeds stay: they end the report's own lines.
+/// The one escape table of every printed character: `None` when `c` may be
+/// written as it is, else its visible stand-in. C0 controls and DEL become
+/// their Control Pictures symbols (`␛`, `␉`, `␡`…), C1 controls and the
+/// bidirectional / invisible formatting characters become `<U+XXXX>`.
+/// `\n` is a control here: callers that keep line breaks handle it first.
+pub fn stand_in(c: char) -> Option<String> {
+    match c {
+        '\0'..='\x1f' => Some(
+            char::from_u32(0x2400 + c as u32)
+                .unwrap_or('\u{fffd}')
+                .to_string(),
+        ),
+        '\x7f' => Some('\u{2421}'.to_string()),
+        c if ('\u{80}'..='\u{9f}').contains(&c) || invisible(c) => {
+            Some(format!("<U+{:04X}>", c as u32))
+        }
+        _ => None,
+    }
+}
+
+/// True when [`stand_in`] would replace `c`: JSON output escapes exactly
+/// these (as `\uXXXX`), so the two never disagree on what is unsafe.
+pub fn needs_escape(c: char) -> bool {
+    matches!(c, '\0'..='\x1f' | '\x7f' | '\u{80}'..='\u{9f}') || invisible(c)
+}
+
+/// One field of a printed line (an id, a summary, a file name): every
+/// control, line break included, becomes its visible stand-in, so text from
+/// data can never start a line of its own (a forged `NEXT:` line) nor reach
+/// the terminal as an escape sequence. Unlike [`sanitize`], tabs are shown
+/// (`␉`) rather than expanded, and nothing is cut.
+pub fn field(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match stand_in(c) {
+            Some(s) => out.push_str(&s),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+/// Makes command output safe for a terminal: invalid UTF-8 becomes U+FFFD
+/// and every character [`stand_in`] replaces is replaced, except line feeds,
+/// which end the output's own lines. Every command but `gate0` (whose piped
+/// stdout stays the reference floor's, byte for byte) prints through it.
 pub fn terminal_text(report: &[u8]) -> String {
     let mut out = String::with_capacity(report.len());
     for c in String::from_utf8_lossy(report).chars() {
         match c {
             '\n' => out.push('\n'),
-            '\0'..='\x1f' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
-            '\x7f' => out.push('\u{2421}'),
-            '\u{80}'..='\u{9f}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{061c}'
-            | '\u{feff}' => {
-                let _ = write!(out, "<U+{:04X}>", c as u32);
-            }
-            _ => out.push(c),
+            c => match stand_in(c) {
+                Some(s) => out.push_str(&s),
+                None => out.push(c),
+            },
         }
     }
     out
 }
+
+pub mod json;
 
 #[cfg(test)]
 mod tests;

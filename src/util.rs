@@ -1,11 +1,27 @@
-//! Small filesystem and hashing helpers shared by every writer.
+//! Small filesystem and hashing helpers shared by every reader and writer.
 //!
-//! [`replace_atomically`] is the one way this program replaces a file that
-//! someone else may read at the same time: temp file in the same folder,
-//! same permissions, fsync, rename, fsync of the folder.
+//! Files from outside are hostile until opened: [`open_regular`] and
+//! [`read_regular`] open without blocking (a FIFO never hangs a reader),
+//! refuse anything but a regular file (a device never feeds gigabytes) and
+//! read at most a stated size. [`replace_atomically`] is the one way this
+//! program replaces a file that someone else may read at the same time:
+//! temp file in the same folder, same permissions, fsync, rename, fsync of
+//! the folder; [`replace_in_pipeline`] does the same and refuses a link.
+//! Temp files are named `.loopwatch-<pid>-<random>.tmp`, so that the next
+//! writer in a folder can remove those of writers that died (kill -9).
 
-use std::fs::{self, File};
-use std::io::{self, Write};
+mod open;
+mod replace;
+
+pub use open::{
+    FileRefusal, MAX_TEXT_BYTES, open_pipeline_file, open_regular, read_bounded, read_regular,
+    size_text,
+};
+pub use replace::{
+    TEMP_PREFIX, TEMP_SUFFIX, process_alive, remove_dead_temps, replace_atomically,
+    replace_in_pipeline, resolve_target, sync_dir,
+};
+
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -20,48 +36,6 @@ pub fn sha256_tagged(bytes: &[u8]) -> String {
         let _ = write!(s, "{b:02x}");
     }
     s
-}
-
-/// Resolves a symlink chain so that an edit replaces the target and keeps the link.
-pub fn resolve_target(path: &Path) -> io::Result<PathBuf> {
-    match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path),
-        Ok(_) => Ok(path.to_path_buf()),
-        Err(e) => Err(e),
-    }
-}
-
-/// Replaces `path` with `bytes` atomically: a temp file in the same folder
-/// with the same permissions as the file it replaces (when it exists),
-/// fsync, rename over the target, fsync of the folder. A symlink is
-/// followed: its target is replaced, the link stays.
-pub fn replace_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let target = match resolve_target(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => path.to_path_buf(),
-        Err(e) => return Err(e),
-    };
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let perms = fs::metadata(&target).ok().map(|m| m.permissions());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".loopwatch-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)?;
-    tmp.write_all(bytes)?;
-    if let Some(p) = perms {
-        fs::set_permissions(tmp.path(), p)?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(&target).map_err(|e| e.error)?;
-    sync_dir(&dir)
-}
-
-/// fsync of a folder, so a rename inside it is durable.
-pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
 }
 
 /// `user@host` of the person or process writing a decision.
@@ -80,7 +54,8 @@ pub fn user_at_host() -> String {
 /// The login name of the current uid, from `/etc/passwd`.
 fn user_from_passwd() -> Option<String> {
     let uid = rustix::process::getuid().as_raw().to_string();
-    let text = std::fs::read_to_string("/etc/passwd").ok()?;
+    let bytes = read_regular(Path::new("/etc/passwd"), 16 * 1024 * 1024).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     text.lines().find_map(|l| {
         let mut f = l.split(':');
         let name = f.next()?;
@@ -112,6 +87,7 @@ pub fn state_dir() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn sha256_of_empty() {

@@ -215,6 +215,7 @@ fn outside_git_the_run_goes_on_with_the_snapshot_marked_missing() {
 #[test]
 fn snapshots_can_be_turned_off() {
     let dir = repo();
+    write(dir.path(), "c.md", "# CONTRACT — c\n");
     let out = assert_cmd::Command::cargo_bin("loopwatch")
         .unwrap()
         .current_dir(dir.path())

@@ -302,11 +302,12 @@ fn an_unreadable_log_is_not_proof() {
         out.starts_with("not proven: cannot read test log ") && out.contains("no-such.log"),
         "{out}"
     );
-    let (code, out, _) = gate("", "passed", None);
-    assert_eq!(code, 1);
+    // A folder is a mistake in the command line, not a log: usage (2).
+    let (code, out, err) = gate("", "passed", None);
+    assert_eq!(code, 2);
     assert!(
-        out.starts_with("not proven: test log ") && out.ends_with(" is not a regular file\n"),
-        "{out}"
+        out.is_empty() && err.contains("is a folder, not a file"),
+        "{err}"
     );
 }
 

@@ -44,7 +44,7 @@ fn tail_within_a_second(p: &Pipeline, path: &Path) -> Result<Vec<u8>, String> {
     let (p, path) = (p.clone(), path.to_path_buf());
     let started = Instant::now();
     std::thread::spawn(move || {
-        let _ = tx.send(read_tail(&p, &path, TAIL_BYTES));
+        let _ = tx.send(read_tail(&p, &path, TAIL_BYTES).map_err(|e| e.to_string()));
     });
     let r = rx
         .recv_timeout(Duration::from_secs(1))
@@ -183,15 +183,19 @@ fn recorded_paths_that_leave_are_refused() {
         inside
     );
     assert_eq!(
-        contract_path(&t.wt, "../contract.md").unwrap_err(),
+        contract_path(&t.wt, "../contract.md")
+            .unwrap_err()
+            .to_string(),
         "contract path refused: ../contract.md leaves the worktree"
     );
     assert_eq!(
-        contract_path(&t.wt, "docs/../../contract.md").unwrap_err(),
+        contract_path(&t.wt, "docs/../../contract.md")
+            .unwrap_err()
+            .to_string(),
         "contract path refused: docs/../../contract.md leaves the worktree"
     );
     assert_eq!(
-        contract_path(&t.wt, "/etc/passwd").unwrap_err(),
+        contract_path(&t.wt, "/etc/passwd").unwrap_err().to_string(),
         format!(
             "contract path refused: /etc/passwd is outside the worktree {}",
             t.wt.display()
@@ -199,7 +203,7 @@ fn recorded_paths_that_leave_are_refused() {
     );
     let sneaky = format!("{}/../contract.md", t.wt.display());
     assert_eq!(
-        contract_path(&t.wt, &sneaky).unwrap_err(),
+        contract_path(&t.wt, &sneaky).unwrap_err().to_string(),
         format!("contract path refused: {sneaky} leaves the worktree")
     );
 }
@@ -209,7 +213,7 @@ fn a_contract_symlinked_out_of_the_worktree_is_refused_and_one_inside_followed()
     let t = tree();
     std::os::unix::fs::symlink(&t.outside, t.wt.join("contract.md")).unwrap();
     assert_eq!(
-        contract_path(&t.wt, "contract.md").unwrap_err(),
+        contract_path(&t.wt, "contract.md").unwrap_err().to_string(),
         "contract path refused: contract.md resolves outside the worktree"
     );
     std::fs::create_dir(t.wt.join("docs")).unwrap();

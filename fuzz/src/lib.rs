@@ -5,7 +5,7 @@
 //! Each target panics only on a real defect: a parser panicking, or a
 //! property that must hold for every input failing (what the recorder
 //! writes must read back the same; reading a journal in pieces must give
-//! what reading it whole gives).
+//! what reading it whole gives; what is printed holds no control).
 
 use std::io::Write;
 
@@ -14,7 +14,7 @@ use loopwatch::model::{Event, EventBody, GateName, fold};
 use loopwatch::parse::{parse_conformity, parse_gate0_report, parse_security, parse_verdicts};
 
 /// The names of every target, in the order the driver runs them.
-pub const TARGETS: [&str; 4] = ["contract", "gate_output", "verdicts", "journal"];
+pub const TARGETS: [&str; 5] = ["contract", "gate_output", "verdicts", "journal", "printer"];
 
 /// Runs target `name` on `data`; false when there is no such target.
 pub fn run(name: &str, data: &[u8]) -> bool {
@@ -23,6 +23,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "gate_output" => gate_output(data),
         "verdicts" => verdicts(data),
         "journal" => journal(data),
+        "printer" => printer(data),
         _ => return false,
     }
     true
@@ -118,6 +119,50 @@ pub fn journal(data: &[u8]) {
     );
     let state = fold(&whole.events);
     assert_eq!(state.seq, whole.events.last().map_or(0, |e| e.seq));
+}
+
+/// Any bytes as text a command prints: a field never holds a line break
+/// or a character a terminal would act on; printed text keeps only its own
+/// line feeds; JSON output holds none of them either and parses back to
+/// the very same string.
+pub fn printer(data: &[u8]) {
+    use loopwatch::sanitize::{field, json, needs_escape, terminal_text};
+    let text = String::from_utf8_lossy(data).into_owned();
+    let f = field(&text);
+    assert!(
+        !f.chars().any(needs_escape),
+        "a field kept a control: {f:?}"
+    );
+    let t = terminal_text(data);
+    assert!(
+        !t.chars().any(|c| c != '\n' && needs_escape(c)),
+        "printed text kept a control: {t:?}"
+    );
+    assert_eq!(
+        t.matches('\n').count(),
+        text.matches('\n').count(),
+        "printed text added or lost a line"
+    );
+    for out in [json::to_string(&text), json::to_string_pretty(&[&text])] {
+        let Ok(out) = out else {
+            panic!("a string failed to serialise");
+        };
+        // Line feeds here are the layout's: a string's own are escaped.
+        assert!(
+            !out.chars().any(|c| c != '\n' && needs_escape(c)),
+            "JSON kept a control: {out:?}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+        let back = back
+            .as_str()
+            .map(str::to_owned)
+            .or_else(|| back.get(0).and_then(|v| v.as_str()).map(str::to_owned));
+        assert_eq!(
+            back.as_deref(),
+            Some(text.as_str()),
+            "JSON did not round-trip"
+        );
+    }
 }
 
 fn round_trip(body: EventBody) {

@@ -335,10 +335,12 @@ fn verify_result(iteration: u32, finding: &str, v: &Verification) -> VerifyResul
 }
 
 fn parse<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, TriageError> {
-    let bytes = std::fs::read(path).map_err(|source| TriageError::Io {
-        op: "read",
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::util::read_regular(path, crate::util::MAX_TEXT_BYTES).map_err(|source| {
+        TriageError::Io {
+            op: "read",
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     serde_json::from_slice(&bytes).map_err(|e| {
         let message = e.to_string();

@@ -36,7 +36,8 @@ fn parse_speed(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
         _ => Err(format!(
-            "'{s}' is not a speed (a number above 0, up to 1000)"
+            "'{}' is not a speed (a number above 0, up to 1000)",
+            super::output::shown(s)
         )),
     }
 }
@@ -59,14 +60,11 @@ pub fn run(a: DemoArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
         let status = driver(&paths, a.speed, true)?
             .status()
             .context("run the demo loop")?;
-        println!(
-            "demo run recorded in {}",
-            paths.worktree.join(".pipeline").display()
-        );
-        println!(
-            "replay it with: loopwatch replay {}",
-            paths.worktree.display()
-        );
+        super::output::say(&format!(
+            "demo run recorded in {}\nreplay it with: loopwatch replay {}",
+            super::output::shown(&paths.worktree.join(".pipeline").display().to_string()),
+            super::output::shown(&paths.worktree.display().to_string())
+        ));
         return Ok(ExitCode::from(match status.code() {
             Some(0) => 0,
             Some(1) => 1,
@@ -93,6 +91,9 @@ fn with_tui(paths: &DemoPaths, speed: f64) -> anyhow::Result<ExitCode> {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
     }
     let _ = child.wait();
-    eprintln!("the demo worktree was {}", paths.worktree.display());
+    super::output::warn(&format!(
+        "the demo worktree was {}",
+        super::output::shown(&paths.worktree.display().to_string())
+    ));
     result
 }

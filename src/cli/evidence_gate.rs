@@ -27,7 +27,7 @@ pub struct EvidenceGateArgs {
     #[arg(long, value_enum)]
     pub status: StatusArg,
     /// The test log to check.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::output::not_a_folder)]
     pub log: PathBuf,
     /// The test that must appear with that status (`tests/a.rs::name`).
     #[arg(long = "test", value_name = "REF")]

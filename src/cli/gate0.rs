@@ -78,8 +78,9 @@ fn before_run(globals: &Globals) -> Option<Recorder> {
     match rec.start_round(GateName::Floor, false) {
         Ok(_) => Some(rec),
         Err(e) => {
-            eprintln!("loopwatch: not recorded: {e}");
-            None
+            // A stale state.json still means the round was started.
+            let started = not_recorded(&e);
+            started.then_some(rec)
         }
     }
 }
@@ -92,8 +93,30 @@ fn after_run(rec: &Recorder, outcome: &Gate0Outcome) {
         Ok(out) => {
             let _ = super::output::finish(&out, true);
         }
-        Err(e) => eprintln!("loopwatch: not recorded: {e}"),
+        Err(e) => {
+            not_recorded(&e);
+        }
     }
+}
+
+/// Says on stderr why recording failed; true when the events were recorded
+/// after all (only `state.json` is stale), whose `NEXT:` line is then printed.
+fn not_recorded(e: &crate::recorder::RecordError) -> bool {
+    use crate::journal::JournalError;
+    use crate::recorder::RecordError;
+    if let RecordError::Journal(JournalError::StateStale { appended, .. }) = e {
+        let _ = super::output::finish(appended, true);
+        super::output::warn(&format!(
+            "loopwatch: {}",
+            super::output::shown(&e.to_string())
+        ));
+        return true;
+    }
+    super::output::warn(&format!(
+        "loopwatch: not recorded: {}",
+        super::output::shown(&e.to_string())
+    ));
+    false
 }
 
 /// On SIGINT, SIGTERM or SIGHUP during `run`: kill the running check's

@@ -8,21 +8,22 @@ use anyhow::Context;
 use clap::Args;
 
 use super::Globals;
-use super::output::{finish, shown};
-use crate::journal::Pipeline;
+use super::output::{finish, say, shown, warn};
+use crate::journal::{JournalError, Pipeline};
 use crate::model::event::HumanDecision;
 use crate::model::rules::GateRequest;
 use crate::model::*;
-use crate::recorder::Recorder;
+use crate::recorder::{Recorder, Refusal};
 use crate::watch::{Feed, PipelineWatch, WatchEvent};
 
 /// `ask`.
 #[derive(Debug, Args)]
 #[command(
-    after_long_help = "Prints the new gate's id on the first line.\n\nExit codes: 10 the gate is open (await it), 2 bad input."
+    after_long_help = "Prints the new gate's id on the first line.\n\nExit codes: 10 the gate is open (await it), 2 bad input (an empty --subject or --summary, --evidence not JSON), 4 recorded but state.json is stale (do not retry)."
 )]
 pub struct AskArgs {
     /// abandoned, unverifiable, out-of-scope, cap-reached or structural.
+    #[arg(value_parser = super::output::escaped::<HumanGateKind>)]
     pub kind: HumanGateKind,
     /// Criterion id, finding id, file path or gate.
     #[arg(long)]
@@ -31,7 +32,7 @@ pub struct AskArgs {
     #[arg(long)]
     pub summary: String,
     /// The gate that asks (floor, conformity, security).
-    #[arg(long)]
+    #[arg(long, value_parser = super::output::escaped::<GateName>)]
     pub gate: Option<GateName>,
     /// What to show the person, as JSON (rows, paths, output).
     #[arg(long)]
@@ -59,29 +60,50 @@ What the orchestrator does with each decision:
   abort           the run is aborted.
   retry           run the gate again.
 
-Exit codes: 0 decided (JSON on stdout), 124 timed out, 2 no such gate or bad input,
-3 no pipeline.")]
+The JSON escapes control, bidirectional and invisible characters as \\uXXXX: it parses
+back to the very strings recorded.
+
+Exit codes: 0 decided (JSON on stdout), 124 timed out, 2 no such gate or bad input
+(a --timeout that is negative, not finite or over a year), 3 no pipeline.")]
 pub struct AwaitArgs {
     /// The human gate id (`hg-<iter>-<gate>-<n>`).
     pub id: String,
-    /// Give up after this many seconds (exit 124).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    /// Give up after this many seconds (exit 124); at most a year.
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout, allow_negative_numbers = true)]
+    pub timeout: Option<Duration>,
 }
 
 /// `decide`.
 #[derive(Debug, Args)]
 #[command(
-    after_long_help = "Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason)."
+    after_long_help = "Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason), 3 no pipeline, 4 recorded but state.json is stale (do not retry)."
 )]
 pub struct DecideArgs {
     /// The human gate id.
     pub id: String,
     /// The decision (lift, accept-partial, accept, reject, approve, deny, extend, take-over, abort, retry).
+    #[arg(value_parser = super::output::escaped::<Decision>)]
     pub decision: Decision,
     /// Why (required).
     #[arg(long)]
     pub reason: String,
+}
+
+/// The longest `await --timeout`: a year (a larger value is a mistake,
+/// and would overflow the clock).
+pub const MAX_AWAIT_SECS: f64 = 365.0 * 24.0 * 3600.0;
+
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "not a number of seconds".to_string())?;
+    if !secs.is_finite() || !(0.0..=MAX_AWAIT_SECS).contains(&secs) {
+        return Err(format!(
+            "must be between 0 and {MAX_AWAIT_SECS} seconds (a year)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 /// Runs `ask`.
@@ -98,7 +120,7 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         summary: a.summary,
         evidence,
     })?;
-    println!("{id}");
+    say(&shown(&id));
     Ok(finish(&out, false))
 }
 
@@ -123,16 +145,19 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         extra: Default::default(),
     };
     let out = rec.decide(decision)?;
-    println!("decision saved ({}: {})", shown(&a.id), a.decision);
+    say(&format!(
+        "decision saved ({}: {})",
+        shown(&a.id),
+        a.decision
+    ));
     Ok(finish(&out, false))
 }
 
 /// Runs `await`.
 pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = globals.pipeline_for_reading()?;
-    let deadline = a
-        .timeout
-        .map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+    // Bounded by the parser; checked anyway, an overflow waits forever.
+    let deadline = a.timeout.and_then(|t| Instant::now().checked_add(t));
     // The same watch/read/fold path as the TUI: the folder and its parent are
     // watched (a pipeline replaced or recreated is picked up again), the
     // journal is read from its last offset.
@@ -144,12 +169,7 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
     let mut feed = Feed::new(pipeline.clone());
     feed.refresh();
     if feed.state().human_gate(&a.id).is_none() {
-        eprintln!(
-            "loopwatch: no human gate {} in {}",
-            shown(&a.id),
-            pipeline.dir().display()
-        );
-        return Ok(ExitCode::from(2));
+        return Err(Refusal::UnknownGate { id: a.id }.into());
     }
     loop {
         if let Some(d) = feed
@@ -164,7 +184,7 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
                 "by": d.decision.by,
                 "at": d.at,
             });
-            println!("{out}");
+            say(&crate::sanitize::json::to_string(&out)?);
             return Ok(ExitCode::SUCCESS);
         }
         // Wake on filesystem events; a slow re-read guards against a missed one.
@@ -172,7 +192,10 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             Some(d) => match d.checked_duration_since(Instant::now()) {
                 Some(left) => left.min(Duration::from_secs(5)),
                 None => {
-                    eprintln!("loopwatch: {} still open after the timeout", shown(&a.id));
+                    warn(&format!(
+                        "loopwatch: {} still open after the timeout",
+                        shown(&a.id)
+                    ));
                     return Ok(ExitCode::from(124));
                 }
             },
@@ -211,19 +234,20 @@ impl Globals {
     }
 
     /// The pipeline to read: `--pipeline`, else found upwards; an error
-    /// naming where it looked when there is none.
+    /// naming where it looked when there is none (exit 3).
     pub fn pipeline_for_reading(&self) -> anyhow::Result<Pipeline> {
         let p = match &self.pipeline {
             Some(p) => Pipeline::from_user_path(p),
             None => {
                 let cwd = std::env::current_dir().context("current directory")?;
-                Pipeline::discover(&cwd)
-                    .ok_or(crate::journal::JournalError::NoPipeline { start: cwd })?
+                Pipeline::discover(&cwd).ok_or_else(|| JournalError::NoPipeline {
+                    start: Pipeline::search_hint(&cwd),
+                })?
             }
         };
         if !p.exists() {
-            return Err(crate::journal::JournalError::NoPipeline {
-                start: p.dir().to_path_buf(),
+            return Err(JournalError::NoPipelineAt {
+                dir: p.dir().to_path_buf(),
             }
             .into());
         }

@@ -1,8 +1,11 @@
 //! The command line: clap definitions and one small function per subcommand.
 //!
-//! Exit codes shared by the recording commands: 0 go on, 10 a human gate is
-//! open (await it), 11 back to the developer, 12 retry the gate, 13 stop (a
-//! person stopped the run), 2 bad input or usage, 3 no pipeline.
+//! Every command prints through [`output`] (one sanitiser for every line)
+//! and fails with an error whose exit code is decided in one place,
+//! [`exit::code_of`]: 2 bad input, usage or a refusal, 3 no pipeline, 4 the
+//! event was recorded but `state.json` is stale. The recording commands'
+//! own outcomes are 0 go on, 10 a human gate is open (await it), 11 back to
+//! the developer, 12 retry the gate, 13 stop (a person stopped the run).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,6 +15,7 @@ use clap::{Parser, Subcommand};
 pub mod config;
 pub mod demo;
 pub mod evidence_gate;
+pub mod exit;
 pub mod floor_guard;
 pub mod gate0;
 pub mod gc;
@@ -20,6 +24,7 @@ pub mod logging;
 pub mod misc;
 pub mod output;
 pub mod record;
+pub mod record_run;
 pub mod replay;
 pub mod status;
 pub mod triage;
@@ -93,11 +98,7 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(e) => return exit::clap_error(e),
     };
     let owns_terminal = match &cli.command {
         None | Some(Command::Replay(_)) => true,
@@ -108,10 +109,7 @@ pub fn main() -> ExitCode {
     let _log_guard = logging::init(owns_terminal);
     match run(cli) {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("loopwatch: {e:#}");
-            ExitCode::from(2)
-        }
+        Err(e) => exit::fail(&e),
     }
 }
 

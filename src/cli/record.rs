@@ -7,8 +7,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::Globals;
-use super::output::{finish, read_input, shown};
-use crate::model::event::{RunInfo, VerifyResult, VerifySummary};
+use super::output::{finish, read_input, say, shown, warn};
+use crate::model::event::{VerifyResult, VerifySummary};
 use crate::model::*;
 use crate::recorder::Recorder;
 
@@ -31,7 +31,14 @@ Exit codes:
   11  back to the developer with the gaps
   12  retry the same gate (its output was not usable)
   13  stop: a person stopped the run; record its end
-  2   bad input or usage (nothing was written)";
+  2   bad input, usage or a refusal by the loop's rules (nothing was written)
+  3   no pipeline
+  4   the event was recorded but .pipeline/state.json could not be rewritten: it is
+      stale until the next write repairs it; the NEXT line is still printed (do not
+      retry: that would record the event twice)
+
+Text from data (ids, summaries, file names) is printed escaped: it can never start a
+line of its own.";
 
 /// What to record.
 #[derive(Debug, Subcommand)]
@@ -57,7 +64,8 @@ pub enum RecordCommand {
     /// Record a free-text note.
     #[command(after_long_help = EXIT_CODES)]
     Note(NoteArgs),
-    /// End the run (writes `.pipeline/report.md`).
+    /// End the run (writes `.pipeline/report.md`; run again, it writes a
+    /// report.md that is missing, e.g. after a crash).
     #[command(after_long_help = EXIT_CODES)]
     RunEnd(RunEndArgs),
 }
@@ -66,7 +74,7 @@ pub enum RecordCommand {
 #[derive(Debug, Args)]
 pub struct RunStartArgs {
     /// The flow (feat, hotfix, ...).
-    #[arg(long)]
+    #[arg(long, value_parser = non_blank)]
     pub flow: String,
     /// The contract file.
     #[arg(long)]
@@ -95,6 +103,7 @@ pub struct RunStartArgs {
 #[derive(Debug, Args)]
 pub struct GateArgs {
     /// floor, conformity or security.
+    #[arg(value_parser = super::output::escaped::<GateName>)]
     pub gate: GateName,
     /// The gate's output (`-` for stdin).
     #[arg(long, value_name = "FILE")]
@@ -179,20 +188,28 @@ pub struct NoteArgs {
 #[derive(Debug, Args)]
 pub struct RunEndArgs {
     /// complete, partial, not-conformant, stopped or aborted.
-    #[arg(long)]
+    #[arg(long, value_parser = super::output::escaped::<EndStatus>)]
     pub status: EndStatus,
+}
+
+fn non_blank(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        Err("must not be empty".into())
+    } else {
+        Ok(s.to_string())
+    }
 }
 
 fn parse_outcome(s: &str) -> Result<VerifyOutcome, String> {
     serde_json::from_value(serde_json::Value::String(s.into()))
-        .map_err(|_| format!("'{s}' is not a result (expected confirmed, not-reproduced, inconclusive or cap-exceeded)"))
+        .map_err(|_| format!("'{}' is not a result (expected confirmed, not-reproduced, inconclusive or cap-exceeded)", shown(s)))
 }
 
 /// Runs `record`.
 pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let rec = Recorder::new(globals.pipeline_for_writing()?);
     match args.what {
-        RecordCommand::RunStart(a) => run_start(&rec, a),
+        RecordCommand::RunStart(a) => super::record_run::run_start(&rec, a),
         RecordCommand::Gate(a) => gate(&rec, a),
         RecordCommand::Findings(a) => findings(&rec, a),
         RecordCommand::Triage(a) => triage(&rec, a),
@@ -202,40 +219,8 @@ pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
             false,
         )),
         RecordCommand::Note(a) => Ok(finish(&rec.note(a.text)?, false)),
-        RecordCommand::RunEnd(a) => run_end(&rec, a),
+        RecordCommand::RunEnd(a) => super::record_run::run_end(&rec, a),
     }
-}
-
-fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitCode> {
-    let id = match a.id {
-        Some(id) => id,
-        None => a
-            .contract
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .context("--contract has no file name; pass --id")?,
-    };
-    let worktree = rec.pipeline().worktree().to_path_buf();
-    let branch = a
-        .branch
-        .unwrap_or_else(|| current_branch(&worktree).unwrap_or_default());
-    let info = RunInfo {
-        id,
-        flow: a.flow,
-        branch,
-        contract: relative_to(&a.contract, &worktree),
-        diff: a.diff.unwrap_or_default(),
-        test: a.test.unwrap_or_default(),
-        worktree: worktree.display().to_string(),
-        max_rounds: Some(a.max_rounds),
-        extra: Default::default(),
-    };
-    let out = rec.run_start(info, a.force)?;
-    println!(
-        "run started: {}",
-        shown(out.state.run.as_ref().map_or("", |r| r.id.as_str()))
-    );
-    Ok(finish(&out, false))
 }
 
 fn gate(rec: &Recorder, a: GateArgs) -> anyhow::Result<ExitCode> {
@@ -248,17 +233,17 @@ fn gate(rec: &Recorder, a: GateArgs) -> anyhow::Result<ExitCode> {
         }
     };
     if let Err(st) = &result {
-        eprintln!("structural failure: {}", shown(&st.to_string()));
+        warn(&format!("structural failure: {}", shown(&st.to_string())));
     }
     let out = rec.round(a.gate, result, &bytes, a.force)?;
     if let Some(g) = out.state.last_round(a.gate) {
-        println!(
+        say(&format!(
             "GATE {} {} round {}: {}",
             a.gate.number(),
             a.gate,
             g.round,
             shown(&g.verdict.to_string())
-        );
+        ));
     }
     Ok(finish(&out, false))
 }
@@ -272,30 +257,30 @@ fn findings(rec: &Recorder, a: FindingsArgs) -> anyhow::Result<ExitCode> {
             let review = crate::parse::parse_findings(&fname, &fbytes)?;
             let m = crate::parse::match_findings(&review, &verdicts);
             if !m.extra_verdicts.is_empty() {
-                eprintln!(
+                warn(&format!(
                     "warning: {} verdict(s) past the last finding were not applied",
                     m.extra_verdicts.len()
-                );
+                ));
             }
             for (pos, id, echoed) in &m.echo_mismatches {
-                eprintln!(
+                warn(&format!(
                     "warning: verdict {} echoed id {} for finding {}: the finding's id was kept",
                     pos + 1,
                     shown(echoed),
                     shown(id)
-                );
+                ));
             }
             m.findings
         }
         None => crate::parse::findings_from_verdicts(&verdicts),
     };
     let counts = |v: FindingVerdict| list.iter().filter(|f| f.verdict == v).count();
-    println!(
+    say(&format!(
         "findings: {} verified, {} false, {} unverifiable",
         counts(FindingVerdict::Verified),
         counts(FindingVerdict::False),
         counts(FindingVerdict::Unverifiable)
-    );
+    ));
     Ok(finish(&rec.findings(a.iteration, list)?, false))
 }
 
@@ -304,17 +289,28 @@ fn triage(rec: &Recorder, a: TriageRecordArgs) -> anyhow::Result<ExitCode> {
     let file = crate::model::triage::Triage::parse(&name, &bytes).map_err(anyhow::Error::msg)?;
     let iteration = a.iteration.unwrap_or(file.iteration);
     let (counts, buckets) = file.buckets();
+    // Refused before anything is copied: an iteration the run does not have.
+    if let Some(snap) = crate::journal::snapshot(rec.pipeline())? {
+        crate::recorder::check_iteration(&snap.state, iteration)?;
+    }
     let rel = format!("triage-{iteration}.json");
     let dest = rec.pipeline().dir().join(&rel);
-    std::fs::create_dir_all(rec.pipeline().dir())?;
-    if std::fs::canonicalize(&a.file).ok() != std::fs::canonicalize(&dest).ok() {
-        crate::util::replace_atomically(&dest, &bytes)
+    rec.pipeline().ensure_dir()?;
+    let same_file = match (std::fs::metadata(&a.file), std::fs::symlink_metadata(&dest)) {
+        (Ok(src), Ok(dst)) => {
+            use std::os::unix::fs::MetadataExt;
+            dst.is_file() && src.dev() == dst.dev() && src.ino() == dst.ino()
+        }
+        _ => false,
+    };
+    if !same_file {
+        crate::util::replace_in_pipeline(&dest, &bytes)
             .with_context(|| format!("write {}", dest.display()))?;
     }
-    println!(
+    say(&format!(
         "triage {}: {} accepted, {} deferred, {} rejected",
         iteration, counts.accepted, counts.deferred, counts.rejected
-    );
+    ));
     Ok(finish(&rec.triage(iteration, rel, counts, buckets)?, false))
 }
 
@@ -350,54 +346,4 @@ fn verify(rec: &Recorder, a: VerifyArgs) -> anyhow::Result<ExitCode> {
         extra: Default::default(),
     };
     Ok(finish(&rec.verify(vec![r], None)?, false))
-}
-
-fn run_end(rec: &Recorder, a: RunEndArgs) -> anyhow::Result<ExitCode> {
-    let out = rec.run_end(a.status, Some("report.md".into()))?;
-    let report = crate::report::markdown(&out.state, Some(rec.pipeline().dir()));
-    let path = rec.pipeline().dir().join("report.md");
-    crate::util::replace_atomically(&path, report.as_bytes())
-        .with_context(|| format!("write {}", path.display()))?;
-    println!(
-        "run ended: {} (report: {})",
-        a.status.as_str(),
-        path.display()
-    );
-    Ok(finish(&out, false))
-}
-
-/// The contract path as recorded: relative to the worktree when it is inside it.
-fn relative_to(path: &std::path::Path, worktree: &std::path::Path) -> String {
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    };
-    let canon_wt = std::fs::canonicalize(worktree).unwrap_or_else(|_| worktree.to_path_buf());
-    let canon = abs
-        .parent()
-        .and_then(|p| std::fs::canonicalize(p).ok())
-        .map(|p| p.join(abs.file_name().unwrap_or_default()));
-    match canon
-        .as_deref()
-        .and_then(|c| c.strip_prefix(&canon_wt).ok())
-    {
-        Some(rel) => rel.display().to_string(),
-        None => path.display().to_string(),
-    }
-}
-
-fn current_branch(worktree: &std::path::Path) -> Option<String> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(worktree)
-        .args(["rev-parse", "--abbrev-ref", "HEAD"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }

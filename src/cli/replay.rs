@@ -7,9 +7,9 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use super::Globals;
-use super::output::shown;
+use super::output::{say, say_json};
 use crate::history::diff_iterations;
-use crate::journal::{Pipeline, snapshot};
+use crate::journal::{JournalError, Pipeline, Snapshot, snapshot};
 use crate::report::Report;
 
 /// `replay`.
@@ -18,7 +18,10 @@ use crate::report::Report;
 Keys: ← / → one event, [ / ] start of the previous / next iteration, Home the
 first event, End back to live (the whole journal), d what changed since the
 previous iteration, q quit.
-Decisions cannot be taken in replay.")]
+Decisions cannot be taken in replay.
+
+Exit codes: 0 quit, 2 --at or --iteration out of the run's range (or no terminal),
+3 no pipeline.")]
 pub struct ReplayArgs {
     /// Worktree or .pipeline folder (default: found from here).
     pub path: Option<PathBuf>,
@@ -36,7 +39,9 @@ pub struct ReplayArgs {
 Prints what changed in the verdicts, then the code changes between the two
 iterations' GATE 0 snapshots: the file list, then unified hunks (binary and
 very large files summarised). --json adds `code`: [{path, status, hunks}].
-Exit codes: 0 printed, 2 an iteration does not exist, 3 no pipeline.")]
+Exit codes: 0 printed, 2 an iteration does not exist, 3 no pipeline.
+
+JSON strings escape control, bidirectional and invisible characters as \\uXXXX.")]
 pub struct DiffArgs {
     /// Worktree or .pipeline folder, then the two iterations: `[PATH] I J`.
     #[arg(num_args = 2..=3, required = true, value_name = "[PATH] I J")]
@@ -59,7 +64,12 @@ pub enum Format {
 
 /// `report`.
 #[derive(Debug, Args)]
-#[command(after_long_help = "Exit codes: 0 written, 3 no pipeline.")]
+#[command(after_long_help = "\
+Deferred findings are read from the triage files the journal names; a triage file that
+cannot be read is named in the report (`unreadableTriage` in JSON) instead of being
+skipped. JSON strings escape control, bidirectional and invisible characters as \\uXXXX.
+
+Exit codes: 0 written, 2 the output file could not be written, 3 no pipeline.")]
 pub struct ReportArgs {
     /// Worktree or .pipeline folder (default: found from here).
     pub path: Option<PathBuf>,
@@ -78,9 +88,54 @@ fn pipeline_of(path: Option<&PathBuf>, globals: &Globals) -> anyhow::Result<Pipe
     }
 }
 
+/// The pipeline read once; no journal nor state is "no pipeline" (exit 3).
+fn read(pipeline: &Pipeline) -> anyhow::Result<Snapshot> {
+    snapshot(pipeline)?.ok_or_else(|| {
+        JournalError::NoPipelineAt {
+            dir: pipeline.dir().to_path_buf(),
+        }
+        .into()
+    })
+}
+
+/// `--at` and `--iteration` must name a position the run has.
+#[derive(Debug, thiserror::Error)]
+pub enum RangeError {
+    /// `--at` past the last event.
+    #[error("--at {seq} is out of range: the journal's events are seq 1 to {last}")]
+    Seq {
+        /// Asked for.
+        seq: u64,
+        /// The last seq.
+        last: u64,
+    },
+    /// `--iteration` the run does not have.
+    #[error("--iteration {iteration} is out of range: the run has iterations 1 to {last}")]
+    Iteration {
+        /// Asked for.
+        iteration: u32,
+        /// The last iteration.
+        last: u32,
+    },
+}
+
 /// Runs `replay`.
 pub fn replay(a: ReplayArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = pipeline_of(a.path.as_ref(), globals)?;
+    let snap = read(&pipeline)?;
+    if let Some(seq) = a.at {
+        let last = snap.state.seq;
+        if seq == 0 || seq > last {
+            return Err(RangeError::Seq { seq, last }.into());
+        }
+    }
+    if let Some(iteration) = a.iteration {
+        let last = snap.state.iteration_number();
+        if iteration == 0 || iteration > last {
+            return Err(RangeError::Iteration { iteration, last }.into());
+        }
+    }
+    drop(snap);
     let start = match (a.at, a.iteration) {
         (Some(seq), _) => crate::tui::ReplayStart::Seq(seq),
         (None, Some(i)) => crate::tui::ReplayStart::Iteration(i),
@@ -103,24 +158,20 @@ pub fn diff(a: DiffArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         .parse()
         .with_context(|| format!("'{j}' is not an iteration number"))?;
     let pipeline = pipeline_of(path.as_ref(), globals)?;
-    let Some(snap) = snapshot(&pipeline)? else {
-        eprintln!("loopwatch: no pipeline at {}", pipeline.dir().display());
-        return Ok(ExitCode::from(3));
-    };
+    let snap = read(&pipeline)?;
     let Some(d) = diff_iterations(&snap.state, i, j) else {
-        eprintln!(
-            "loopwatch: iteration {i} or {j} does not exist (the run has {})",
+        anyhow::bail!(
+            "iteration {i} or {j} does not exist (the run has {})",
             snap.state.iteration_number()
         );
-        return Ok(ExitCode::from(2));
     };
     let code = crate::code::RunTrees::from_events(&snap.events).changes(pipeline.worktree(), i, j);
     if a.json {
         let mut v = serde_json::to_value(&d)?;
         code.add_to_json(&mut v);
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        say_json(&v)?;
     } else {
-        print!("{}", shown(&(d.to_text() + &code.to_text(i, j))));
+        say(&(d.to_text() + &code.to_text(i, j)));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -128,10 +179,7 @@ pub fn diff(a: DiffArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// Runs `report`.
 pub fn report(a: ReportArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = pipeline_of(a.path.as_ref(), globals)?;
-    let Some(snap) = snapshot(&pipeline)? else {
-        eprintln!("loopwatch: no pipeline at {}", pipeline.dir().display());
-        return Ok(ExitCode::from(3));
-    };
+    let snap = read(&pipeline)?;
     let r = Report::build(&snap.state, Some(pipeline.dir()))
         .with_events(&snap.events, pipeline.worktree());
     let text = match a.format {
@@ -142,14 +190,8 @@ pub fn report(a: ReportArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     match a.output {
         Some(path) => crate::util::replace_atomically(&path, text.as_bytes())
             .with_context(|| format!("write {}", path.display()))?,
-        None => print!(
-            "{}",
-            if a.format == Format::Md {
-                shown(&text)
-            } else {
-                text
-            }
-        ),
+        // JSON is escaped already; markdown and HTML go through the sanitiser.
+        None => say(&text),
     }
     Ok(ExitCode::SUCCESS)
 }

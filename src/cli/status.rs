@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::Globals;
-use super::output::shown;
-use crate::journal::{Pipeline, Source, snapshot};
+use super::output::{say, say_json, shown};
+use crate::journal::{JournalError, Pipeline, Source, snapshot};
 use crate::model::*;
 
 /// `status`.
@@ -14,7 +14,11 @@ use crate::model::*;
 #[command(after_long_help = "\
 --json prints the whole state (the fold of events.jsonl, as in state.json) plus
 `openHumanGates` (ids of the gates waiting on a person) and `problems` (journal lines
-that could not be used).
+that could not be used). Strings are escaped as JSON (control, bidirectional and
+invisible characters as \\uXXXX), so the output parses back to what was recorded.
+
+Text from the journal is printed escaped: a newline in a summary or an id shows as
+␊ and can never start a line of its own (a forged `NEXT:` line).
 
 Exit codes: 0 nothing waits on a person, 10 a human gate is open, 3 no pipeline,
 2 the pipeline could not be read.")]
@@ -35,22 +39,26 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         None => Pipeline::discover(&std::env::current_dir()?),
     };
     let Some(snap) = pipeline.as_ref().map(snapshot).transpose()?.flatten() else {
-        let looked = pipeline.map_or_else(
-            || Pipeline::search_hint(&std::env::current_dir().unwrap_or_default()),
-            |p| p.dir().to_path_buf(),
-        );
+        let err = match pipeline {
+            Some(p) if globals.pipeline.is_some() => JournalError::NoPipelineAt {
+                dir: p.dir().to_path_buf(),
+            },
+            Some(p) => JournalError::NoPipeline {
+                start: p.dir().to_path_buf(),
+            },
+            None => JournalError::NoPipeline {
+                start: Pipeline::search_hint(&std::env::current_dir().unwrap_or_default()),
+            },
+        };
         if a.json {
-            println!(
-                "{}",
-                serde_json::json!({ "error": "no pipeline", "lookedIn": looked })
-            );
-        } else {
-            eprintln!(
-                "loopwatch: no pipeline (looked in {} and above)",
-                looked.display()
-            );
+            let looked = match &err {
+                JournalError::NoPipeline { start } => start.clone(),
+                JournalError::NoPipelineAt { dir } => dir.clone(),
+                _ => Default::default(),
+            };
+            say_json(&serde_json::json!({ "error": "no pipeline", "lookedIn": looked }))?;
         }
-        return Ok(ExitCode::from(3));
+        return Err(err.into());
     };
     let state = &snap.state;
     let open: Vec<&str> = state
@@ -58,7 +66,7 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         .map(|g| g.request.id.as_str())
         .collect();
     if a.next {
-        println!("{}", state.next.machine_line());
+        say(&shown(&state.next.machine_line()));
     } else if a.json {
         let mut v = serde_json::to_value(state)?;
         if let Some(o) = v.as_object_mut() {
@@ -80,23 +88,31 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
                 }),
             );
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        say_json(&v)?;
     } else {
-        print!("{}", shown(&text(state)));
+        let mut out = text(state);
         for p in &snap.problems {
-            println!("problem: {}", shown(&p.to_string()));
+            out.push_str(&format!("problem: {}\n", shown(&p.to_string())));
         }
+        say(&out);
     }
     Ok(ExitCode::from(if open.is_empty() { 0 } else { 10 }))
 }
 
-/// The text form of `status`.
+/// The text form of `status`: every field from the journal escaped, so
+/// each line is one of ours.
 pub fn text(s: &State) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     match &s.run {
         Some(r) => {
-            let _ = writeln!(out, "run {} · {} · contract {}", r.id, r.flow, r.contract);
+            let _ = writeln!(
+                out,
+                "run {} · {} · contract {}",
+                shown(&r.id),
+                shown(&r.flow),
+                shown(&r.contract)
+            );
         }
         None => out.push_str("no run started\n"),
     }
@@ -105,14 +121,14 @@ pub fn text(s: &State) -> String {
         "status {} · iteration {} · last event {}",
         s.status.as_str(),
         s.iteration_number(),
-        s.last_event_at.as_deref().unwrap_or("never")
+        shown(s.last_event_at.as_deref().unwrap_or("never"))
     );
     let strip: Vec<String> = GateName::ALL
         .iter()
         .map(|&g| {
             let last = s
                 .last_round(g)
-                .map_or_else(|| "—".to_string(), |r| r.verdict.to_string());
+                .map_or_else(|| "—".to_string(), |r| shown(&r.verdict.to_string()));
             format!(
                 "GATE {} {g} {}/{} {last}",
                 g.number(),
@@ -129,7 +145,9 @@ pub fn text(s: &State) -> String {
             let _ = writeln!(
                 out,
                 "  {}  {}  {}",
-                g.request.id, g.request.kind, g.request.summary
+                shown(&g.request.id),
+                g.request.kind,
+                shown(&g.request.summary)
             );
         }
     }
@@ -138,18 +156,18 @@ pub fn text(s: &State) -> String {
             let _ = writeln!(
                 out,
                 "decided {}: {} by {} at {} — {} ({})",
-                g.request.id,
+                shown(&g.request.id),
                 d.decision.decision,
-                d.decision.by,
-                d.at,
-                d.decision.reason,
-                d.decision.evidence_hash
+                shown(&d.decision.by),
+                shown(&d.at),
+                shown(&d.decision.reason),
+                shown(&d.decision.evidence_hash)
             );
         }
     }
     if let Some(e) = &s.ended {
         let _ = writeln!(out, "ended {}", e.status.as_str());
     }
-    let _ = writeln!(out, "{}", s.next.line());
+    let _ = writeln!(out, "{}", shown(&s.next.line()));
     out
 }

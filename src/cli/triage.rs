@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::Globals;
+use super::output::shown;
 use crate::checks::triage::{self, ApplyOutcome};
 use crate::model::types::VerifyOutcome;
 
@@ -75,7 +76,7 @@ pub fn run(args: TriageArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("triage apply {}", args.triage.display()))?;
     after_apply(&outcome, globals);
     for line in summary_lines(&args.triage, &outcome) {
-        println!("{}", crate::sanitize::terminal_text(line.as_bytes()));
+        super::output::say(&line);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -96,7 +97,10 @@ pub fn after_apply(outcome: &ApplyOutcome, globals: &Globals) {
     };
     let rec = crate::recorder::Recorder::new(pipeline);
     if let Err(e) = rec.verify(outcome.results.clone(), Some(outcome.summary.clone())) {
-        eprintln!("loopwatch triage: not recorded: {e}");
+        super::output::warn(&format!(
+            "loopwatch triage: not recorded: {}",
+            super::output::shown(&e.to_string())
+        ));
     }
 }
 
@@ -111,7 +115,7 @@ fn summary_lines(path: &Path, o: &ApplyOutcome) -> Vec<String> {
     let s = &o.summary;
     let mut out = vec![format!(
         "{}: {} attempted: {} confirmed, {} downgraded to deferred, {} inconclusive, {} past the cap",
-        path.display(),
+        super::output::shown(&path.display().to_string()),
         s.attempted,
         s.confirmed,
         s.downgraded,
@@ -120,13 +124,20 @@ fn summary_lines(path: &Path, o: &ApplyOutcome) -> Vec<String> {
     )];
     for r in &o.results {
         let detail = match r.result {
-            VerifyOutcome::Confirmed => format!("red test {}", r.test_ref),
+            VerifyOutcome::Confirmed => format!("red test {}", shown(&r.test_ref)),
             VerifyOutcome::NotReproduced => {
-                format!("repro test {} passed, moved to deferred", r.test_ref)
+                format!(
+                    "repro test {} passed, moved to deferred",
+                    shown(&r.test_ref)
+                )
             }
-            VerifyOutcome::Inconclusive | VerifyOutcome::CapExceeded => r.note.clone(),
+            VerifyOutcome::Inconclusive | VerifyOutcome::CapExceeded => shown(&r.note),
         };
-        out.push(format!("  {} {}: {detail}", r.finding, r.result.as_str()));
+        out.push(format!(
+            "  {} {}: {detail}",
+            shown(&r.finding),
+            r.result.as_str()
+        ));
     }
     out
 }

@@ -1,6 +1,11 @@
 //! `loopwatch validate FILE...`: schema check of journals, states, triage
 //! files and finding verdicts, with errors naming file, line and field.
+//!
+//! A journal is read line by line (any size, memory bounded by the longest
+//! line the readers accept); a line is judged as the readers judge it, then
+//! against the schema of its type.
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -9,7 +14,7 @@ use clap::Args;
 use serde_json::Value;
 
 use super::Globals;
-use super::output::shown;
+use super::output::{say, shown};
 use crate::schema::{FileKind, for_kind};
 
 /// `validate`.
@@ -18,6 +23,10 @@ use crate::schema::{FileKind, for_kind};
 The kind of each file is taken from --kind, else from its name (*.jsonl: journal,
 state.json: state, triage*.json: triage), else from its content (an array: verdicts,
 an object with schemaVersion: triage, with reviewIterations: state).
+
+A journal is checked line by line, whatever its size; a line the readers skip (not
+JSON, a seq that is not a 64-bit number, another format version, a line over 16 MiB)
+is reported with the readers' own words. Other files are read whole (at most 16 MiB).
 
 Exit codes: 0 every file is valid, 1 some file is not (each problem printed as
 file:line: /json/path: message), 2 usage or unreadable file.")]
@@ -34,21 +43,34 @@ pub struct ValidateArgs {
 pub fn run(a: ValidateArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
     let mut bad = 0usize;
     for path in &a.files {
-        let (_, bytes) = super::output::read_input(path)?;
         let name = path.display().to_string();
-        let kind = match a.kind {
-            Some(k) => k,
-            None => guess_kind(path, &bytes).with_context(|| {
-                format!("{name}: cannot tell what kind of file this is (pass --kind)")
-            })?,
+        let is_journal = a.kind == Some(FileKind::Journal)
+            || (a.kind.is_none()
+                && path.extension().is_some_and(|e| e == "jsonl")
+                && path.as_os_str() != "-");
+        let (kind, problems) = if is_journal {
+            let file = crate::util::open_regular(path)
+                .with_context(|| format!("read {}", path.display()))?;
+            let problems = check_journal(&name, BufReader::with_capacity(256 * 1024, file))
+                .with_context(|| format!("read {}", path.display()))?;
+            (FileKind::Journal, problems)
+        } else {
+            let (_, bytes) = super::output::read_input(path)?;
+            let kind = match a.kind {
+                Some(k) => k,
+                None => guess_kind(path, &bytes).with_context(|| {
+                    format!("{name}: cannot tell what kind of file this is (pass --kind)")
+                })?,
+            };
+            let problems = check(&name, kind, &bytes)?;
+            (kind, problems)
         };
-        let problems = check(&name, kind, &bytes)?;
         if problems.is_empty() {
-            println!("{}: valid {}", shown(&name), kind_name(kind));
+            say(&format!("{}: valid {}", shown(&name), kind_name(kind)));
         } else {
             bad += 1;
             for p in problems {
-                println!("{}", shown(&p));
+                say(&shown(&p));
             }
         }
     }
@@ -89,65 +111,7 @@ pub fn check(name: &str, kind: FileKind, bytes: &[u8]) -> anyhow::Result<Vec<Str
     let validator = jsonschema::validator_for(&schema).context("compile schema")?;
     let mut out = Vec::new();
     if kind == FileKind::Journal {
-        let mut per_type: std::collections::HashMap<String, jsonschema::Validator> =
-            std::collections::HashMap::new();
-        let mut last_seq = 0u64;
-        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-            let n = i + 1;
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let v: Value = match serde_json::from_slice(line) {
-                Ok(v) => v,
-                Err(e) => {
-                    out.push(format!("{name}:{n}:{}: invalid JSON: {e}", e.column()));
-                    continue;
-                }
-            };
-            let known = v
-                .get("type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| crate::model::event::KNOWN_TYPES.contains(&t));
-            if known {
-                let t = v
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string();
-                if !per_type.contains_key(&t) {
-                    per_type.insert(
-                        t.clone(),
-                        jsonschema::validator_for(&schema_of_type(&schema, &t))
-                            .context("compile schema")?,
-                    );
-                }
-                let validator = per_type.get(&t).unwrap_or(&validator);
-                for e in validator.iter_errors(&v) {
-                    out.push(format!(
-                        "{name}:{n}: {}: {e}",
-                        pointer(&e.instance_path().to_string())
-                    ));
-                }
-            } else if let Err(e) = crate::model::Event::parse_line(line) {
-                out.push(format!("{name}:{n}: {e}"));
-            }
-            if let Some(seq) = v.get("seq").and_then(Value::as_u64) {
-                if seq != last_seq + 1 {
-                    out.push(format!(
-                        "{name}:{n}: seq {seq} follows {last_seq} (expected {})",
-                        last_seq + 1
-                    ));
-                }
-                last_seq = last_seq.max(seq);
-            }
-        }
-        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            let n = bytes.split(|&b| b == b'\n').count();
-            out.push(format!(
-                "{name}:{n}: last line has no newline (a write in progress, or a crashed writer)"
-            ));
-        }
-        return Ok(out);
+        return check_journal(name, bytes).context("read the journal");
     }
     let v: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
@@ -165,6 +129,155 @@ pub fn check(name: &str, kind: FileKind, bytes: &[u8]) -> anyhow::Result<Vec<Str
         out.push(format!("{name}:{line}: {}: {e}", pointer(&ptr)));
     }
     Ok(out)
+}
+
+/// Every problem of a journal read line by line from `input`.
+pub fn check_journal(name: &str, mut input: impl BufRead) -> anyhow::Result<Vec<String>> {
+    let schema = for_kind(FileKind::Journal);
+    let validator = jsonschema::validator_for(&schema).context("compile schema")?;
+    let mut per_type: std::collections::HashMap<String, jsonschema::Validator> =
+        std::collections::HashMap::new();
+    let mut out = Vec::new();
+    let mut last_seq = 0u64;
+    let mut line = Vec::new();
+    let mut n = 0usize;
+    let max = crate::journal::MAX_LINE_BYTES as u64;
+    loop {
+        line.clear();
+        // One byte past the cap tells an overlong line from one at the cap.
+        let read = Read::by_ref(&mut input)
+            .take(max + 2)
+            .read_until(b'\n', &mut line)?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        let ended = line.last() == Some(&b'\n');
+        if ended {
+            line.pop();
+        }
+        if line.len() as u64 > max {
+            out.push(format!(
+                "{name}:{n}: line longer than {}: skipped by readers",
+                crate::util::size_text(max)
+            ));
+            // Skip the rest of the line without holding it.
+            if !ended {
+                skip_line(&mut input)?;
+            }
+            continue;
+        }
+        if !ended {
+            out.push(format!(
+                "{name}:{n}: last line has no newline (a write in progress, or a crashed writer)"
+            ));
+            break;
+        }
+        let raw = line.strip_suffix(b"\r").unwrap_or(&line);
+        check_journal_line(
+            name,
+            n,
+            raw,
+            &validator,
+            &schema,
+            &mut per_type,
+            &mut last_seq,
+            &mut out,
+        )?;
+    }
+    Ok(out)
+}
+
+/// Consumes input up to and including the next `\n`.
+fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                input.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let len = buf.len();
+                input.consume(len);
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)] // the state of one pass over a journal
+fn check_journal_line(
+    name: &str,
+    n: usize,
+    line: &[u8],
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    per_type: &mut std::collections::HashMap<String, jsonschema::Validator>,
+    last_seq: &mut u64,
+    out: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    let v: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            out.push(format!("{name}:{n}:{}: invalid JSON: {e}", e.column()));
+            return Ok(());
+        }
+    };
+    let before = out.len();
+    let known = v
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| crate::model::event::KNOWN_TYPES.contains(&t));
+    if known {
+        let t = v
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        if !per_type.contains_key(&t) {
+            per_type.insert(
+                t.clone(),
+                jsonschema::validator_for(&schema_of_type(schema, &t)).context("compile schema")?,
+            );
+        }
+        let validator = per_type.get(&t).unwrap_or(validator);
+        for e in validator.iter_errors(&v) {
+            out.push(format!(
+                "{name}:{n}: {}: {e}",
+                pointer(&e.instance_path().to_string())
+            ));
+        }
+    }
+    // What the readers say of the line, when the schema said nothing: a seq
+    // past 2^64 - 1 is an "integer" to the schema but no number to a reader.
+    if out.len() == before {
+        match crate::model::Event::parse_line(line) {
+            Err(e) => out.push(format!("{name}:{n}: {e}")),
+            Ok(ev) if ev.v != crate::model::event::EVENT_VERSION => {
+                out.push(format!(
+                    "{name}:{n}: {}",
+                    crate::journal::version_problem(ev.v)
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    if let Some(seq) = v.get("seq").and_then(Value::as_u64) {
+        if Some(seq) != last_seq.checked_add(1) {
+            out.push(format!(
+                "{name}:{n}: seq {seq} follows {last_seq} (expected {})",
+                last_seq.saturating_add(1)
+            ));
+        }
+        *last_seq = (*last_seq).max(seq);
+    }
+    Ok(())
 }
 
 /// The event schema narrowed to one `type`, so errors name the field at fault

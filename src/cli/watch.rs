@@ -23,7 +23,14 @@ runs comes first (runs waiting on a person on top).
 --headless never touches the terminal: it prints one line per applied update,
 `<unix time with microseconds> seq=<n> iter=<i> open=<k>` (followed by
 ` pipeline=<dir>` when several are watched), through the same watch/read/fold
-path as the TUI.")]
+path as the TUI. Folder names in those lines are escaped (a control or a line break in
+a name shows as a visible stand-in), so every line keeps that format.
+
+A journal or state.json that is not a regular file (a FIFO, a device) is refused, never
+waited on: the view stays responsive and SIGINT / SIGTERM / q always end it.
+
+Exit codes: 0 ended (q, SIGINT, SIGTERM, or a closed stdout), 2 no terminal for the TUI
+or bad input.")]
 pub struct WatchArgs {
     /// Worktrees or .pipeline folders to watch.
     pub paths: Vec<PathBuf>,
@@ -108,7 +115,12 @@ fn print_line(
         s.iteration_number()
     )?;
     if several {
-        write!(out, " pipeline={}", feed.pipeline().dir().display())?;
+        // A folder name is data: escaped, it cannot break the line format.
+        write!(
+            out,
+            " pipeline={}",
+            crate::sanitize::field(&feed.pipeline().dir().display().to_string())
+        )?;
     }
     writeln!(out)?;
     out.flush()

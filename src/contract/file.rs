@@ -58,7 +58,11 @@ pub fn gate_path_in_file_with_hook(
     expected_hash: Option<&str>,
     before_commit: &mut dyn FnMut(u32),
 ) -> Result<ContractEditOutcome, ScopeError> {
-    let read = || std::fs::read(contract).map_err(|e| ScopeError::io("read", contract, e));
+    // Bounded, and never blocking on a FIFO planted as the contract.
+    let read = || {
+        crate::util::read_regular(contract, crate::util::MAX_TEXT_BYTES)
+            .map_err(|e| ScopeError::io("read", contract, e))
+    };
     let mut current = read()?;
     let baseline = expected_hash.map_or_else(|| sha256_tagged(&current), str::to_owned);
     for attempt in 1..=RETRIES + 1 {

@@ -188,7 +188,7 @@ fn judge(mode: Mode, path: &Path, timeout: &Timeout) -> Gate0Outcome {
 
 /// Reads the contract (a folder is as unreadable as a missing file).
 fn read_contract(path: &Path) -> io::Result<Vec<u8>> {
-    std::fs::read(path)
+    crate::util::read_regular(path, crate::util::MAX_TEXT_BYTES)
 }
 
 /// Rewrites the EVIDENCE lines of the criteria that ran, unless the file
@@ -214,7 +214,7 @@ fn write_back(
         return Ok(());
     }
     edits.sort_by_key(|(r, _)| r.start);
-    match std::fs::read(path) {
+    match crate::util::read_regular(path, crate::util::MAX_TEXT_BYTES) {
         Ok(now) if now == parsed => {}
         _ => return Err(CHANGED_WHILE_RUNNING.to_owned()),
     }

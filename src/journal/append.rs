@@ -1,30 +1,29 @@
 //! The one write path (PROTOCOL §5): lock, learn the last seq, append whole
 //! lines with a single write, fsync, rewrite `state.json` atomically, unlock.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::Duration;
 
 use crate::model::event::EVENT_VERSION;
 use crate::model::{Event, EventBody, State, fold};
-use crate::util::{now_rfc3339, replace_atomically};
+use crate::util::{
+    now_rfc3339, open_pipeline_file, open_regular, read_regular, replace_in_pipeline,
+};
 
 use super::{JournalError, Pipeline, PipelineLock, read_all};
 
-/// Options of an append.
-#[derive(Debug, Clone)]
-pub struct AppendOptions {
-    /// How long to wait for the lock.
-    pub lock_timeout: Duration,
-}
+/// Largest `state.json` read back (a snapshot bigger than this is ignored
+/// and the journal folded instead).
+pub const MAX_STATE_BYTES: u64 = 256 * 1024 * 1024;
 
-impl Default for AppendOptions {
-    fn default() -> Self {
-        AppendOptions {
-            lock_timeout: PipelineLock::timeout_from_env(),
-        }
-    }
+/// Options of an append.
+#[derive(Debug, Clone, Default)]
+pub struct AppendOptions {
+    /// How long to wait for the lock (`None`: `LOOPWATCH_LOCK_TIMEOUT`,
+    /// read at each append, a bad value refused).
+    pub lock_timeout: Option<Duration>,
 }
 
 /// What an append wrote.
@@ -42,24 +41,25 @@ pub struct Appended {
 /// and returns the payloads to append (or refuses with an error, which
 /// leaves everything untouched). This is how rules that depend on the
 /// state (ids, counters, "already decided") are applied without a race.
-pub fn append_with<F>(
-    pipeline: &Pipeline,
-    opts: &AppendOptions,
-    make: F,
-) -> Result<Appended, JournalError>
+/// The caller's refusals are its own error type `E`.
+///
+/// Files are opened without following links and refused unless regular;
+/// when the append succeeded but `state.json` could not be rewritten, the
+/// error is [`JournalError::StateStale`], which carries what was appended.
+pub fn append_with<F, E>(pipeline: &Pipeline, opts: &AppendOptions, make: F) -> Result<Appended, E>
 where
-    F: FnOnce(&State) -> Result<Vec<EventBody>, JournalError>,
+    F: FnOnce(&State) -> Result<Vec<EventBody>, E>,
+    E: From<JournalError>,
 {
-    let dir = pipeline.dir();
-    fs::create_dir_all(dir).map_err(|e| JournalError::io("create", dir, e))?;
-    let _lock = PipelineLock::acquire(&pipeline.lock_path(), opts.lock_timeout)?;
+    let timeout = match opts.lock_timeout {
+        Some(t) => t,
+        None => PipelineLock::timeout_from_env()?,
+    };
+    pipeline.ensure_dir()?;
+    let _lock = PipelineLock::acquire(&pipeline.lock_path(), timeout)?;
 
     let journal_path = pipeline.journal_path();
-    let mut journal = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(&journal_path)
+    let mut journal = open_pipeline_file(&journal_path, true, true)
         .map_err(|e| JournalError::io("open", &journal_path, e))?;
     repair_partial_tail(&mut journal, &journal_path)?;
 
@@ -73,6 +73,7 @@ where
         }
     }
     let bodies = make(&state)?;
+    let journal_error = |e| E::from(e);
     if bodies.is_empty() {
         return Ok(Appended {
             events: Vec::new(),
@@ -80,6 +81,12 @@ where
         });
     }
 
+    if state.seq.checked_add(bodies.len() as u64).is_none() {
+        return Err(journal_error(JournalError::SeqExhausted {
+            path: journal_path,
+            last: state.seq,
+        }));
+    }
     let at = now_rfc3339();
     let mut events = Vec::with_capacity(bodies.len());
     let mut buf = Vec::new();
@@ -90,7 +97,7 @@ where
             at: at.clone(),
             body,
         };
-        serde_json::to_writer(&mut buf, &ev.to_value())?;
+        serde_json::to_writer(&mut buf, &ev.to_value()).map_err(JournalError::from)?;
         buf.push(b'\n');
         events.push(ev);
     }
@@ -104,18 +111,22 @@ where
         Ok(n) if n == buf.len() => {}
         Ok(n) => {
             let _ = journal.set_len(before);
-            return Err(JournalError::io(
+            return Err(journal_error(JournalError::io(
                 "append to",
                 &journal_path,
                 std::io::Error::new(
                     std::io::ErrorKind::WriteZero,
                     format!("short write ({n} of {} bytes)", buf.len()),
                 ),
-            ));
+            )));
         }
         Err(e) => {
             let _ = journal.set_len(before);
-            return Err(JournalError::io("append to", &journal_path, e));
+            return Err(journal_error(JournalError::io(
+                "append to",
+                &journal_path,
+                e,
+            )));
         }
     }
     journal
@@ -126,7 +137,16 @@ where
         state.apply(ev);
     }
     state.finish();
-    write_state(pipeline, &state)?;
+    let path = pipeline.state_path();
+    if let Err(cause) = write_state_file(&path, &state) {
+        // The journal has the events: saying "nothing was written" would
+        // make the caller retry and record them twice.
+        return Err(journal_error(JournalError::StateStale {
+            path,
+            cause,
+            appended: Box::new(Appended { events, state }),
+        }));
+    }
     Ok(Appended { events, state })
 }
 
@@ -140,11 +160,16 @@ pub fn append(
 }
 
 /// Writes `state.json` (temp + fsync + rename + fsync of the folder).
+/// A symbolic link in its place is refused, never followed.
 pub fn write_state(pipeline: &Pipeline, state: &State) -> Result<(), JournalError> {
     let path = pipeline.state_path();
+    write_state_file(&path, state).map_err(|e| JournalError::io("write", path, e))
+}
+
+fn write_state_file(path: &Path, state: &State) -> std::io::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(state)?;
     bytes.push(b'\n');
-    replace_atomically(&path, &bytes).map_err(|e| JournalError::io("write", path, e))
+    replace_in_pipeline(path, &bytes)
 }
 
 /// A crashed writer may have left a last line without `\n`: cut it off.
@@ -192,7 +217,7 @@ fn repair_partial_tail(journal: &mut File, path: &Path) -> Result<(), JournalErr
 /// `true` when the journal has events: the snapshot on disk is stale).
 fn load_state(pipeline: &Pipeline, journal_path: &Path) -> Result<(State, bool), JournalError> {
     let last_seq = last_seq(journal_path)?;
-    if let Ok(bytes) = fs::read(pipeline.state_path())
+    if let Ok(bytes) = read_regular(&pipeline.state_path(), MAX_STATE_BYTES)
         && let Ok(state) = serde_json::from_slice::<State>(&bytes)
         && state.v == crate::model::state::STATE_VERSION
         && state.seq == last_seq
@@ -205,7 +230,8 @@ fn load_state(pipeline: &Pipeline, journal_path: &Path) -> Result<(State, bool),
 
 /// Seq of the last complete, parsable line (0 for an empty journal).
 fn last_seq(journal_path: &Path) -> Result<u64, JournalError> {
-    let mut f = File::open(journal_path).map_err(|e| JournalError::io("open", journal_path, e))?;
+    let mut f =
+        open_regular(journal_path).map_err(|e| JournalError::io("open", journal_path, e))?;
     let len = f
         .metadata()
         .map_err(|e| JournalError::io("stat", journal_path, e))?
@@ -240,6 +266,7 @@ fn last_seq(journal_path: &Path) -> Result<u64, JournalError> {
 mod tests {
     use super::*;
     use crate::model::EventBody;
+    use std::fs::{self, OpenOptions};
 
     fn note(t: &str) -> EventBody {
         EventBody::Note { text: t.into() }
@@ -298,8 +325,15 @@ mod tests {
         let o = AppendOptions::default();
         append(&p, &o, vec![note("a")]).unwrap();
         let before = fs::read(p.journal_path()).unwrap();
-        let err = append_with(&p, &o, |_| Err(JournalError::Refused("no".into()))).unwrap_err();
-        assert_eq!(err.to_string(), "no");
+        #[derive(Debug)]
+        struct No;
+        impl From<JournalError> for No {
+            fn from(_: JournalError) -> No {
+                No
+            }
+        }
+        let err = append_with(&p, &o, |_| Err::<Vec<EventBody>, No>(No));
+        assert!(matches!(err, Err(No)));
         assert_eq!(fs::read(p.journal_path()).unwrap(), before);
     }
 }

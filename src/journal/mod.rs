@@ -13,10 +13,12 @@ mod reader;
 mod snapshot;
 mod tail;
 
-pub use append::{AppendOptions, Appended, append, append_with, write_state};
-pub use error::JournalError;
-pub use lock::{DEFAULT_LOCK_TIMEOUT, PipelineLock};
+pub use append::{AppendOptions, Appended, MAX_STATE_BYTES, append, append_with, write_state};
+pub use error::{JournalError, LockHolder, PathError};
+pub use lock::{DEFAULT_LOCK_TIMEOUT, MAX_LOCK_TIMEOUT_SECS, PipelineLock, parse_timeout};
 pub use pipeline::Pipeline;
-pub use reader::{JournalReader, LineProblem, MAX_LINE_BYTES, ReadBatch, read_all};
+pub use reader::{
+    JournalReader, LineProblem, MAX_LINE_BYTES, ReadBatch, read_all, version_problem,
+};
 pub use snapshot::{Snapshot, Source, parse_foreign_state, read_foreign_state, snapshot};
 pub use tail::{TAIL_BYTES, read_tail};

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::{JournalError, PathError};
+
 /// A `.pipeline` folder (it may not exist yet).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pipeline {
@@ -89,6 +91,34 @@ impl Pipeline {
         self.dir.join("gates")
     }
 
+    /// `.gitignore` (holding `*`: a pipeline is never committed by accident,
+    /// and a cloned repository cannot carry links into someone's pipeline).
+    pub fn gitignore_path(&self) -> PathBuf {
+        self.dir.join(".gitignore")
+    }
+
+    /// Creates the folder when missing, and its `.gitignore` when missing
+    /// (at creation and on any later write). The `.gitignore` is created
+    /// exclusively and never through a link; failing to write it does not
+    /// stop a write (it is a safeguard, not data).
+    pub fn ensure_dir(&self) -> Result<(), JournalError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| JournalError::io("create", &self.dir, e))?;
+        let path = self.gitignore_path();
+        if std::fs::symlink_metadata(&path).is_err() {
+            let made = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, GITIGNORE));
+            if let Err(e) = made
+                && e.kind() != std::io::ErrorKind::AlreadyExists
+            {
+                tracing::warn!(path = %path.display(), error = %e, "could not write the pipeline's .gitignore");
+            }
+        }
+        Ok(())
+    }
+
     /// True when the folder exists.
     pub fn exists(&self) -> bool {
         self.dir.is_dir()
@@ -97,22 +127,26 @@ impl Pipeline {
     /// Resolves a path recorded in an event (relative to `.pipeline/`),
     /// refusing anything that would leave the pipeline's worktree: absolute
     /// paths, `..` components. Returns why it is refused.
-    pub fn resolve_recorded(&self, rel: &str) -> Result<PathBuf, String> {
+    pub fn resolve_recorded(&self, rel: &str) -> Result<PathBuf, PathError> {
         let p = Path::new(rel);
         if rel.is_empty() {
-            return Err("empty path".into());
+            return Err(PathError::Empty);
         }
         if p.is_absolute() {
-            return Err(format!("absolute path refused: {rel}"));
+            return Err(PathError::Absolute(rel.into()));
         }
         if p.components()
             .any(|c| matches!(c, std::path::Component::ParentDir))
         {
-            return Err(format!("path leaving the pipeline refused: {rel}"));
+            return Err(PathError::LeavesPipeline(rel.into()));
         }
         Ok(self.dir.join(p))
     }
 }
+
+/// What `.pipeline/.gitignore` holds.
+pub const GITIGNORE: &[u8] =
+    b"# written by loopwatch: a pipeline is local state, never committed\n*\n";
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,6 @@
 //! Memory stays bounded: a line longer than [`MAX_LINE_BYTES`] is skipped
 //! (and reported) without being held whole.
 
-use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -101,7 +100,9 @@ impl JournalReader {
     /// Reads whatever was appended since the last call.
     pub fn read_new(&mut self) -> io::Result<ReadBatch> {
         let mut batch = ReadBatch::default();
-        let mut file = match File::open(&self.path) {
+        // Never blocks (a FIFO planted as the journal opens at once and is
+        // refused) and never reads a device: regular files only.
+        let mut file = match crate::util::open_regular(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if self.identity.is_some() {
@@ -111,15 +112,15 @@ impl JournalReader {
                 batch.missing = true;
                 return Ok(batch);
             }
+            Err(e) if crate::util::FileRefusal::of(&e).is_some() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "the journal is not a regular file",
+                ));
+            }
             Err(e) => return Err(e),
         };
         let meta = file.metadata()?;
-        if !meta.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the journal is not a regular file",
-            ));
-        }
         let identity = (meta.dev(), meta.ino());
         if self.identity.is_some_and(|id| id != identity) || meta.len() < self.offset {
             self.restart();
@@ -213,6 +214,11 @@ impl JournalReader {
             return;
         }
         match Event::parse_line(raw) {
+            Ok(ev) if ev.v != crate::model::event::EVENT_VERSION => {
+                batch
+                    .problems
+                    .push(self.problem(self.line_no, None, version_problem(ev.v)));
+            }
             Ok(ev) => {
                 if ev.seq <= self.last_seq {
                     batch.problems.push(self.problem(
@@ -256,6 +262,15 @@ impl JournalReader {
     }
 }
 
+/// Why a line of another format version is skipped (readers and
+/// `validate` say the same).
+pub fn version_problem(v: u32) -> String {
+    format!(
+        "format version {v} is not {} (the version this loopwatch reads): skipped",
+        crate::model::event::EVENT_VERSION
+    )
+}
+
 /// Reads a whole journal: its events, the problems, and whether a partial
 /// last line was left out.
 pub fn read_all(path: &Path) -> io::Result<ReadBatch> {
@@ -265,6 +280,7 @@ pub fn read_all(path: &Path) -> io::Result<ReadBatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
     use std::io::Write;
 
     fn line(seq: u64) -> String {

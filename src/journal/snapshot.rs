@@ -61,7 +61,7 @@ pub fn snapshot(pipeline: &Pipeline) -> Result<Option<Snapshot>, JournalError> {
 
 /// Parses a `state.json` written by another program; `Ok(None)` when absent.
 pub fn read_foreign_state(path: &Path) -> Result<Option<State>, JournalError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::util::read_regular(path, super::MAX_STATE_BYTES) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(JournalError::io("read", path, e)),

@@ -2,12 +2,11 @@
 //! only inside the worktree, only regular files, never blocking on a FIFO,
 //! and only their tail, so a 1 GiB log costs what 64 KiB does.
 
-use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use super::Pipeline;
+use super::{PathError, Pipeline};
+use crate::util::FileRefusal;
 
 /// How much of the end of a file is read.
 pub const TAIL_BYTES: u64 = 64 * 1024;
@@ -15,40 +14,28 @@ pub const TAIL_BYTES: u64 = 64 * 1024;
 /// Reads the last `max` bytes of `path`, which must resolve (symlinks
 /// followed) inside the pipeline's worktree and be a regular file. The error
 /// says why a path was refused.
-pub fn read_tail(pipeline: &Pipeline, path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    let worktree = std::fs::canonicalize(pipeline.worktree())
-        .map_err(|e| format!("worktree unreadable: {e}"))?;
-    let target =
-        std::fs::canonicalize(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+pub fn read_tail(pipeline: &Pipeline, path: &Path, max: u64) -> Result<Vec<u8>, PathError> {
+    let open_error = |cause| PathError::Open {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let worktree =
+        std::fs::canonicalize(pipeline.worktree()).map_err(PathError::WorktreeUnreadable)?;
+    let target = std::fs::canonicalize(path).map_err(open_error)?;
     if !target.starts_with(&worktree) {
-        return Err(format!(
-            "refused: {} resolves outside the worktree",
-            path.display()
-        ));
+        return Err(PathError::ResolvesOutside(path.to_path_buf()));
     }
-    let meta =
-        std::fs::metadata(&target).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    if !meta.is_file() {
-        return Err(format!("refused: {} is not a regular file", path.display()));
-    }
-    // O_NONBLOCK: if the path was swapped for a FIFO since the check, opening
-    // it must not wait for a writer.
-    let mut f = OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(&target)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let meta = f.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err(format!("refused: {} is not a regular file", path.display()));
-    }
-    let len = meta.len();
+    // Opened without blocking (a FIFO swapped in since the check must not
+    // wait for a writer) and checked by fstat.
+    let mut f = crate::util::open_regular(&target).map_err(|e| match FileRefusal::of(&e) {
+        Some(FileRefusal::NotRegular(_)) => PathError::NotRegular(path.to_path_buf()),
+        _ => open_error(e),
+    })?;
+    let len = f.metadata().map_err(open_error)?.len();
     f.seek(SeekFrom::Start(len.saturating_sub(max)))
-        .map_err(|e| e.to_string())?;
+        .map_err(open_error)?;
     let mut buf = Vec::with_capacity(max.min(len) as usize);
-    f.take(max)
-        .read_to_end(&mut buf)
-        .map_err(|e| e.to_string())?;
+    f.take(max).read_to_end(&mut buf).map_err(open_error)?;
     Ok(buf)
 }
 
@@ -72,16 +59,19 @@ mod tests {
         assert!(
             read_tail(&p, &wt.join(".pipeline/link.log"), 4)
                 .unwrap_err()
+                .to_string()
                 .contains("outside the worktree")
         );
         assert!(
             read_tail(&p, &wt.join(".pipeline/../../secret"), 4)
                 .unwrap_err()
+                .to_string()
                 .contains("outside the worktree")
         );
         assert!(
             read_tail(&p, &wt.join(".pipeline"), 4)
                 .unwrap_err()
+                .to_string()
                 .contains("not a regular file")
         );
         rustix::fs::mkfifoat(
@@ -93,6 +83,7 @@ mod tests {
         assert!(
             read_tail(&p, &wt.join(".pipeline/fifo.log"), 4)
                 .unwrap_err()
+                .to_string()
                 .contains("not a regular file")
         );
     }

@@ -3,17 +3,26 @@
 //! "already decided" checks never race.
 //!
 //! Every function here appends through [`crate::journal::append_with`] and
-//! returns what was written; printing belongs to the CLI.
+//! returns what was written; printing belongs to the CLI. Refusals are
+//! [`Refusal`]s (nothing was written); journal failures are carried as
+//! [`RecordError::Journal`].
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::code::CodeSnapshot;
+mod checks;
+mod error;
+
+pub use checks::{accepted_partial, check_decision, check_iteration, contract_path};
+pub use error::{Expected, RecordError, Refusal};
+
+use checks::check_order;
+
 use crate::journal::{AppendOptions, Appended, JournalError, Pipeline, append_with};
 use crate::model::event::*;
 use crate::model::rules::{self, GateRequest, NextAction};
-use crate::model::state::RunStatus;
 use crate::model::*;
 
 use crate::parse::{GateOutput, Structural};
@@ -53,15 +62,15 @@ impl Recorder {
     /// Refused while another run is in progress, unless `force`.
     /// The worktree's snapshot is taken first, outside the lock, and
     /// recorded as the run's base (`tree`, or `treeMissing` with why).
-    pub fn run_start(&self, run: RunInfo, force: bool) -> Result<Appended, JournalError> {
+    pub fn run_start(&self, run: RunInfo, force: bool) -> Result<Appended, RecordError> {
         let code = self.snapshot();
         let (tree, tree_missing) = code_fields(&code);
-        let appended = append_with(&self.pipeline, &self.opts, |s| {
+        let appended = append_with::<_, RecordError>(&self.pipeline, &self.opts, |s| {
             if !force && s.run.is_some() && s.ended.is_none() {
-                return Err(JournalError::Refused(format!(
-                    "run {} is still in progress (record its end first, or pass --force to start over)",
-                    s.run.as_ref().map_or("", |r| r.id.as_str())
-                )));
+                return Err(Refusal::RunInProgress {
+                    id: s.run.as_ref().map_or("", |r| r.id.as_str()).into(),
+                }
+                .into());
             }
             Ok(vec![
                 EventBody::RunStarted {
@@ -83,9 +92,9 @@ impl Recorder {
     /// iteration's `iteration.started` when the loop comes back from the
     /// developer). Refused when the loop expects another gate, unless `force`.
     /// A GATE 0 round records the snapshot of the code it judges.
-    pub fn start_round(&self, gate: GateName, force: bool) -> Result<Appended, JournalError> {
+    pub fn start_round(&self, gate: GateName, force: bool) -> Result<Appended, RecordError> {
         let code = (gate == GateName::Floor).then(|| self.snapshot());
-        let appended = append_with(&self.pipeline, &self.opts, |s| {
+        let appended = append_with::<_, RecordError>(&self.pipeline, &self.opts, |s| {
             check_order(s, gate, force)?;
             let (mut bodies, iteration) = opening(s, gate);
             bodies.push(gate_started(
@@ -108,12 +117,12 @@ impl Recorder {
         result: RoundResult,
         raw_output: &[u8],
         force: bool,
-    ) -> Result<Appended, JournalError> {
+    ) -> Result<Appended, RecordError> {
         let gates_dir = self.pipeline.gates_dir();
         // A GATE 0 round recorded without its start gets its snapshot here;
         // one already started has it on its `gate.started`.
         let code = (gate == GateName::Floor && !self.floor_started()).then(|| self.snapshot());
-        let appended = append_with(&self.pipeline, &self.opts, |s| {
+        let appended = append_with::<_, RecordError>(&self.pipeline, &self.opts, |s| {
             let started = s.current_gate.as_ref().filter(|c| c.gate == gate).cloned();
             let (mut bodies, iteration, round) = match started {
                 Some(c) => (Vec::new(), c.iteration, c.round),
@@ -209,9 +218,10 @@ impl Recorder {
         &self,
         iteration: Option<u32>,
         findings: Vec<Finding>,
-    ) -> Result<Appended, JournalError> {
+    ) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             let iteration = iteration.unwrap_or_else(|| s.iteration_number().max(1));
+            check_iteration(s, iteration)?;
             let known: Vec<&str> = s
                 .iteration(iteration)
                 .map(|i| i.findings.iter().map(|f| f.id.as_str()).collect())
@@ -242,8 +252,9 @@ impl Recorder {
         file: String,
         counts: TriageCounts,
         buckets: TriageBuckets,
-    ) -> Result<Appended, JournalError> {
-        append_with(&self.pipeline, &self.opts, |_| {
+    ) -> Result<Appended, RecordError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            check_iteration(s, iteration)?;
             Ok(vec![EventBody::TriageRecorded {
                 iteration,
                 file,
@@ -258,8 +269,15 @@ impl Recorder {
         &self,
         results: Vec<VerifyResult>,
         summary: Option<VerifySummary>,
-    ) -> Result<Appended, JournalError> {
-        append_with(&self.pipeline, &self.opts, |_| {
+    ) -> Result<Appended, RecordError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            for i in results
+                .iter()
+                .map(|r| r.iteration)
+                .chain(summary.as_ref().map(|x| x.iteration))
+            {
+                check_iteration(s, i)?;
+            }
             let mut bodies: Vec<EventBody> =
                 results.into_iter().map(EventBody::VerifyResult).collect();
             bodies.extend(summary.map(EventBody::VerifySummary));
@@ -268,7 +286,7 @@ impl Recorder {
     }
 
     /// Records a floor-guard result.
-    pub fn floor_guard(&self, mut result: FloorGuardResult) -> Result<Appended, JournalError> {
+    pub fn floor_guard(&self, mut result: FloorGuardResult) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             if result.iteration == 0 {
                 result.iteration = s.iteration_number().max(1);
@@ -279,7 +297,7 @@ impl Recorder {
 
     /// Work goes back to the developer: `dev.dispatched` for the current
     /// iteration, then `iteration.started` for the next one.
-    pub fn dev(&self, inputs: Vec<Value>) -> Result<Appended, JournalError> {
+    pub fn dev(&self, inputs: Vec<Value>) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             let iteration = s.iteration_number().max(1);
             Ok(vec![
@@ -292,14 +310,22 @@ impl Recorder {
         })
     }
 
-    /// Opens a human gate by hand.
-    pub fn ask(&self, req: GateRequest) -> Result<(String, Appended), JournalError> {
-        let appended = append_with(&self.pipeline, &self.opts, |s| {
+    /// Opens a human gate by hand. Refused when the subject or the summary
+    /// is blank (a person could not tell what the gate is about).
+    pub fn ask(&self, req: GateRequest) -> Result<(String, Appended), RecordError> {
+        for (field, text) in [("--subject", &req.subject), ("--summary", &req.summary)] {
+            if text.trim().is_empty() {
+                return Err(Refusal::Blank { field }.into());
+            }
+        }
+        let appended = append_with::<_, RecordError>(&self.pipeline, &self.opts, |s| {
             let iteration = s.iteration_number().max(1);
-            Ok(rules::assign_ids(s, iteration, vec![req], "manual")
-                .into_iter()
-                .map(EventBody::HumanRequested)
-                .collect())
+            Ok::<_, RecordError>(
+                rules::assign_ids(s, iteration, vec![req], "manual")
+                    .into_iter()
+                    .map(EventBody::HumanRequested)
+                    .collect(),
+            )
         })?;
         let id = match appended.events.first().map(|e| &e.body) {
             Some(EventBody::HumanRequested(r)) => r.id.clone(),
@@ -315,7 +341,7 @@ impl Recorder {
     /// (atomically; never twice) and records the contract's hashes before
     /// and after: a crash between the two leaves the contract tagged and the
     /// gate open, and deciding again finds the tag and changes nothing.
-    pub fn decide(&self, mut decision: HumanDecision) -> Result<Appended, JournalError> {
+    pub fn decide(&self, mut decision: HumanDecision) -> Result<Appended, RecordError> {
         let worktree = self.pipeline.worktree().to_path_buf();
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;
@@ -328,8 +354,7 @@ impl Recorder {
                     .human_gate(&decision.id)
                     .map(|g| g.request.subject.clone())
                     .unwrap_or_default();
-                let path =
-                    contract_path(&worktree, &run.contract).map_err(JournalError::Refused)?;
+                let path = contract_path(&worktree, &run.contract).map_err(Refusal::from)?;
                 let edit = crate::contract::gate_path_in_file(
                     &path,
                     &subject,
@@ -337,9 +362,7 @@ impl Recorder {
                     Some(&decision.reason),
                     None,
                 )
-                .map_err(|e| {
-                    JournalError::Refused(format!("the approval was not recorded: {e}"))
-                })?;
+                .map_err(Refusal::from)?;
                 decision.contract_edit = Some(ContractEdit {
                     path: run.contract.clone(),
                     before: edit.before,
@@ -355,22 +378,20 @@ impl Recorder {
         &self,
         status: EndStatus,
         report: Option<String>,
-    ) -> Result<Appended, JournalError> {
+    ) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
             if s.ended.is_some() {
-                return Err(JournalError::Refused("the run has already ended".into()));
+                return Err(Refusal::AlreadyEnded.into());
             }
             if status == EndStatus::Complete && accepted_partial(s) {
-                return Err(JournalError::Refused(
-                    "an abandonment was accepted as a partial delivery: the run cannot end complete (use --status partial)".into(),
-                ));
+                return Err(Refusal::CompleteAfterPartial.into());
             }
             Ok(vec![EventBody::RunEnded(RunEnded { status, report })])
         })
     }
 
     /// Appends a free-text note.
-    pub fn note(&self, text: String) -> Result<Appended, JournalError> {
+    pub fn note(&self, text: String) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |_| {
             Ok(vec![EventBody::Note { text }])
         })
@@ -400,130 +421,6 @@ fn code_fields(code: &CodeSnapshot) -> (Option<String>, Option<String>) {
         code.tree().map(ToString::to_string),
         code.missing().map(str::to_string),
     )
-}
-
-/// The contract file of a run: its recorded path inside the worktree.
-/// Absolute paths and `..` are refused, and so is a symlink whose target
-/// is outside the worktree (one whose target is inside is followed: its
-/// target is edited and the link kept).
-pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathBuf, String> {
-    let p = std::path::Path::new(recorded);
-    let rel = if p.is_absolute() {
-        p.strip_prefix(worktree).map_err(|_| {
-            format!(
-                "contract path refused: {recorded} is outside the worktree {}",
-                worktree.display()
-            )
-        })?
-    } else {
-        p
-    };
-    if rel
-        .components()
-        .any(|c| matches!(c, std::path::Component::ParentDir))
-    {
-        return Err(format!(
-            "contract path refused: {recorded} leaves the worktree"
-        ));
-    }
-    let joined = worktree.join(rel);
-    // A symlink is followed when the contract is edited: its target must be inside too.
-    if let (Ok(target), Ok(root)) = (
-        std::fs::canonicalize(&joined),
-        std::fs::canonicalize(worktree),
-    ) && !target.starts_with(&root)
-    {
-        return Err(format!(
-            "contract path refused: {recorded} resolves outside the worktree"
-        ));
-    }
-    Ok(joined)
-}
-
-/// Why a decision may not be recorded, if it may not.
-pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), JournalError> {
-    let Some(gate) = s.human_gate(&d.id) else {
-        return Err(JournalError::Refused(format!(
-            "no human gate {} in this pipeline",
-            d.id
-        )));
-    };
-    if let Some(prev) = &gate.decision {
-        return Err(JournalError::Refused(format!(
-            "{} was already decided: {} by {} at {} ({})",
-            d.id, prev.decision.decision, prev.decision.by, prev.at, prev.decision.reason
-        )));
-    }
-    if !gate.request.options.contains(&d.decision) {
-        let opts: Vec<&str> = gate.request.options.iter().map(|o| o.as_str()).collect();
-        return Err(JournalError::Refused(format!(
-            "{} is not an option of {} ({}): expected one of {}",
-            d.decision,
-            d.id,
-            gate.request.kind,
-            opts.join(", ")
-        )));
-    }
-    if d.reason.trim().is_empty() {
-        return Err(JournalError::Refused(
-            "a decision needs a non-empty reason".into(),
-        ));
-    }
-    Ok(())
-}
-
-/// True when a person accepted an abandonment as a partial delivery.
-pub fn accepted_partial(s: &State) -> bool {
-    s.human_gates.iter().any(|g| {
-        g.decision
-            .as_ref()
-            .is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
-    })
-}
-
-fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalError> {
-    if force {
-        return Ok(());
-    }
-    if s.status == RunStatus::Ended {
-        return Err(JournalError::Refused(
-            "the run has ended: start a new one with `loopwatch record run-start`".into(),
-        ));
-    }
-    let n = &s.next;
-    let ok = match n.action {
-        NextAction::Human => false,
-        NextAction::Stop | NextAction::Done => false,
-        NextAction::Dev => gate == GateName::Floor,
-        NextAction::NextGate | NextAction::Retry => {
-            n.gate.is_none_or(|g| g == gate) || gate == GateName::Floor
-        }
-    };
-    if ok {
-        return Ok(());
-    }
-    let expected = match n.action {
-        NextAction::Human => format!(
-            "await {} first",
-            n.human.as_deref().unwrap_or("the open human gate")
-        ),
-        NextAction::Stop => "the run was stopped by a person: record its end".to_string(),
-        NextAction::Done => "every gate passed: record the end of the run".to_string(),
-        NextAction::Dev => {
-            "the developer must work first; every re-loop starts at GATE 0".to_string()
-        }
-        NextAction::NextGate | NextAction::Retry => {
-            format!(
-                "the loop expects GATE {} {} next",
-                n.gate.map_or(0, GateName::number),
-                n.gate.map_or("floor", GateName::as_str)
-            )
-        }
-    };
-    Err(JournalError::Refused(format!(
-        "GATE {} {gate} out of order: {expected} (pass --force to record it anyway)",
-        gate.number()
-    )))
 }
 
 /// What the dialog shows beyond the round's rows, captured when the gate
@@ -636,14 +533,27 @@ fn save_output(
     raw: &[u8],
 ) -> Result<String, JournalError> {
     std::fs::create_dir_all(dir).map_err(|e| JournalError::io("create", dir, e))?;
+    // `gates/` itself a link would put every output outside the pipeline.
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(JournalError::io(
+            "write into",
+            dir,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                crate::util::FileRefusal::Symlink,
+            ),
+        ));
+    }
     let base = format!("{iteration}-{gate}-{round}");
     let mut name = format!("{base}.out");
     let mut k = 2;
-    while dir.join(&name).exists() {
+    // symlink_metadata: a dangling link counts as taken, never written through.
+    while std::fs::symlink_metadata(dir.join(&name)).is_ok() {
         name = format!("{base}.{k}.out");
         k += 1;
     }
     let path: PathBuf = dir.join(&name);
-    crate::util::replace_atomically(&path, raw).map_err(|e| JournalError::io("write", &path, e))?;
+    crate::util::replace_in_pipeline(&path, raw)
+        .map_err(|e| JournalError::io("write", &path, e))?;
     Ok(format!("gates/{name}"))
 }

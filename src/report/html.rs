@@ -78,6 +78,17 @@ pre{margin:0;white-space:pre-wrap;font-size:13px}td code{word-break:break-all}.l
             )
         }),
     );
+    if !r.unreadable_triage.is_empty() {
+        b.push_str(
+            "<p>Triage files that could not be read (their deferred findings are missing):</p>\n",
+        );
+        list(
+            &mut b,
+            r.unreadable_triage
+                .iter()
+                .map(|u| format!("{} (iteration {}): {}", u.file, u.iteration, u.reason)),
+        );
+    }
     b.push_str("<h2>Human decisions</h2>\n");
     if r.decisions.is_empty() {
         b.push_str("<p>none</p>\n");

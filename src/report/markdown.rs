@@ -39,7 +39,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(o);
     }
     let _ = writeln!(o, "## Deferred findings (for a human eye)\n");
-    if r.deferred.is_empty() {
+    if r.deferred.is_empty() && r.unreadable_triage.is_empty() {
         let _ = writeln!(o, "none\n");
     }
     for f in &r.deferred {
@@ -52,7 +52,16 @@ pub fn render(r: &Report) -> String {
             md(&f.reason)
         );
     }
-    if !r.deferred.is_empty() {
+    for u in &r.unreadable_triage {
+        let _ = writeln!(
+            o,
+            "- triage file {} (iteration {}) could not be read: {}",
+            md(&u.file),
+            u.iteration,
+            md(&u.reason)
+        );
+    }
+    if !r.deferred.is_empty() || !r.unreadable_triage.is_empty() {
         let _ = writeln!(o);
     }
     decisions(&mut o, r);

@@ -53,6 +53,10 @@ pub struct Report {
     pub abandonments: Vec<Abandonment>,
     /// Findings deferred (for a human eye).
     pub deferred: Vec<DeferredFinding>,
+    /// Triage files the journal names that could not be read: their
+    /// deferred findings are missing above, and the report says so.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable_triage: Vec<UnreadableTriage>,
     /// Every human decision.
     pub decisions: Vec<DecisionLine>,
     /// Human gates still open.
@@ -88,6 +92,18 @@ pub struct Abandonment {
     pub reason: String,
     /// lift, accept-partial, or open.
     pub decision: String,
+}
+
+/// A triage file that could not be read, and why.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct UnreadableTriage {
+    /// The iteration that recorded it.
+    pub iteration: u32,
+    /// The file as recorded (relative to `.pipeline/`).
+    pub file: String,
+    /// Why it could not be read.
+    pub reason: String,
 }
 
 /// A deferred finding.
@@ -203,7 +219,7 @@ impl Report {
                 }
             }
         }
-        let deferred = pipeline_dir
+        let (deferred, unreadable_triage) = pipeline_dir
             .map(|d| deferred_findings(s, d))
             .unwrap_or_default();
         Report {
@@ -217,6 +233,7 @@ impl Report {
             findings: tables::findings(s),
             abandonments,
             deferred,
+            unreadable_triage,
             decisions,
             open_gates: s.open_human_gates().map(|g| g.request.id.clone()).collect(),
             red_tests,
@@ -245,10 +262,12 @@ impl Report {
     pub fn to_json(&self) -> String {
         let mut v = match serde_json::to_value(self) {
             Ok(v) => v,
-            Err(e) => return format!("{{\"error\":\"{e}\"}}"),
+            Err(e) => return format!("{{\"error\":{:?}}}", crate::sanitize::field(&e.to_string())),
         };
         crate::redact::scrub_json(&mut v);
-        serde_json::to_string_pretty(&v).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        crate::sanitize::json::to_string_pretty(&v).unwrap_or_else(|e| {
+            format!("{{\"error\":{:?}}}", crate::sanitize::field(&e.to_string()))
+        })
     }
 
     /// One self-contained HTML page (no network).
@@ -288,24 +307,35 @@ fn gate_line(g: &GateFinished) -> String {
     s
 }
 
-fn deferred_findings(s: &State, dir: &Path) -> Vec<DeferredFinding> {
+/// Largest triage file read for a report.
+const MAX_TRIAGE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The deferred findings of every recorded triage file, and the files that
+/// could not be read (refused path, missing, not a regular file, too large,
+/// not a triage file), each with its reason.
+fn deferred_findings(s: &State, dir: &Path) -> (Vec<DeferredFinding>, Vec<UnreadableTriage>) {
     let mut out = Vec::new();
+    let mut unreadable = Vec::new();
+    let pipeline = crate::journal::Pipeline::at(dir);
     for it in &s.review_iterations {
         let Some(t) = &it.triage else { continue };
-        let Ok(path) = crate::journal::Pipeline::at(dir).resolve_recorded(&t.file) else {
-            continue;
-        };
-        let Ok(meta) = std::fs::metadata(&path) else {
-            continue;
-        };
-        if !meta.is_file() || meta.len() > 16 * 1024 * 1024 {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&path) else {
-            continue;
-        };
-        let Ok(file) = crate::model::triage::Triage::parse(&t.file, &bytes) else {
-            continue;
+        let read = pipeline
+            .resolve_recorded(&t.file)
+            .map_err(|e| e.to_string())
+            .and_then(|path| {
+                crate::util::read_regular(&path, MAX_TRIAGE_BYTES).map_err(|e| e.to_string())
+            })
+            .and_then(|bytes| crate::model::triage::Triage::parse(&t.file, &bytes));
+        let file = match read {
+            Ok(f) => f,
+            Err(reason) => {
+                unreadable.push(UnreadableTriage {
+                    iteration: it.iteration,
+                    file: t.file.clone(),
+                    reason,
+                });
+                continue;
+            }
         };
         for f in &file.deferred {
             out.push(DeferredFinding {
@@ -320,7 +350,7 @@ fn deferred_findings(s: &State, dir: &Path) -> Vec<DeferredFinding> {
             });
         }
     }
-    out
+    (out, unreadable)
 }
 
 /// Markdown-safe text: secrets scrubbed, one line, control characters

@@ -123,3 +123,30 @@ proptest! {
         prop_assert_eq!(sanitize_line(&input, 40), input);
     }
 }
+
+#[test]
+fn a_field_shows_every_control_and_line_break() {
+    assert_eq!(
+        field("id\nNEXT: done\r\t\u{1b}[2J\u{9b}\u{202e}x"),
+        "id␊NEXT: done␍␉␛[2J<U+009B><U+202E>x"
+    );
+    assert_eq!(field("café — ✓ 日本"), "café — ✓ 日本");
+}
+
+#[test]
+fn terminal_text_keeps_only_its_own_line_feeds() {
+    assert_eq!(
+        terminal_text(b"a\x1b]0;t\x07\nb\r\n\xff\x7f"),
+        "a␛]0;t␇\nb␍\n\u{fffd}␡"
+    );
+}
+
+proptest! {
+    #[test]
+    fn the_escape_table_is_one(c in any::<char>()) {
+        // What JSON escapes is exactly what the printer replaces.
+        prop_assert_eq!(needs_escape(c), stand_in(c).is_some());
+        let f = field(&c.to_string());
+        prop_assert!(!f.chars().any(needs_escape));
+    }
+}

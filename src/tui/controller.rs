@@ -154,7 +154,7 @@ impl Controller {
                 let pipeline = self.current_pipeline(app).clone();
                 let tx = live.sender();
                 tokio::task::spawn_blocking(move || {
-                    let r = read_tail(&pipeline, &path, TAIL_BYTES);
+                    let r = read_tail(&pipeline, &path, TAIL_BYTES).map_err(|e| e.to_string());
                     let _ = tx.send(crate::watch::Input::Other(Ui::LogLoaded(path, r)));
                 });
             }

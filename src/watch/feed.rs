@@ -144,7 +144,7 @@ impl Feed {
 
     fn refresh_foreign(&mut self, up: &mut FeedUpdate) {
         let path = self.pipeline.state_path();
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Ok(bytes) = crate::util::read_regular(&path, crate::journal::MAX_STATE_BYTES) else {
             return;
         };
         let hash = crate::util::sha256_tagged(&bytes);

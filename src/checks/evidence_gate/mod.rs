@@ -13,7 +13,6 @@ mod runners;
 mod text;
 
 use std::fmt;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -151,7 +150,7 @@ pub fn read_log(path: &Path) -> Result<String, LogError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut file = File::open(path).map_err(io)?;
+    let mut file = crate::util::open_regular(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
         return Err(LogError::NotAFile {

@@ -1,0 +1,142 @@
+//! Why the recorder did not write: a refusal by the loop's rules (nothing
+//! was written), or a failure of the journal underneath.
+
+use crate::contract::ScopeError;
+use crate::journal::{JournalError, PathError};
+use crate::model::{Decision, GateName, HumanGateKind};
+
+/// What a recorder call can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The journal could not be read or written (see [`JournalError`]).
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The loop's rules refused the call; nothing was written.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+}
+
+/// Why the loop's rules refused a call. Nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// `run-start` while a run is in progress.
+    #[error("run {id} is still in progress (record its end first, or pass --force to start over)")]
+    RunInProgress {
+        /// The run's id.
+        id: String,
+    },
+    /// No human gate has this id.
+    #[error("no human gate {id} in this pipeline")]
+    UnknownGate {
+        /// The id asked for.
+        id: String,
+    },
+    /// The gate has a decision already (shown, so a person sees who decided).
+    #[error("{id} was already decided: {decision} by {by} at {at} ({reason})")]
+    AlreadyDecided {
+        /// The gate.
+        id: String,
+        /// The decision on record.
+        decision: Decision,
+        /// Who took it.
+        by: String,
+        /// When.
+        at: String,
+        /// Why (as stored: sanitised when printed).
+        reason: String,
+    },
+    /// The decision is not one of the gate's options.
+    #[error("{decision} is not an option of {id} ({kind}): expected one of {}", options.iter().map(|o| o.as_str()).collect::<Vec<_>>().join(", "))]
+    NotAnOption {
+        /// The decision given.
+        decision: Decision,
+        /// The gate.
+        id: String,
+        /// Its kind.
+        kind: HumanGateKind,
+        /// Its options.
+        options: Vec<Decision>,
+    },
+    /// A decision without a reason.
+    #[error("a decision needs a non-empty reason")]
+    BlankReason,
+    /// A text the record needs is empty (`ask --subject ""`).
+    #[error("{field} must not be empty")]
+    Blank {
+        /// The option (`--subject`, `--summary`).
+        field: &'static str,
+    },
+    /// An iteration that the run does not have.
+    #[error(
+        "iteration {iteration} does not exist (the run is at iteration {last}; iterations start at 1)"
+    )]
+    NoSuchIteration {
+        /// The iteration asked for.
+        iteration: u32,
+        /// The run's current iteration.
+        last: u32,
+    },
+    /// `run-end` twice.
+    #[error("the run has already ended")]
+    AlreadyEnded,
+    /// A gate recorded after the run ended.
+    #[error("the run has ended: start a new one with `loopwatch record run-start`")]
+    RunEnded,
+    /// `run-end --status complete` after an accepted partial delivery.
+    #[error(
+        "an abandonment was accepted as a partial delivery: the run cannot end complete (use --status partial)"
+    )]
+    CompleteAfterPartial,
+    /// A gate out of the loop's order.
+    #[error("GATE {} {gate} out of order: {expected} (pass --force to record it anyway)", gate.number())]
+    OutOfOrder {
+        /// The gate recorded.
+        gate: GateName,
+        /// What the loop expects instead.
+        expected: Expected,
+    },
+    /// The run's contract path is not usable.
+    #[error(transparent)]
+    ContractPath(#[from] PathError),
+    /// The contract could not be tagged for an approval.
+    #[error("the approval was not recorded: {0}")]
+    ContractEdit(#[from] ScopeError),
+}
+
+/// What the loop expects when a gate comes out of order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expected {
+    /// A person must decide this gate first.
+    Human(Option<String>),
+    /// A person stopped the run.
+    Stopped,
+    /// Every gate passed.
+    Done,
+    /// The developer works first.
+    Dev,
+    /// This gate next.
+    Gate(Option<GateName>),
+}
+
+impl std::fmt::Display for Expected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expected::Human(id) => write!(
+                f,
+                "await {} first",
+                id.as_deref().unwrap_or("the open human gate")
+            ),
+            Expected::Stopped => f.write_str("the run was stopped by a person: record its end"),
+            Expected::Done => f.write_str("every gate passed: record the end of the run"),
+            Expected::Dev => {
+                f.write_str("the developer must work first; every re-loop starts at GATE 0")
+            }
+            Expected::Gate(g) => write!(
+                f,
+                "the loop expects GATE {} {} next",
+                g.map_or(0, GateName::number),
+                g.map_or("floor", GateName::as_str)
+            ),
+        }
+    }
+}
