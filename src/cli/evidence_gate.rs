@@ -9,16 +9,39 @@ use clap::{Args, ValueEnum};
 use super::Globals;
 use crate::checks::evidence_gate::{self, Claim, ClaimStatus};
 
-/// Arguments of `evidence-gate`.
-///
-/// Reads the output of cargo test, cargo-nextest, pytest, jest, vitest,
-/// go test, gradle or xcodebuild (the last 8 MiB of the log, colour codes
-/// removed). The claim holds only when the log shows at least one test
-/// run, the status claimed (no failure for `passed`; a failure for
-/// `failed`) and, with `--test`, that very test with that status (matched
-/// by its full name or its last `::` segment). Anything unrecognised is
-/// not proof.
+/// What `evidence-gate --help` says after the options: how logs are read,
+/// how `--test` is matched and the cases decided on purpose.
+const AFTER_HELP: &str = "\
+Reads the output of cargo test, cargo-nextest, pytest, jest, vitest, go test, gradle,
+xcodebuild or node --test (spec or TAP reporter): the last 8 MiB of the log, colour codes
+removed. The claim holds only when the log shows at least one test run, the status claimed
+(no failure for `passed`; a failure for `failed`) and, with --test, that very test with
+that status. Anything unrecognised is not proof.
+
+--test is matched by full name, or by file and name path: `tests/a.py::Class::test`,
+`src/a.test.js::name` (jest: the file must be the one the test ran in), `group > nested
+passes` (a nested test; never another group's test of the same name). A one-part name
+matches a test's last part. A name seen with two statuses proves nothing.
+
+Decided cases:
+  - An interrupted run (Ctrl-C, pytest's `Interrupted: ...` or any other `!!!` banner but
+    -x's `stopping after N failures`) proves nothing, named test or not.
+  - A build, compile, import or collection error, or a test file that crashed before its
+    tests, is `no test ran` for `passed` and `failed` alike: a repro test that does not
+    even build or import reproduces nothing (inconclusive).
+  - A pytest ERROR (a fixture's setup or teardown failed) is neither a pass nor a failure:
+    the test did not run or did not finish. It proves no claim about that test, and no
+    `passed` claim about the run.
+  - An xfail (an expected failure) is not a failure: `failed` is not proven by it.
+  - A coverage threshold unmet (--cov-fail-under) while the tests passed leaves `passed`
+    proven even though the command exited 1: the claim is about the tests, coverage is
+    another gate's concern. The reason printed says the threshold was not met.
+  - Several runs in one log (a re-run appended to the same file): only the last run of
+    each runner counts; the reason printed says `the last of N runs in the log`.";
+
+/// Arguments of `evidence-gate` (the rules are in [`AFTER_HELP`]).
 #[derive(Debug, Args)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct EvidenceGateArgs {
     /// What is claimed (only `test`: a test run).
     #[arg(long, value_enum, value_name = "KIND")]
@@ -29,7 +52,8 @@ pub struct EvidenceGateArgs {
     /// The test log to check.
     #[arg(long, value_name = "FILE")]
     pub log: PathBuf,
-    /// The test that must appear with that status (`tests/a.rs::name`).
+    /// The test that must appear with that status (`tests/a.rs::name`,
+    /// `src/a.test.js::name`, `group > nested`).
     #[arg(long = "test", value_name = "REF")]
     pub test: Option<String>,
 }
