@@ -327,11 +327,96 @@ fn an_unreadable_log_is_not_proof() {
         out.starts_with("not proven: cannot read test log ") && out.contains("no-such.log"),
         "{out}"
     );
-    let (code, out, _) = gate("", "passed", None);
-    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_log_that_is_no_regular_file_is_a_usage_error_and_never_blocks() {
+    // A folder.
+    let (code, out, err) = gate("", "passed", None);
+    assert_eq!((code, out.as_str()), (2, ""));
     assert!(
-        out.starts_with("not proven: test log ") && out.ends_with(" is not a regular file\n"),
-        "{out}"
+        err.starts_with("loopwatch evidence-gate: test log ")
+            && err.ends_with(" is not a regular file\n"),
+        "{err}"
+    );
+    // A FIFO no one writes to: opening it for reading must not wait.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("verify-1.test.log");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
+        .args([
+            "evidence-gate",
+            "--claim",
+            "test",
+            "--status",
+            "passed",
+            "--log",
+        ])
+        .arg(&fifo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("evidence-gate blocked on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(2));
+}
+
+#[test]
+fn control_characters_from_the_log_are_never_printed_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("x.log");
+    std::fs::write(
+        &log,
+        "running 1 test\ntest bell\u{7}\u{9b}31m ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
+        .args([
+            "evidence-gate",
+            "--claim",
+            "test",
+            "--status",
+            "passed",
+            "--test",
+            "x",
+        ])
+        .arg("--log")
+        .arg(&log)
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        out,
+        "not proven: test x is not in the log (cargo test: 1 passed, 0 failed, 0 skipped)\n"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
+        .args([
+            "evidence-gate",
+            "--claim",
+            "test",
+            "--status",
+            "passed",
+            "--test",
+        ])
+        .arg("bell\u{7}\u{9b}31m")
+        .arg("--log")
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "proven: the run passed (cargo test: 1 passed, 0 failed, 0 skipped); test bell\u{2407}<U+009B>31m passed\n"
     );
 }
 

@@ -1,13 +1,12 @@
 //! `loopwatch evidence-gate --claim test --status passed|failed --log FILE [--test REF]`.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
 use super::Globals;
-use crate::checks::evidence_gate::{self, Claim, ClaimStatus};
+use crate::checks::evidence_gate::{self, Claim, ClaimStatus, LogError};
 
 /// What `evidence-gate --help` says after the options: how logs are read,
 /// how `--test` is matched and the cases decided on purpose.
@@ -74,7 +73,11 @@ pub enum StatusArg {
     Failed,
 }
 
-/// Runs `evidence-gate`: 0 proven, 1 not proven (the reason is printed).
+/// Exit code of a usage error (a `--log` that is no regular file).
+const EXIT_USAGE: u8 = 2;
+
+/// Runs `evidence-gate`: 0 proven, 1 not proven (the reason is printed), 2
+/// when `--log` names a folder, a FIFO or a device.
 pub fn run(args: EvidenceGateArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
     let ClaimKind::Test = args.claim;
     let claim = Claim {
@@ -89,13 +92,17 @@ pub fn run(args: EvidenceGateArgs, _globals: &Globals) -> anyhow::Result<ExitCod
             let verdict = evidence_gate::judge(&log, &claim);
             (verdict.to_string(), verdict.is_proven())
         }
+        Err(e @ LogError::NotAFile { .. }) => {
+            eprintln!(
+                "loopwatch evidence-gate: {}",
+                crate::sanitize::terminal_text(e.to_string().as_bytes())
+            );
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
         Err(e) => (format!("not proven: {e}"), false),
     };
-    let line = if std::io::stdout().is_terminal() {
-        crate::sanitize::terminal_text(line.as_bytes())
-    } else {
-        line
-    };
-    println!("{line}");
+    // The reason quotes test names and paths from the log: control
+    // characters are shown as visible symbols, piped or not.
+    println!("{}", crate::sanitize::terminal_text(line.as_bytes()));
     Ok(ExitCode::from(if proven { 0 } else { 1 }))
 }

@@ -15,8 +15,9 @@ mod runners;
 mod text;
 
 use std::fmt;
-use std::fs::File;
+use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 pub use runners::Runner;
@@ -159,13 +160,18 @@ pub enum LogError {
 }
 
 /// Reads the last [`MAX_LOG_BYTES`] of a log as lossy UTF-8; a cut first
-/// line is dropped.
+/// line is dropped. Only a regular file is read: a folder, a FIFO or a
+/// device is refused without blocking (opened non-blocking, then checked).
 pub fn read_log(path: &Path) -> Result<String, LogError> {
     let io = |source| LogError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut file = File::open(path).map_err(io)?;
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+        .map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
         return Err(LogError::NotAFile {
@@ -394,6 +400,30 @@ mod tests {
         };
         // The early failures still in the tail are seen: fail-closed.
         assert!(!judge(&log, &claim).is_proven());
+    }
+
+    #[test]
+    fn a_fifo_or_a_folder_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.log");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        // No writer ever opens the FIFO: a blocking open would never return.
+        assert!(matches!(read_log(&fifo), Err(LogError::NotAFile { .. })));
+        assert!(matches!(
+            read_log(dir.path()),
+            Err(LogError::NotAFile { .. })
+        ));
+        assert!(matches!(
+            read_log(Path::new("/dev/zero")),
+            Err(LogError::NotAFile { .. })
+        ));
     }
 
     #[test]
