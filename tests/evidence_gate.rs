@@ -792,3 +792,29 @@ fn the_help_states_the_decided_cases() {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
     }
 }
+
+#[test]
+fn a_parametrized_pytest_test_is_named_with_or_without_its_parameters() {
+    check(
+        "pytest-parametrized-passed.log",
+        "passed",
+        Some("tests/test_param.py::test_total_rounds_half_up"),
+        0,
+        "proven: the run passed (pytest: 3 passed, 0 failed, 0 skipped); test tests/test_param.py::test_total_rounds_half_up[prices0-10.01] passed",
+    );
+    // Every parametrization must agree.
+    check(
+        "pytest-parametrized.log",
+        "failed",
+        Some("tests/test_param.py::test_discount"),
+        1,
+        "not proven: test tests/test_param.py::test_discount[10] passed, not failed",
+    );
+    check(
+        "pytest-parametrized.log",
+        "failed",
+        Some("tests/test_param.py::test_discount[200]"),
+        0,
+        "proven: the run failed (pytest: 4 passed, 1 failed, 0 skipped); test tests/test_param.py::test_discount[200] failed",
+    );
+}

@@ -20,7 +20,8 @@ that status. Anything unrecognised is not proof.
 --test is matched by full name, or by file and name path: `tests/a.py::Class::test`,
 `src/a.test.js::name` (jest: the file must be the one the test ran in), `group > nested
 passes` (a nested test; never another group's test of the same name). A one-part name
-matches a test's last part. A name seen with two statuses proves nothing.
+matches a test's last part; a pytest name without its `[parameters]` stands for every
+parametrization. A name seen with two statuses proves nothing.
 
 Decided cases:
   - An interrupted run (Ctrl-C, pytest's `Interrupted: ...` or any other `!!!` banner but

@@ -123,10 +123,17 @@ impl Reference {
         {
             return false;
         }
-        let Some(last) = segments.last() else {
+        let mut segments = segments;
+        let (Some(last), Some(want)) = (segments.last_mut(), self.segments.last()) else {
             return false;
         };
-        let last = last.strip_suffix("()").unwrap_or(last);
+        *last = last.strip_suffix("()").unwrap_or(last);
+        // A reference without parameters stands for every parametrization
+        // (`test_x` for `test_x[1-2]`); all of them must then agree.
+        if !want.contains('[') {
+            *last = without_parameters(last);
+        }
+        let last = *last;
         match self.segments.as_slice() {
             [] => false,
             [one] => reference_keys(one).contains(&last),
@@ -137,6 +144,14 @@ impl Reference {
                     && (is_subsequence(&mine, &segments) || is_subsequence(&segments, &mine))
             }
         }
+    }
+}
+
+/// A test name without its `[...]` parameters (pytest's parametrization).
+fn without_parameters(name: &str) -> &str {
+    match name.find('[') {
+        Some(i) if i > 0 && name.ends_with(']') => &name[..i],
+        _ => name,
     }
 }
 
@@ -182,5 +197,10 @@ mod tests {
         let r = Reference::parse("MyTests/CalcTests/testAdd()");
         assert!(r.matches(None, "MyTests.CalcTests::testAdd"));
         assert!(!is_file("cart") && is_file("cart.test.ts") && !is_file(".ts"));
+        let r = Reference::parse("tests/test_a.py::test_x");
+        assert!(r.matches(None, "tests/test_a.py::test_x[1-2]"));
+        assert!(!r.matches(None, "tests/test_a.py::test_xy[1]"));
+        let r = Reference::parse("tests/test_a.py::test_x[1-2]");
+        assert!(!r.matches(None, "tests/test_a.py::test_x[3-4]"));
     }
 }
