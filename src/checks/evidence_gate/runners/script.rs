@@ -24,8 +24,9 @@ static PYTEST_PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A `!!!` banner: the session stopped before its end.
 static PYTEST_BANNER: LazyLock<Regex> = LazyLock::new(|| constant(r"^!{3,} (.+?) !{3,}$"));
+/// `-x` / `--maxfail` (pytest-xdist prefixes it with its exception's name).
 static PYTEST_MAXFAIL: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^stopping after \d+ failures?$"));
+    LazyLock::new(|| constant(r"(?:^|: )stopping after \d+ failures?$"));
 static PYTEST_COVERAGE: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^FAIL Required test coverage of .+ not reached"));
 
@@ -249,4 +250,38 @@ pub(super) fn vitest(lines: &[String]) -> Option<RunnerLog> {
         );
     }
     Some(log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn maxfail_stops_are_not_interruptions_but_other_banners_are() {
+        let run = |banner: &str| {
+            let text = format!(
+                "FAILED tests/a.py::test_a - assert 0\n!!!!!!!! {banner} !!!!!!!!\n=== 1 failed, 1 passed in 0.1s ===\n"
+            );
+            pytest(&lines(&text)).unwrap().interrupted
+        };
+        assert!(!run("stopping after 1 failures"));
+        assert!(!run(
+            "xdist.dsession.Interrupted: stopping after 2 failures"
+        ));
+        assert!(run("KeyboardInterrupt"));
+        assert!(run("Interrupted: 1 error during collection"));
+        assert!(run("_pytest.outcomes.Exit: enough"));
+    }
+
+    #[test]
+    fn two_pytest_sessions_read_the_last() {
+        let text = "=== test session starts ===\ntests/a.py::test_a FAILED\n=== 1 failed in 0.1s ===\n=== test session starts ===\ntests/a.py::test_a PASSED\n=== 1 passed in 0.1s ===\n";
+        let log = pytest(&lines(text)).unwrap();
+        assert_eq!((log.runs, log.passed, log.failed), (2, 1, 0));
+        assert_eq!(log.tests.len(), 1);
+    }
 }
