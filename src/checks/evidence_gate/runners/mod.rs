@@ -13,6 +13,7 @@ mod runs;
 mod rust;
 mod script;
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -158,21 +159,19 @@ impl RunnerLog {
     }
 
     /// Counts taken from the per-test lines (each name of each file once,
-    /// its worst outcome).
+    /// its worst outcome). Linear: a log holds up to hundreds of thousands.
     fn count_tests(&mut self) {
-        let mut seen: Vec<(&Option<String>, &str, Outcome)> = Vec::new();
+        let mut seen: HashMap<(Option<&str>, &str), Outcome> = HashMap::new();
         for t in &self.tests {
-            match seen
-                .iter_mut()
-                .find(|(f, n, _)| **f == t.file && *n == t.name)
-            {
-                Some(slot) if t.outcome == Outcome::Failed => slot.2 = Outcome::Failed,
-                Some(_) => {}
-                None => seen.push((&t.file, &t.name, t.outcome)),
-            }
+            seen.entry((t.file.as_deref(), t.name.as_str()))
+                .and_modify(|o| {
+                    if t.outcome == Outcome::Failed {
+                        *o = Outcome::Failed;
+                    }
+                })
+                .or_insert(t.outcome);
         }
-        let count =
-            |want: &[Outcome]| seen.iter().filter(|(_, _, o)| want.contains(o)).count() as u64;
+        let count = |want: &[Outcome]| seen.values().filter(|o| want.contains(o)).count() as u64;
         self.passed = count(&[Outcome::Passed]);
         self.failed = count(&[Outcome::Failed]);
         self.skipped = count(&[Outcome::Skipped, Outcome::XFailed]);
