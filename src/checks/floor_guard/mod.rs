@@ -156,7 +156,8 @@ pub fn classify(diff_text: &str, deleted: &[String]) -> Vec<FloorGuardFinding> {
     // A deleted file is a deleted test only when the diff shows its lines:
     // an empty file (`__init__.py`) or a binary one (an editor's swap file)
     // has no text hunk, and no test was deleted with it.
-    let had_lines = |p: &str| files.iter().any(|f| f.old_path.as_deref() == Some(p));
+    let with_lines: BTreeSet<&str> = files.iter().filter_map(|f| f.old_path.as_deref()).collect();
+    let had_lines = |p: &str| with_lines.contains(p);
     let mut findings: Vec<FloorGuardFinding> = deleted
         .iter()
         .filter(|p| rules::is_test_path(p) && had_lines(p))
