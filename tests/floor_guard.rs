@@ -414,3 +414,180 @@ fn an_empty_pathspec_after_the_separator_is_the_whole_tree() {
         "FLOOR STUB src/index.js:4 raise NotImplementedError\nFLOOR GUARD: 1 finding(s), 0 waived\n"
     );
 }
+
+#[test]
+fn a_test_file_emptied_of_every_line_reports_line_1() {
+    let r = Repo::new();
+    r.write("sample.test.js", "");
+    r.expect(
+        2,
+        &[
+            "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 3 -> 0",
+            "FLOOR GUARD: 1 finding(s), 0 waived",
+        ],
+    );
+}
+
+#[test]
+fn a_deleted_empty_or_binary_test_file_is_not_a_deleted_test() {
+    let r = Repo::new();
+    r.write("tests/__init__.py", "");
+    fs::write(
+        r.path().join("tests/.cart.test.js.swp"),
+        b"b0VIM 9.0\0\0\x01\x02\xff",
+    )
+    .unwrap();
+    r.write("tests/test_cart.py", "def test_total():\n    assert 1\n");
+    r.commit("more tests");
+    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    for gone in [
+        "tests/__init__.py",
+        "tests/.cart.test.js.swp",
+        "tests/test_cart.py",
+    ] {
+        fs::remove_file(r.path().join(gone)).unwrap();
+    }
+    let got = r.run(&[&base]);
+    assert_eq!(
+        (got.code, got.stdout.as_str(), got.stderr.as_str()),
+        (
+            2,
+            "FLOOR DELETED_TEST tests/test_cart.py:1 tests/test_cart.py\nFLOOR GUARD: 1 finding(s), 0 waived\n",
+            ""
+        )
+    );
+    // Committed deletions are judged the same way.
+    r.commit("drop them");
+    assert_eq!(r.run(&[&base]).stdout, got.stdout);
+}
+
+#[test]
+fn a_file_name_or_line_cannot_forge_output_lines_or_reach_a_terminal_raw() {
+    let r = Repo::new();
+    r.write("q\nFLOOR GUARD: clean\n.test.js", "it.only('x');\n");
+    r.write("src/cr.js", "x = 1 \r # noqa\r\n");
+    r.write("src/esc.js", "y = 2 \u{1b}[2J\u{202e} # noqa\n");
+    r.expect(
+        2,
+        &[
+            "FLOOR SKIP q\\nFLOOR GUARD: clean\\n.test.js:1 it.only('x');",
+            "FLOOR SUPPRESS src/cr.js:1 x = 1 \\r # noqa",
+            "FLOOR SUPPRESS src/esc.js:1 y = 2 \\u{1b}[2J\\u{202e} # noqa",
+            "FLOOR GUARD: 3 finding(s), 0 waived",
+        ],
+    );
+}
+
+#[test]
+fn non_ascii_names_are_printed_as_they_are_tracked_untracked_or_deleted() {
+    let r = Repo::new();
+    r.write("tests/café_spec.js", "expect(1).toBe(1);\n");
+    r.write("tests/naïve.test.js", "expect(2).toBe(2);\n");
+    r.commit("accents");
+    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    r.write("tests/café_spec.js", "it.only('é', f);\n");
+    fs::remove_file(r.path().join("tests/naïve.test.js")).unwrap();
+    r.write("tests/über.test.js", "xit('ü', f);\n");
+    let got = r.run(&[&base]);
+    assert_eq!(
+        got.stdout,
+        [
+            "FLOOR ASSERT_DROP tests/café_spec.js:1 assertion lines 1 -> 0",
+            "FLOOR SKIP tests/café_spec.js:1 it.only('é', f);",
+            "FLOOR DELETED_TEST tests/naïve.test.js:1 tests/naïve.test.js",
+            "FLOOR SKIP tests/über.test.js:1 xit('ü', f);",
+            "FLOOR GUARD: 4 finding(s), 0 waived",
+            "",
+        ]
+        .join("\n")
+    );
+}
+
+#[test]
+fn lines_starting_with_plus_plus_or_dash_dash_are_content() {
+    let r = Repo::new();
+    r.write(
+        "sample.test.js",
+        "-- a note\nexpect(1).toBe(1);\nexpect(2).toBe(2);\nexpect(3).toBe(3);\n",
+    );
+    r.commit("note");
+    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    r.write("sample.test.js", "++ b/other.js\nexpect(1).toBe(1);\n");
+    r.append("src/index.js", "++count; // eslint-disable-line\n");
+    let got = r.run(&[&base]);
+    assert_eq!(
+        got.stdout,
+        [
+            "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0",
+            "FLOOR SUPPRESS src/index.js:4 ++count; // eslint-disable-line",
+            "FLOOR GUARD: 2 finding(s), 0 waived",
+            "",
+        ]
+        .join("\n")
+    );
+}
+
+#[test]
+fn user_diff_configuration_changes_nothing() {
+    let r = Repo::new();
+    r.write("tests/old.test.js", "expect(1).toBe(1);\n");
+    r.commit("old test");
+    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    fs::remove_file(r.path().join("tests/old.test.js")).unwrap();
+    r.append("src/index.js", "// @ts-ignore\n");
+    r.write("new.test.js", "it.skip('later', f);\n");
+    let want = [
+        "FLOOR SKIP new.test.js:1 it.skip('later', f);",
+        "FLOOR SUPPRESS src/index.js:4 // @ts-ignore",
+        "FLOOR DELETED_TEST tests/old.test.js:1 tests/old.test.js",
+        "FLOOR GUARD: 3 finding(s), 0 waived",
+        "",
+    ]
+    .join("\n");
+    for (key, value) in [
+        ("color.ui", "always"),
+        ("color.diff", "always"),
+        ("diff.mnemonicPrefix", "true"),
+        ("diff.noprefix", "true"),
+        ("diff.external", "false"),
+        ("core.quotePath", "true"),
+    ] {
+        r.git(&["config", key, value]);
+        let got = r.run(&[&base]);
+        assert_eq!(
+            (got.code, got.stdout.as_str()),
+            (2, want.as_str()),
+            "{key}={value}"
+        );
+    }
+}
+
+#[test]
+fn a_pathspec_git_rejects_is_an_error_not_a_clean_result() {
+    let r = Repo::new();
+    r.append("src/index.js", "// @ts-ignore\n");
+    for spec in ["../outside", ":(bad)x"] {
+        let got = r.run(&[&r.base, "--", spec]);
+        assert_eq!((got.code, got.stdout.as_str()), (3, ""), "{spec}");
+        assert!(
+            got.stderr.starts_with("loopwatch floor-guard: `git diff ")
+                && got.stderr.contains(spec)
+                && got.stderr.contains("fatal: "),
+            "{spec}: {}",
+            got.stderr
+        );
+    }
+}
+
+#[test]
+fn a_pathspec_given_in_a_subfolder_is_relative_to_it_and_paths_to_the_root() {
+    let r = Repo::new();
+    r.append("sample.test.js", "it.skip('x');\n");
+    r.append("src/index.js", "// @ts-ignore\n");
+    r.write("src/new.spec.js", "fdescribe('y');\n");
+    let got = r.run_in(&r.path().join("src"), &[&r.base, "--", "."]);
+    assert_eq!(
+        got.stdout,
+        "FLOOR SUPPRESS src/index.js:4 // @ts-ignore\nFLOOR SKIP src/new.spec.js:1 fdescribe('y');\nFLOOR GUARD: 2 finding(s), 0 waived\n"
+    );
+}

@@ -433,3 +433,58 @@ fn status_over_the_corpus() {
     }
     assert!(seen > 0, "the corpus folder holds no contract");
 }
+
+/// Values `timeout(1)` rejects (the reference then fails every check with
+/// exit 125) and forms it takes that are no plain duration: each a usage
+/// error before any check runs (docs/protocol.md §7).
+#[test]
+fn timeout_values_outside_plain_notation_are_usage_errors() {
+    for bad in [
+        "-1", "1,5", "nan", "5 ", " 5", "inf", "1e3", "0x10", "+5", "5S",
+    ] {
+        one_liner(
+            &["run", "c.md"],
+            Some(bad),
+            &format!(
+                "GATES — VERDICT: ERROR(usage: GATES_TIMEOUT must be seconds with an optional s, m, h or d suffix, got '{bad}')\n"
+            ),
+        );
+    }
+    for good in ["0", "1d", ".5", "2."] {
+        run_in_scratch(
+            &["status", "c.md"],
+            Some(good),
+            &format!(
+                "GATES — c.md (status)\n  1   MANUAL        x\nRUNNABLE: 0 of 1 criteria; timeout {good}s\nGATES — VERDICT: MET\n"
+            ),
+            0,
+        );
+    }
+}
+
+/// A Latin-1 criterion and check are parsed and run (a bash regex in a
+/// UTF-8 locale skips such lines); the bytes are printed as they are and
+/// kept in the contract, the check's own invalid UTF-8 becomes U+FFFD.
+#[test]
+fn latin1_contract_lines_are_parsed_run_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let contract = dir.path().join("c.md");
+    let before: &[u8] = b"# \xe9t\xe9\n## ACCEPTANCE CRITERIA\n1. Caf\xe9 total\n   CHECK: printf 'caf\\351 OK'\n   EXPECT: OK\n   EVIDENCE: pending\n";
+    fs::write(&contract, before).unwrap();
+    let out = loopwatch(dir.path(), None)
+        .args(["gate0", "run", "c.md"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.stdout,
+        b"GATES \xe2\x80\x94 c.md (run)\n  1   MET           Caf\xe9 total\nRUNNABLE: 1 of 1 criteria; timeout 120s\nGATES \xe2\x80\x94 VERDICT: MET\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let after = fs::read(&contract).unwrap();
+    let want: &[u8] = b"# \xe9t\xe9\n## ACCEPTANCE CRITERIA\n1. Caf\xe9 total\n   CHECK: printf 'caf\\351 OK'\n   EXPECT: OK\n   EVIDENCE: MET exit=0 marker-found :: caf\xef\xbf\xbd OK\n";
+    assert_eq!(
+        String::from_utf8_lossy(&after),
+        String::from_utf8_lossy(want)
+    );
+    assert_eq!(after, want);
+}

@@ -234,7 +234,7 @@ fn fifos_and_devices_never_hang_a_command() {
                 "--log",
                 "fifo",
             ],
-            1,
+            2,
         ),
         (vec!["triage", "apply", "fifo", "--verification", "fifo"], 2),
         (vec!["validate", "fifo", "--kind", "state"], 2),

@@ -9,12 +9,20 @@
 
 use std::io::Write;
 
+use loopwatch::checks::evidence_gate::{Claim, ClaimStatus, Verdict, judge};
 use loopwatch::journal::{JournalReader, read_all};
 use loopwatch::model::{Event, EventBody, GateName, fold};
 use loopwatch::parse::{parse_conformity, parse_gate0_report, parse_security, parse_verdicts};
 
 /// The names of every target, in the order the driver runs them.
-pub const TARGETS: [&str; 5] = ["contract", "gate_output", "verdicts", "journal", "printer"];
+pub const TARGETS: [&str; 6] = [
+    "contract",
+    "gate_output",
+    "verdicts",
+    "journal",
+    "printer",
+    "test_log",
+];
 
 /// Runs target `name` on `data`; false when there is no such target.
 pub fn run(name: &str, data: &[u8]) -> bool {
@@ -24,6 +32,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "verdicts" => verdicts(data),
         "journal" => journal(data),
         "printer" => printer(data),
+        "test_log" => test_log(data),
         _ => return false,
     }
     true
@@ -162,6 +171,58 @@ pub fn printer(data: &[u8]) {
             Some(text.as_str()),
             "JSON did not round-trip"
         );
+    }
+}
+
+/// Test references the `test_log` target asks every log about: none, a
+/// plain name, a nested node name, a file-qualified jest or pytest one.
+const TEST_REFS: [Option<&str>; 5] = [
+    None,
+    Some("total rounds half up"),
+    Some("group > nested passes"),
+    Some("src/cart.test.js::total rounds half up"),
+    Some("tests/test_cart.py::test_total_rounds_half_up"),
+];
+
+/// Any bytes as a test log (node's spec and TAP reporters and every other
+/// runner the evidence gate reads): `judge` never proves both `passed` and
+/// `failed` of the same reference, a proof always rests on a test that ran
+/// (and, for `passed`, on no failure or interruption), and the reason is
+/// one line.
+pub fn test_log(data: &[u8]) {
+    let log = String::from_utf8_lossy(data);
+    for test in TEST_REFS {
+        let verdict = |status| {
+            judge(
+                &log,
+                &Claim {
+                    status,
+                    test: test.map(str::to_string),
+                },
+            )
+        };
+        let passed = verdict(ClaimStatus::Passed);
+        let failed = verdict(ClaimStatus::Failed);
+        assert!(
+            !(passed.is_proven() && failed.is_proven()),
+            "both passed and failed proven for {test:?}: {passed} / {failed}"
+        );
+        for v in [&passed, &failed] {
+            let line = v.to_string();
+            assert!(!line.contains('\n'), "a reason on two lines: {line:?}");
+            let Verdict::Proven(p) = v else { continue };
+            let t = &p.tally;
+            assert!(t.passed + t.failed > 0, "proven with no test run: {line}");
+            assert!(!t.interrupted, "proven by an interrupted run: {line}");
+            assert_eq!(p.test.is_some(), test.is_some(), "{line}");
+            match p.status {
+                ClaimStatus::Passed => assert!(
+                    t.failed == 0 && !t.failure_reported,
+                    "passed proven beside a failure: {line}"
+                ),
+                ClaimStatus::Failed => assert!(t.failed > 0, "failed proven, none failed: {line}"),
+            }
+        }
     }
 }
 

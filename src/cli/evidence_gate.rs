@@ -1,24 +1,47 @@
 //! `loopwatch evidence-gate --claim test --status passed|failed --log FILE [--test REF]`.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
 use super::Globals;
-use crate::checks::evidence_gate::{self, Claim, ClaimStatus};
+use crate::checks::evidence_gate::{self, Claim, ClaimStatus, LogError};
 
-/// Arguments of `evidence-gate`.
-///
-/// Reads the output of cargo test, cargo-nextest, pytest, jest, vitest,
-/// go test, gradle or xcodebuild (the last 8 MiB of the log, colour codes
-/// removed). The claim holds only when the log shows at least one test
-/// run, the status claimed (no failure for `passed`; a failure for
-/// `failed`) and, with `--test`, that very test with that status (matched
-/// by its full name or its last `::` segment). Anything unrecognised is
-/// not proof.
+/// What `evidence-gate --help` says after the options: how logs are read,
+/// how `--test` is matched and the cases decided on purpose.
+const AFTER_HELP: &str = "\
+Reads the output of cargo test, cargo-nextest, pytest, jest, vitest, go test, gradle,
+xcodebuild or node --test (spec or TAP reporter): the last 8 MiB of the log, colour codes
+removed. The claim holds only when the log shows at least one test run, the status claimed
+(no failure for `passed`; a failure for `failed`) and, with --test, that very test with
+that status. Anything unrecognised is not proof.
+
+--test is matched by full name, or by file and name path: `tests/a.py::Class::test`,
+`src/a.test.js::name` (jest: the file must be the one the test ran in), `group > nested
+passes` (a nested test; never another group's test of the same name). A one-part name
+matches a test's last part; a pytest name without its `[parameters]` stands for every
+parametrization. A name seen with two statuses proves nothing.
+
+Decided cases:
+  - An interrupted run (Ctrl-C, pytest's `Interrupted: ...` or any other `!!!` banner but
+    -x's `stopping after N failures`) proves nothing, named test or not.
+  - A build, compile, import or collection error, or a test file that crashed before its
+    tests, is `no test ran` for `passed` and `failed` alike: a repro test that does not
+    even build or import reproduces nothing (inconclusive).
+  - A pytest ERROR (a fixture's setup or teardown failed) is neither a pass nor a failure:
+    the test did not run or did not finish. It proves no claim about that test, and no
+    `passed` claim about the run.
+  - An xfail (an expected failure) is not a failure: `failed` is not proven by it.
+  - A coverage threshold unmet (--cov-fail-under) while the tests passed leaves `passed`
+    proven even though the command exited 1: the claim is about the tests, coverage is
+    another gate's concern. The reason printed says the threshold was not met.
+  - Several runs in one log (a re-run appended to the same file): only the last run of
+    each runner counts; the reason printed says `the last of N runs in the log`.";
+
+/// Arguments of `evidence-gate` (the rules are in [`AFTER_HELP`]).
 #[derive(Debug, Args)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct EvidenceGateArgs {
     /// What is claimed (only `test`: a test run).
     #[arg(long, value_enum, value_name = "KIND")]
@@ -29,7 +52,8 @@ pub struct EvidenceGateArgs {
     /// The test log to check.
     #[arg(long, value_name = "FILE", value_parser = super::output::not_a_folder)]
     pub log: PathBuf,
-    /// The test that must appear with that status (`tests/a.rs::name`).
+    /// The test that must appear with that status (`tests/a.rs::name`,
+    /// `src/a.test.js::name`, `group > nested`).
     #[arg(long = "test", value_name = "REF")]
     pub test: Option<String>,
 }
@@ -50,7 +74,11 @@ pub enum StatusArg {
     Failed,
 }
 
-/// Runs `evidence-gate`: 0 proven, 1 not proven (the reason is printed).
+/// Exit code of a usage error (a `--log` that is no regular file).
+const EXIT_USAGE: u8 = 2;
+
+/// Runs `evidence-gate`: 0 proven, 1 not proven (the reason is printed), 2
+/// when `--log` names a folder, a FIFO or a device.
 pub fn run(args: EvidenceGateArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
     let ClaimKind::Test = args.claim;
     let claim = Claim {
@@ -65,13 +93,17 @@ pub fn run(args: EvidenceGateArgs, _globals: &Globals) -> anyhow::Result<ExitCod
             let verdict = evidence_gate::judge(&log, &claim);
             (verdict.to_string(), verdict.is_proven())
         }
+        Err(e @ LogError::NotAFile { .. }) => {
+            eprintln!(
+                "loopwatch evidence-gate: {}",
+                crate::sanitize::terminal_text(e.to_string().as_bytes())
+            );
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
         Err(e) => (format!("not proven: {e}"), false),
     };
-    let line = if std::io::stdout().is_terminal() {
-        crate::sanitize::terminal_text(line.as_bytes())
-    } else {
-        line
-    };
-    println!("{line}");
+    // The reason quotes test names and paths from the log: control
+    // characters are shown as visible symbols, piped or not.
+    println!("{}", crate::sanitize::terminal_text(line.as_bytes()));
     Ok(ExitCode::from(if proven { 0 } else { 1 }))
 }

@@ -2,25 +2,24 @@
 //!
 //! Verify-by-test may only downgrade a finding when the repro test's log
 //! proves the test ran and passed. [`judge`] reads the output of cargo test,
-//! cargo-nextest, pytest, jest, vitest, go test, gradle and xcodebuild and
-//! holds a claim only when the log shows at least one test run, the status
-//! claimed, and (when a test is named) that very test with that status.
-//! Fail-closed: a log no runner recognises, an incomplete run or a test
-//! that cannot be found is never proof. [`read_log`] reads at most the last
-//! [`MAX_LOG_BYTES`] of a file, lossily. Never prints.
+//! cargo-nextest, pytest, jest, vitest, go test, gradle, xcodebuild and
+//! node's test runner and holds a claim only when the log shows at least one
+//! test run, the status claimed, and (when a test is named) that very test
+//! with that status. Fail-closed: a log no runner recognises, an incomplete
+//! or interrupted run, a build or collection error (no test ran) or a test
+//! that cannot be found is never proof. Of several runs in one log only the
+//! last is read. [`read_log`] reads at most the last [`MAX_LOG_BYTES`] of a
+//! file, lossily. Never prints.
 
+mod read;
 mod runners;
 mod text;
 
 use std::fmt;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
 
+pub use read::{LogError, MAX_LOG_BYTES, read_log};
 pub use runners::Runner;
 use runners::{Outcome, RunnerLog};
-
-/// Most bytes of a log that are read (its tail).
-pub const MAX_LOG_BYTES: u64 = 8 * 1024 * 1024;
 
 /// The status a claim says the test run had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,8 +85,17 @@ pub struct Tally {
     pub passed: u64,
     /// Tests that failed (errors included).
     pub failed: u64,
-    /// Tests skipped or ignored.
+    /// Tests skipped or ignored (pytest's xfails included).
     pub skipped: u64,
+    /// Errors that are not test results (pytest's setup, teardown and
+    /// collection errors).
+    pub errors: u64,
+    /// The most runs of one runner in the log (only the last one is read).
+    pub runs: usize,
+    /// A coverage threshold was not met while the tests passed.
+    pub coverage_unmet: bool,
+    /// The session was interrupted before its end.
+    pub interrupted: bool,
     /// What the counts count: `tests`, or `packages` for a quiet go test.
     pub unit: &'static str,
     /// A failure was reported beyond the counts (build failed, suite
@@ -100,8 +108,11 @@ pub struct Tally {
 pub enum Refusal {
     /// No known test runner output.
     UnknownRunner,
-    /// A runner was recognised but no test ran.
+    /// A runner was recognised but no test ran (a build or collection
+    /// error, a file that crashed, nothing selected).
     NoTestRan(Tally),
+    /// The run was interrupted before its end: nothing it printed counts.
+    Interrupted(Tally),
     /// `passed` was claimed but the run failed.
     RunFailed(Tally),
     /// `failed` was claimed but nothing failed.
@@ -124,55 +135,6 @@ pub enum Refusal {
     },
 }
 
-/// Why a log could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum LogError {
-    /// Open, seek or read failed.
-    #[error("cannot read test log {}: {source}", path.display())]
-    Io {
-        /// The log.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// Not a regular file (a folder, a pipe, a device).
-    #[error("test log {} is not a regular file", path.display())]
-    NotAFile {
-        /// The log.
-        path: PathBuf,
-    },
-}
-
-/// Reads the last [`MAX_LOG_BYTES`] of a log as lossy UTF-8; a cut first
-/// line is dropped.
-pub fn read_log(path: &Path) -> Result<String, LogError> {
-    let io = |source| LogError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut file = crate::util::open_regular(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(LogError::NotAFile {
-            path: path.to_path_buf(),
-        });
-    }
-    let cut = meta.len() > MAX_LOG_BYTES;
-    if cut {
-        file.seek(SeekFrom::Start(meta.len() - MAX_LOG_BYTES))
-            .map_err(io)?;
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_LOG_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    let mut text = String::from_utf8_lossy(&bytes).into_owned();
-    if cut && let Some(i) = text.find('\n') {
-        text.drain(..=i);
-    }
-    Ok(text)
-}
-
 /// Judges whether `log` proves `claim`.
 pub fn judge(log: &str, claim: &Claim) -> Verdict {
     let lines = text::clean_lines(log);
@@ -184,46 +146,50 @@ pub fn judge(log: &str, claim: &Claim) -> Verdict {
     if tally.passed + tally.failed == 0 {
         return Verdict::NotProven(Refusal::NoTestRan(tally));
     }
+    if tally.interrupted {
+        return Verdict::NotProven(Refusal::Interrupted(tally));
+    }
+    // Failures in the run come first for a `passed` claim; otherwise the
+    // named test's own status is the clearest reason.
+    if claim.status == ClaimStatus::Passed && tally.failed > 0 {
+        return Verdict::NotProven(Refusal::RunFailed(tally));
+    }
+    let mut shown = None;
+    if let Some(reference) = &claim.test {
+        let seen = named(&logs, reference);
+        let Some(first) = seen.first() else {
+            return Verdict::NotProven(Refusal::TestAbsent {
+                test: reference.clone(),
+                tally,
+            });
+        };
+        let wanted = match claim.status {
+            ClaimStatus::Passed => Outcome::Passed,
+            ClaimStatus::Failed => Outcome::Failed,
+        };
+        // Every occurrence must agree: a retried test that failed once is not a pass.
+        if let Some(other) = seen.iter().find(|(_, o)| *o != wanted) {
+            return Verdict::NotProven(Refusal::StatusDiffers {
+                test: other.0.clone(),
+                found: other.1.as_str(),
+                claimed: claim.status,
+            });
+        }
+        shown = Some(first.0.clone());
+    }
     match claim.status {
         ClaimStatus::Passed if tally.failed > 0 || tally.failure_reported => {
-            return Verdict::NotProven(Refusal::RunFailed(tally));
+            Verdict::NotProven(Refusal::RunFailed(tally))
         }
         ClaimStatus::Failed if tally.failed == 0 => {
-            return Verdict::NotProven(Refusal::NothingFailed(tally));
+            Verdict::NotProven(Refusal::NothingFailed(tally))
         }
-        _ => {}
-    }
-    let Some(reference) = &claim.test else {
-        return Verdict::Proven(Proof {
+        _ => Verdict::Proven(Proof {
             status: claim.status,
             tally,
-            test: None,
-        });
-    };
-    let seen = named(&logs, reference);
-    let Some(first) = seen.first() else {
-        return Verdict::NotProven(Refusal::TestAbsent {
-            test: reference.clone(),
-            tally,
-        });
-    };
-    let wanted = match claim.status {
-        ClaimStatus::Passed => Outcome::Passed,
-        ClaimStatus::Failed => Outcome::Failed,
-    };
-    // Every occurrence must agree: a retried test that failed once is not a pass.
-    if let Some(other) = seen.iter().find(|(_, o)| *o != wanted) {
-        return Verdict::NotProven(Refusal::StatusDiffers {
-            test: other.0.clone(),
-            found: other.1.as_str(),
-            claimed: claim.status,
-        });
+            test: shown,
+        }),
     }
-    Verdict::Proven(Proof {
-        status: claim.status,
-        tally,
-        test: Some(first.0.clone()),
-    })
 }
 
 fn tally(logs: &[RunnerLog]) -> Tally {
@@ -236,6 +202,10 @@ fn tally(logs: &[RunnerLog]) -> Tally {
         t.passed += l.passed;
         t.failed += l.failed;
         t.skipped += l.skipped;
+        t.errors += l.errors;
+        t.runs = t.runs.max(l.runs);
+        t.coverage_unmet |= l.coverage_unmet;
+        t.interrupted |= l.interrupted;
         t.failure_reported |= l.failure_reported;
         if l.unit != "tests" {
             t.unit = l.unit;
@@ -245,20 +215,24 @@ fn tally(logs: &[RunnerLog]) -> Tally {
 }
 
 /// The occurrences of the named test: exact names when there are any,
-/// otherwise names that agree on their last path segment.
+/// otherwise the names the reference stands for ([`text::Reference`]).
 fn named(logs: &[RunnerLog], reference: &str) -> Vec<(String, Outcome)> {
     let all = logs.iter().flat_map(|l| l.tests.iter());
+    let shown = |t: &runners::TestLine| match &t.file {
+        Some(file) => format!("{file}::{}", t.name),
+        None => t.name.clone(),
+    };
     let exact: Vec<_> = all
         .clone()
-        .filter(|t| t.name == reference)
-        .map(|t| (t.name.clone(), t.outcome))
+        .filter(|t| t.name == reference || shown(t) == reference)
+        .map(|t| (shown(t), t.outcome))
         .collect();
     if !exact.is_empty() {
         return exact;
     }
-    let keys = text::reference_keys(reference);
-    all.filter(|t| keys.contains(&text::last_segment(&t.name)))
-        .map(|t| (t.name.clone(), t.outcome))
+    let wanted = text::Reference::parse(reference);
+    all.filter(|t| wanted.matches(t.file.as_deref(), &t.name))
+        .map(|t| (shown(t), t.outcome))
         .collect()
 }
 
@@ -282,6 +256,12 @@ impl fmt::Display for Refusal {
         match self {
             Refusal::UnknownRunner => write!(f, "no known test runner output in the log"),
             Refusal::NoTestRan(t) => write!(f, "no test ran ({t})"),
+            Refusal::Interrupted(t) => {
+                write!(f, "the run was interrupted before its end ({t})")
+            }
+            Refusal::RunFailed(t) if t.failed == 0 && t.errors > 0 => {
+                write!(f, "the run has errors that are not test results ({t})")
+            }
             Refusal::RunFailed(t) if t.failed == 0 => {
                 write!(f, "the run reported a failure or did not complete ({t})")
             }
@@ -295,7 +275,12 @@ impl fmt::Display for Refusal {
                 found,
                 claimed,
             } => {
-                write!(f, "test {test} {found}, not {}", claimed.as_str())
+                let why = match *found {
+                    "errored" => " (a setup, teardown or collection error: not a test result)",
+                    "xfailed" => " (an expected failure is not a failure)",
+                    _ => "",
+                };
+                write!(f, "test {test} {found}{why}, not {}", claimed.as_str())
             }
         }
     }
@@ -310,41 +295,32 @@ impl fmt::Display for Tally {
                 f,
                 "{names}: {} passed, {} failed, {} skipped",
                 self.passed, self.failed, self.skipped
-            )
+            )?;
         } else {
             write!(
                 f,
                 "{names}: {} {} passed, {} failed",
                 self.passed, self.unit, self.failed
-            )
+            )?;
         }
+        match self.errors {
+            0 => {}
+            1 => write!(f, ", 1 error")?,
+            n => write!(f, ", {n} errors")?,
+        }
+        if self.coverage_unmet {
+            write!(f, "; coverage below its threshold, not a test result")?;
+        }
+        if self.runs > 1 {
+            write!(f, "; the last of {} runs in the log", self.runs)?;
+        }
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_the_tail_of_a_huge_log_is_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.log");
-        let mut text = "test early ... FAILED\n".repeat(500_000);
-        text.push_str("running 1 test\ntest late ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n");
-        std::fs::write(&path, &text).unwrap();
-        let log = read_log(&path).unwrap();
-        assert!(log.len() as u64 <= MAX_LOG_BYTES);
-        assert!(
-            log.starts_with("test early ... FAILED\n"),
-            "the cut first line is dropped"
-        );
-        let claim = Claim {
-            status: ClaimStatus::Passed,
-            test: Some("late".into()),
-        };
-        // The early failures still in the tail are seen: fail-closed.
-        assert!(!judge(&log, &claim).is_proven());
-    }
 
     #[test]
     fn a_run_cut_before_its_summary_is_not_a_pass() {

@@ -15,6 +15,7 @@ mod diff;
 mod git;
 mod rules;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -54,7 +55,8 @@ impl FloorGuardReport {
             .iter()
             .map(|f| {
                 let tag = if f.waived { "WAIVED" } else { "FLOOR" };
-                format!("{tag} {} {}:{} {}", f.kind, f.path, f.line, f.snippet)
+                let (path, snippet) = (one_line(&f.path), one_line(&f.snippet));
+                format!("{tag} {} {path}:{} {snippet}", f.kind, f.line)
             })
             .collect();
         out.push(match self.counted() {
@@ -79,6 +81,30 @@ impl FloorGuardReport {
             waived: u32::try_from(self.waived()).unwrap_or(u32::MAX),
         }
     }
+}
+
+/// A path or snippet as printed: control characters (a tab aside), line
+/// separators and bidirectional overrides are written as Rust escapes
+/// (`\n`, `\r`, `\u{1b}`), so that a file name holding a newline cannot
+/// forge an output line and no escape sequence from a file reaches a
+/// terminal, piped or not.
+fn one_line(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\t')
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Why floor-guard could not run.
@@ -126,14 +152,20 @@ pub fn run(
 /// line, kind.
 pub fn classify(diff_text: &str, deleted: &[String]) -> Vec<FloorGuardFinding> {
     let deleted: BTreeSet<&str> = deleted.iter().map(String::as_str).collect();
+    let files = diff::parse(diff_text);
+    // A deleted file is a deleted test only when the diff shows its lines:
+    // an empty file (`__init__.py`) or a binary one (an editor's swap file)
+    // has no text hunk, and no test was deleted with it.
+    let with_lines: BTreeSet<&str> = files.iter().filter_map(|f| f.old_path.as_deref()).collect();
+    let had_lines = |p: &str| with_lines.contains(p);
     let mut findings: Vec<FloorGuardFinding> = deleted
         .iter()
-        .filter(|p| rules::is_test_path(p))
+        .filter(|p| rules::is_test_path(p) && had_lines(p))
         .map(|p| finding("DELETED_TEST", p, 1, p, false))
         .collect();
-    for file in diff::parse(diff_text) {
+    for file in files.iter() {
         match file.path() {
-            Some(path) if !deleted.contains(path) => classify_file(path, &file, &mut findings),
+            Some(path) if !deleted.contains(path) => classify_file(path, file, &mut findings),
             _ => {}
         }
     }
@@ -179,11 +211,14 @@ fn assert_drop(path: &str, file: &diff::FileDiff) -> Option<FloorGuardFinding> {
     if removed <= added {
         return None;
     }
+    // A file emptied of every line has its hunk at new line 0, which does
+    // not exist: the finding goes on line 1.
     let line = file
         .adds
         .first()
         .map(|(n, _)| *n)
         .or(file.first_new)
+        .filter(|n| *n > 0)
         .unwrap_or(1);
     let waived = file.adds.iter().any(|(_, t)| rules::is_waived(t));
     let snippet = format!("assertion lines {removed} -> {added}");
@@ -268,9 +303,26 @@ mod tests {
     fn snippets_are_cut_at_100_characters_and_deleted_tests_listed() {
         let text = format!("{} # noqa", "é".repeat(120));
         let diff = format!("--- a/x.py\n+++ b/x.py\n@@ -0,0 +1 @@\n+   {text}  \n");
-        let out = render(&diff, &["old/test_a.py", "src/gone.py"]);
+        let gone = "diff --git a/old/test_a.py b/old/test_a.py\n--- a/old/test_a.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-assert x\n";
+        let out = render(&format!("{gone}{diff}"), &["old/test_a.py", "src/gone.py"]);
         assert_eq!(out[0], "FLOOR DELETED_TEST old/test_a.py:1 old/test_a.py");
         assert_eq!(out[1], format!("FLOOR SUPPRESS x.py:1 {}", "é".repeat(100)));
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn deleted_files_without_lines_are_not_deleted_tests() {
+        let diff = "diff --git a/tests/__init__.py b/tests/__init__.py\ndeleted file mode 100644\nindex e69de29..0000000\ndiff --git a/tests/.a.test.js.swp b/tests/.a.test.js.swp\ndeleted file mode 100644\nindex 3f1c2a4..0000000\nBinary files a/tests/.a.test.js.swp and /dev/null differ\n";
+        let deleted = ["tests/.a.test.js.swp", "tests/__init__.py"];
+        assert_eq!(render(diff, &deleted), ["FLOOR GUARD: clean"]);
+    }
+
+    #[test]
+    fn an_emptied_test_file_reports_line_1() {
+        let diff = "--- a/a.test.js\n+++ b/a.test.js\n@@ -1,2 +0,0 @@\n-expect(1).toBe(1);\n-expect(2).toBe(2);\n";
+        assert_eq!(
+            render(diff, &[])[0],
+            "FLOOR ASSERT_DROP a.test.js:1 assertion lines 2 -> 0"
+        );
     }
 }

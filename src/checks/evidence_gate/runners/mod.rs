@@ -3,11 +3,17 @@
 //! finds them, returns the counts, the per-test outcomes it could see and
 //! whether a failure was reported beyond the counts (a build failure, a
 //! failed suite, a run cut short before its summary).
+//!
+//! A log holding several runs of one runner (a re-run appended to the same
+//! file) is read from the start of its last run only: [`Runs`] finds it.
 
 mod native;
+mod node;
+mod runs;
 mod rust;
 mod script;
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -31,6 +37,8 @@ pub enum Runner {
     Gradle,
     /// xcodebuild test (XCTest and Swift Testing).
     Xcodebuild,
+    /// node's built-in test runner (`node --test`), spec or TAP reporter.
+    NodeTest,
 }
 
 impl Runner {
@@ -45,6 +53,7 @@ impl Runner {
             Runner::GoTest => "go test",
             Runner::Gradle => "gradle",
             Runner::Xcodebuild => "xcodebuild",
+            Runner::NodeTest => "node --test",
         }
     }
 }
@@ -58,15 +67,22 @@ pub(super) enum Outcome {
     Failed,
     /// It was skipped or ignored.
     Skipped,
+    /// It did not run or did not finish for a reason outside its body (a
+    /// pytest fixture's setup or teardown ERROR): neither a pass nor a failure.
+    Errored,
+    /// It failed as expected (pytest's xfail): not a failure of the test.
+    XFailed,
 }
 
 impl Outcome {
-    /// `passed`, `failed` or `skipped`.
+    /// `passed`, `failed`, `skipped`, `errored` or `xfailed`.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Passed => "passed",
             Outcome::Failed => "failed",
             Outcome::Skipped => "skipped",
+            Outcome::Errored => "errored",
+            Outcome::XFailed => "xfailed",
         }
     }
 }
@@ -78,6 +94,9 @@ pub(super) struct TestLine {
     pub name: String,
     /// Its outcome.
     pub outcome: Outcome,
+    /// The test file the runner printed it under, when it prints one
+    /// apart from the name (jest's `PASS file` headers).
+    pub file: Option<String>,
 }
 
 /// What one runner's output showed.
@@ -91,12 +110,23 @@ pub(super) struct RunnerLog {
     pub failed: u64,
     /// Skipped tests.
     pub skipped: u64,
+    /// Errors that are not test failures (pytest's setup, teardown and
+    /// collection errors).
+    pub errors: u64,
     /// `tests`, or `packages` when only package lines were printed.
     pub unit: &'static str,
     /// A failure beyond the counts, or a run cut short.
     pub failure_reported: bool,
     /// Per-test outcomes, in log order.
     pub tests: Vec<TestLine>,
+    /// The session was interrupted (Ctrl-C, `pytest.exit`, a collection
+    /// error that stopped it): whatever it printed proves nothing.
+    pub interrupted: bool,
+    /// The tests passed but a coverage threshold was not met (the command
+    /// exited non-zero for a reason that is not a test result).
+    pub coverage_unmet: bool,
+    /// How many runs of this runner the log holds (only the last is read).
+    pub runs: usize,
 }
 
 impl RunnerLog {
@@ -106,38 +136,53 @@ impl RunnerLog {
             passed: 0,
             failed: 0,
             skipped: 0,
+            errors: 0,
             unit: "tests",
             failure_reported: false,
             tests: Vec::new(),
+            interrupted: false,
+            coverage_unmet: false,
+            runs: 1,
         }
     }
 
     fn push(&mut self, name: impl Into<String>, outcome: Outcome) {
+        self.push_in(None, name, outcome);
+    }
+
+    fn push_in(&mut self, file: Option<&str>, name: impl Into<String>, outcome: Outcome) {
         self.tests.push(TestLine {
             name: name.into(),
             outcome,
+            file: file.map(str::to_string),
         });
     }
 
-    /// Counts taken from the per-test lines (each name once, its worst outcome).
+    /// Counts taken from the per-test lines (each name of each file once,
+    /// its worst outcome). Linear: a log holds up to hundreds of thousands.
     fn count_tests(&mut self) {
-        let mut seen: Vec<(&str, Outcome)> = Vec::new();
+        let mut seen: HashMap<(Option<&str>, &str), Outcome> = HashMap::new();
         for t in &self.tests {
-            match seen.iter_mut().find(|(n, _)| *n == t.name) {
-                Some(slot) if t.outcome == Outcome::Failed => slot.1 = Outcome::Failed,
-                Some(_) => {}
-                None => seen.push((&t.name, t.outcome)),
-            }
+            seen.entry((t.file.as_deref(), t.name.as_str()))
+                .and_modify(|o| {
+                    if t.outcome == Outcome::Failed {
+                        *o = Outcome::Failed;
+                    }
+                })
+                .or_insert(t.outcome);
         }
-        self.passed = seen.iter().filter(|(_, o)| *o == Outcome::Passed).count() as u64;
-        self.failed = seen.iter().filter(|(_, o)| *o == Outcome::Failed).count() as u64;
-        self.skipped = seen.iter().filter(|(_, o)| *o == Outcome::Skipped).count() as u64;
+        let count = |want: &[Outcome]| seen.values().filter(|o| want.contains(o)).count() as u64;
+        self.passed = count(&[Outcome::Passed]);
+        self.failed = count(&[Outcome::Failed]);
+        self.skipped = count(&[Outcome::Skipped, Outcome::XFailed]);
+        self.errors = count(&[Outcome::Errored]);
     }
 }
 
 impl RunnerLog {
     /// Takes the runner's own summary as the counts; failed test lines
     /// that the summary does not count are still a reported failure.
+    /// Errors stay as counted from the test lines.
     fn take_summary(&mut self, passed: u64, failed: u64, skipped: u64) {
         self.failure_reported |= self.failed > 0 && failed == 0;
         (self.passed, self.failed, self.skipped) = (passed, failed, skipped);
@@ -162,6 +207,7 @@ pub(super) fn detect(lines: &[String]) -> Vec<RunnerLog> {
         native::go_test(lines),
         native::gradle(lines),
         native::xcodebuild(lines),
+        node::node_test(lines),
     ]
     .into_iter()
     .flatten()
@@ -177,7 +223,7 @@ fn constant(pattern: &str) -> Regex {
 
 static COUNT: LazyLock<Regex> = LazyLock::new(|| {
     constant(
-        r"(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?|rerun|timed out|todo|pending|total|flaky|leaky)\b",
+        r"(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?|rerun|timed out|todo|pending|total|flaky|leaky|interrupted)\b",
     )
 });
 

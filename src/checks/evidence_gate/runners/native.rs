@@ -4,6 +4,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::runs::{Mark, Runs, last_run};
 use super::{Outcome, Runner, RunnerLog, constant};
 
 static GO_RESULT: LazyLock<Regex> =
@@ -17,11 +18,47 @@ static GO_NO_FILES: LazyLock<Regex> = LazyLock::new(|| constant(r"^\?\s+\S+\s+\[
 static GO_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^=== RUN\s+\S+"));
 static GO_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^(?:FAIL$|panic: )"));
 
+static GO_PACKAGE: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^(?:ok|FAIL|\?)\s+(\S+)\s+(?:\d|\(cached\)|\[)"));
+
+/// go test prints no run header or summary: a second run shows as a package
+/// reported again. It begins after the package line before that package's block.
+fn go_runs(lines: &[String]) -> Runs {
+    let mut seen: Vec<&str> = Vec::new();
+    let (mut start, mut repeats, mut block_start, mut any) = (0, 0, 0, false);
+    for (i, line) in lines.iter().enumerate() {
+        if line == "FAIL" && block_start == i && any {
+            block_start = i + 1; // the closing line of the run before
+            continue;
+        }
+        let Some(c) = GO_PACKAGE.captures(line) else {
+            continue;
+        };
+        let Some(package) = c.get(1).map(|m| m.as_str()) else {
+            continue;
+        };
+        if seen.contains(&package) {
+            repeats += 1;
+            start = block_start;
+            seen.clear();
+        }
+        seen.push(package);
+        block_start = i + 1;
+        any = true;
+    }
+    Runs {
+        start,
+        count: repeats + usize::from(any),
+    }
+}
+
 /// go test's `--- PASS:` lines (with -v) and its `ok` / `FAIL` package lines.
 pub(super) fn go_test(lines: &[String]) -> Option<RunnerLog> {
+    let runs = go_runs(lines);
     let mut log = RunnerLog::new(Runner::GoTest);
+    log.runs = runs.count.max(1);
     let (mut seen, mut packages_ok) = (false, 0);
-    for line in lines {
+    for line in &lines[runs.start..] {
         if let Some(c) = GO_RESULT.captures(line) {
             let outcome = match &c[1] {
                 "PASS" => Outcome::Passed,
@@ -64,9 +101,25 @@ static GRADLE_FAILURE: LazyLock<Regex> = LazyLock::new(|| {
     constant(r"^(?:> )?(?:There were failing tests|No tests found for given includes)")
 });
 
+fn gradle_mark(line: &str) -> Mark {
+    if GRADLE_BUILD.is_match(line) {
+        Mark::End
+    } else if GRADLE_TASK.is_match(line)
+        || GRADLE_TEST.is_match(line)
+        || GRADLE_COMPLETED.is_match(line)
+    {
+        Mark::Content
+    } else {
+        Mark::Other
+    }
+}
+
 /// gradle's per-test lines (testLogging events), `N tests completed` and `BUILD` lines.
 pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
+    let runs = last_run(lines, gradle_mark);
+    let lines = &lines[runs.start..];
     let mut log = RunnerLog::new(Runner::Gradle);
+    log.runs = runs.count.max(1);
     let (mut seen, mut completed) = (false, None);
     for line in lines {
         if let Some(c) = GRADLE_BUILD.captures(line) {
@@ -121,10 +174,27 @@ static XC_SWIFT_RUN: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^\S+ Test run with \d+ tests? (passed|failed)"));
 static XC_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^Testing failed:"));
 
+fn xcodebuild_mark(line: &str) -> Mark {
+    if XC_RESULT.is_match(line) {
+        Mark::End
+    } else if XC_CASE.is_match(line)
+        || XC_SWIFT_TEST.is_match(line)
+        || XC_SWIFT_RUN.is_match(line)
+        || XC_EXECUTED.is_match(line)
+    {
+        Mark::Content
+    } else {
+        Mark::Other
+    }
+}
+
 /// xcodebuild's XCTest `Test Case` lines, Swift Testing lines, `Executed`
 /// totals and the `** TEST SUCCEEDED **` banner.
 pub(super) fn xcodebuild(lines: &[String]) -> Option<RunnerLog> {
+    let runs = last_run(lines, xcodebuild_mark);
+    let lines = &lines[runs.start..];
     let mut log = RunnerLog::new(Runner::Xcodebuild);
+    log.runs = runs.count.max(1);
     let (mut seen, mut executed) = (false, None);
     for line in lines {
         if let Some(c) = XC_CASE.captures(line) {

@@ -4,6 +4,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::runs::{Mark, last_run};
 use super::{Outcome, Runner, RunnerLog, constant, count_of, counts};
 
 static RUNNING: LazyLock<Regex> = LazyLock::new(|| constant(r"^running \d+ tests?$"));
@@ -16,13 +17,34 @@ static RESULT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static CARGO_FAILED: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^error: (?:test failed|\d+ targets? failed|could not compile)"));
+static CARGO_BUILD_FAILED: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^error: could not compile"));
+/// The build lines that open one `cargo test` invocation.
+static CARGO_INVOCATION: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^\s*(?:Compiling|Finished) \S"));
+
+fn cargo_mark(line: &str) -> Mark {
+    if CARGO_INVOCATION.is_match(line) {
+        Mark::SoftStart
+    } else if CARGO_BUILD_FAILED.is_match(line) {
+        Mark::End
+    } else if RUNNING.is_match(line) || TEST.is_match(line) || RESULT.is_match(line) {
+        Mark::Content
+    } else {
+        Mark::Other
+    }
+}
 
 /// libtest's `running N tests` / `test x ... ok` / `test result:` lines.
+/// A build that failed (`error: could not compile`) is a run in which no
+/// test ran.
 pub(super) fn cargo_test(lines: &[String]) -> Option<RunnerLog> {
+    let runs = last_run(lines, cargo_mark);
     let mut log = RunnerLog::new(Runner::CargoTest);
+    log.runs = runs.count.max(1);
     let (mut running, mut results, mut seen) = (0, 0, false);
     let (mut passed, mut failed, mut ignored) = (0, 0, 0);
-    for line in lines {
+    for line in &lines[runs.start..] {
         if RUNNING.is_match(line) {
             running += 1;
             seen = true;
@@ -39,6 +61,7 @@ pub(super) fn cargo_test(lines: &[String]) -> Option<RunnerLog> {
             seen = true;
         } else if CARGO_FAILED.is_match(line) {
             log.failure_reported = true;
+            seen |= CARGO_BUILD_FAILED.is_match(line);
         }
     }
     if !seen {
@@ -74,11 +97,17 @@ static NEXTEST_START: LazyLock<Regex> =
 static NEXTEST_FAILED: LazyLock<Regex> =
     LazyLock::new(|| constant(r"^(?:error: test run failed|\s*Cancelling due to test failure)"));
 
-/// cargo-nextest's status lines and `Summary` line.
+/// cargo-nextest's status lines and `Summary` line. Each run opens with
+/// `Starting N tests`; the status lines repeated after `Summary` are a recap.
 pub(super) fn nextest(lines: &[String]) -> Option<RunnerLog> {
+    let runs = last_run(lines, |line| match NEXTEST_START.is_match(line) {
+        true => Mark::Start,
+        false => Mark::Other,
+    });
     let mut log = RunnerLog::new(Runner::Nextest);
+    log.runs = runs.count.max(1);
     let (mut started, mut summary, mut seen) = (false, None, false);
-    for line in lines {
+    for line in &lines[runs.start..] {
         if let Some(c) = NEXTEST_STATUS.captures(line) {
             let status = &c[1];
             if !status.starts_with("RETRY") {

@@ -4,12 +4,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::runs::{Mark, last_run};
 use super::{Outcome, Runner, RunnerLog, constant, count_of, counts};
 
 static PYTEST_HEADER: LazyLock<Regex> = LazyLock::new(|| constant(r"^=+ test session starts =+$"));
 static PYTEST_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
     constant(
-        r"^(?:=+ )?((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s(?: \([^)]*\))?(?: =+)?$",
+        r"^(?:=+ )?((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun|interrupted)(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s(?: \([^)]*\))?(?: =+)?$",
     )
 });
 static PYTEST_VERBOSE: LazyLock<Regex> =
@@ -17,12 +18,46 @@ static PYTEST_VERBOSE: LazyLock<Regex> =
 static PYTEST_SHORT: LazyLock<Regex> = LazyLock::new(|| {
     constant(r"^(?:\[gw\d+\] \[\s*\d+%\] )?(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+::\S+)")
 });
+/// A progress line of the default or `-q` output (`tests/a.py ..F  [ 50%]`).
+static PYTEST_PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
+    constant(r"^(?:\S+\.py [.FEsxX]+(?:\s+\[\s*\d+%\])?|[.FEsxX]+\s+\[\s*\d+%\])$")
+});
+/// A `!!!` banner: the session stopped before its end.
+static PYTEST_BANNER: LazyLock<Regex> = LazyLock::new(|| constant(r"^!{3,} (.+?) !{3,}$"));
+/// `-x` / `--maxfail` (pytest-xdist prefixes it with its exception's name).
+static PYTEST_MAXFAIL: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"(?:^|: )stopping after \d+ failures?$"));
+static PYTEST_COVERAGE: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"^FAIL Required test coverage of .+ not reached"));
+
+fn pytest_mark(line: &str) -> Mark {
+    if PYTEST_HEADER.is_match(line) {
+        Mark::Start
+    } else if PYTEST_SUMMARY.is_match(line) {
+        Mark::End
+    } else if PYTEST_VERBOSE.is_match(line)
+        || PYTEST_SHORT.is_match(line)
+        || PYTEST_PROGRESS.is_match(line)
+    {
+        Mark::Content
+    } else {
+        Mark::Other
+    }
+}
 
 /// pytest's session header, verbose and short-summary lines, final summary.
+///
+/// An ERROR (a fixture's setup or teardown, a module that does not import)
+/// is not a test failure: it is counted apart and blocks a `passed` claim.
+/// A `!!!` banner other than `-x`'s `stopping after N failures` (Ctrl-C,
+/// `Interrupted: N error during collection`, `pytest.exit`) marks the
+/// session interrupted.
 pub(super) fn pytest(lines: &[String]) -> Option<RunnerLog> {
+    let runs = last_run(lines, pytest_mark);
     let mut log = RunnerLog::new(Runner::Pytest);
+    log.runs = runs.count.max(1);
     let (mut header, mut summary) = (false, None);
-    for line in lines {
+    for line in &lines[runs.start..] {
         if PYTEST_HEADER.is_match(line) {
             header = true;
         } else if let Some(c) = PYTEST_SUMMARY.captures(line) {
@@ -31,6 +66,12 @@ pub(super) fn pytest(lines: &[String]) -> Option<RunnerLog> {
             log.push(&c[1], pytest_outcome(&c[2]));
         } else if let Some(c) = PYTEST_SHORT.captures(line) {
             log.push(&c[2], pytest_outcome(&c[1]));
+        } else if let Some(c) = PYTEST_BANNER.captures(line) {
+            log.interrupted |= !PYTEST_MAXFAIL.is_match(&c[1]);
+        } else if line == "KeyboardInterrupt" {
+            log.interrupted = true;
+        } else if PYTEST_COVERAGE.is_match(line) {
+            log.coverage_unmet = true;
         }
     }
     if !header && summary.is_none() {
@@ -41,20 +82,25 @@ pub(super) fn pytest(lines: &[String]) -> Option<RunnerLog> {
         Some(c) => {
             log.take_summary(
                 count_of(&c, &["passed", "xpassed"]),
-                count_of(&c, &["failed", "error", "errors"]),
+                count_of(&c, &["failed"]),
                 count_of(&c, &["skipped", "xfailed"]),
             );
+            log.errors = count_of(&c, &["error", "errors"]);
+            log.interrupted |= count_of(&c, &["interrupted"]) > 0;
         }
         // A session that never printed its summary was interrupted.
         None => log.failure_reported = true,
     }
+    log.failure_reported |= log.errors > 0 || log.interrupted;
     Some(log)
 }
 
 fn pytest_outcome(word: &str) -> Outcome {
     match word {
         "PASSED" | "XPASS" => Outcome::Passed,
-        "SKIPPED" | "XFAIL" => Outcome::Skipped,
+        "SKIPPED" => Outcome::Skipped,
+        "XFAIL" => Outcome::XFailed,
+        "ERROR" => Outcome::Errored,
         _ => Outcome::Failed,
     }
 }
@@ -67,11 +113,25 @@ static JEST_TICK: LazyLock<Regex> = LazyLock::new(|| {
     constant(r"^\s+(✓|√|✕|×|○|✎)\s+(?:skipped |todo )?(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?$")
 });
 static JEST_BULLET: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*● (.+)$"));
-static JEST_FAIL_FILE: LazyLock<Regex> = LazyLock::new(|| constant(r"^FAIL\s+\S"));
+static JEST_FILE: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*(PASS|FAIL)\s+(\S+)"));
 
-/// jest's `Tests:` / `Test Suites:` summary, verbose ticks and `●` failure headers.
+fn jest_mark(line: &str) -> Mark {
+    if JEST_SUITES.is_match(line) {
+        Mark::End
+    } else if JEST_FILE.is_match(line) || JEST_TICK.is_match(line) || JEST_BULLET.is_match(line) {
+        Mark::Content
+    } else {
+        Mark::Other
+    }
+}
+
+/// jest's `Tests:` / `Test Suites:` summary, verbose ticks and `●` failure
+/// headers, each test under the `PASS`/`FAIL` file header it follows.
 pub(super) fn jest(lines: &[String]) -> Option<RunnerLog> {
+    let runs = last_run(lines, jest_mark);
+    let lines = &lines[runs.start..];
     let mut log = RunnerLog::new(Runner::Jest);
+    log.runs = runs.count.max(1);
     let (mut tests, mut seen) = (None, false);
     for line in lines {
         if let Some(c) = JEST_TESTS.captures(line) {
@@ -87,6 +147,7 @@ pub(super) fn jest(lines: &[String]) -> Option<RunnerLog> {
     if !seen {
         return None;
     }
+    let mut file: Option<String> = None;
     for line in lines {
         if let Some(c) = JEST_TICK.captures(line) {
             let outcome = match &c[1] {
@@ -94,15 +155,16 @@ pub(super) fn jest(lines: &[String]) -> Option<RunnerLog> {
                 "✕" | "×" => Outcome::Failed,
                 _ => Outcome::Skipped,
             };
-            log.push(&c[2], outcome);
+            log.push_in(file.as_deref(), &c[2], outcome);
         } else if let Some(c) = JEST_BULLET.captures(line) {
             match &c[1] {
                 "Console" => {}
                 "Test suite failed to run" => log.failure_reported = true,
-                title => log.push(title.replace(" › ", "::"), Outcome::Failed),
+                title => log.push_in(file.as_deref(), title.replace(" › ", "::"), Outcome::Failed),
             }
-        } else if JEST_FAIL_FILE.is_match(line) {
-            log.failure_reported = true;
+        } else if let Some(c) = JEST_FILE.captures(line) {
+            log.failure_reported |= &c[1] == "FAIL";
+            file = Some(c[2].to_string());
         }
     }
     log.count_tests();
@@ -126,10 +188,26 @@ static VITEST_TICK: LazyLock<Regex> =
 static VITEST_FILE_LINE: LazyLock<Regex> =
     LazyLock::new(|| constant(r"\(\d+ tests?(?: \| [^)]*)?\)$"));
 static VITEST_FAIL: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*FAIL\s+(.+)$"));
+static VITEST_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*RUN\s+v\d"));
+
+fn vitest_mark(line: &str) -> Mark {
+    if VITEST_RUN.is_match(line) {
+        Mark::Start
+    } else if VITEST_FILES.is_match(line) {
+        Mark::End
+    } else if VITEST_TICK.is_match(line) || VITEST_FAIL.is_match(line) {
+        Mark::Content
+    } else {
+        Mark::Other
+    }
+}
 
 /// vitest's `Test Files` / `Tests` summary, verbose ticks and `FAIL` headers.
 pub(super) fn vitest(lines: &[String]) -> Option<RunnerLog> {
+    let runs = last_run(lines, vitest_mark);
+    let lines = &lines[runs.start..];
     let mut log = RunnerLog::new(Runner::Vitest);
+    log.runs = runs.count.max(1);
     let (mut tests, mut seen) = (None, false);
     for line in lines {
         if let Some(c) = VITEST_TESTS.captures(line) {
@@ -172,4 +250,38 @@ pub(super) fn vitest(lines: &[String]) -> Option<RunnerLog> {
         );
     }
     Some(log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn maxfail_stops_are_not_interruptions_but_other_banners_are() {
+        let run = |banner: &str| {
+            let text = format!(
+                "FAILED tests/a.py::test_a - assert 0\n!!!!!!!! {banner} !!!!!!!!\n=== 1 failed, 1 passed in 0.1s ===\n"
+            );
+            pytest(&lines(&text)).unwrap().interrupted
+        };
+        assert!(!run("stopping after 1 failures"));
+        assert!(!run(
+            "xdist.dsession.Interrupted: stopping after 2 failures"
+        ));
+        assert!(run("KeyboardInterrupt"));
+        assert!(run("Interrupted: 1 error during collection"));
+        assert!(run("_pytest.outcomes.Exit: enough"));
+    }
+
+    #[test]
+    fn two_pytest_sessions_read_the_last() {
+        let text = "=== test session starts ===\ntests/a.py::test_a FAILED\n=== 1 failed in 0.1s ===\n=== test session starts ===\ntests/a.py::test_a PASSED\n=== 1 passed in 0.1s ===\n";
+        let log = pytest(&lines(text)).unwrap();
+        assert_eq!((log.runs, log.passed, log.failed), (2, 1, 0));
+        assert_eq!(log.tests.len(), 1);
+    }
 }
