@@ -27,9 +27,9 @@ fn rewritten(n: u64) -> String {
         .collect()
 }
 
-fn texts(events: &[Event]) -> Vec<String> {
+fn texts<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<String> {
     events
-        .iter()
+        .into_iter()
         .map(|e| match &e.body {
             EventBody::Note { text } => text.clone(),
             other => format!("{other:?}"),

@@ -15,12 +15,14 @@ use super::dialog::{Dialog, Outcome};
 use super::effect::Effect;
 use super::rows::{self, CriterionLine, LogEntry, RowKey};
 use super::theme::Theme;
-use crate::model::{Event, State};
+use crate::history::Events;
+use crate::model::State;
 
 mod parts;
 mod update;
 
-pub use parts::{Bucket, LogView, Problem, ReplayBar, Run, Tab};
+pub use crate::model::Bucket;
+pub use parts::{LogView, Problem, ReplayBar, Run, Tab};
 
 pub use update::FindingSort;
 
@@ -130,31 +132,26 @@ impl App {
         self.looking_in = path;
     }
 
-    /// A new state of the current run, with the events read since the last one.
-    pub fn on_state(&mut self, state: State, new_events: &[Event]) -> Vec<Effect> {
-        self.on_run_state(self.current, state, new_events)
+    /// The state of the current run to show, with the events up to it.
+    pub fn on_state(&mut self, state: State, events: impl Into<Events>) -> Vec<Effect> {
+        self.on_run_state(self.current, state, events)
     }
 
-    /// A new state of run `index`. Events at or after the first new seq
-    /// replace what was there (a re-read), and events past the state's seq
-    /// are dropped (a replay stepping back). Returns the bell and hook of
-    /// gates that opened since the last state (never on the first state,
-    /// never in replay).
+    /// The state of run `index` to show, with the events up to it (a shared
+    /// handle on the store's events: nothing is copied). Returns the bell
+    /// and hook of gates that opened since the last state (never on the
+    /// first state, never in replay).
     pub fn on_run_state(
         &mut self,
         index: usize,
         state: State,
-        new_events: &[Event],
+        events: impl Into<Events>,
     ) -> Vec<Effect> {
         let replaying = self.replay.is_some();
         let Some(run) = self.runs.get_mut(index) else {
             return Vec::new();
         };
-        if let Some(first) = new_events.first() {
-            run.events.retain(|e| e.seq < first.seq);
-        }
-        run.events.extend(new_events.iter().cloned());
-        run.events.retain(|e| e.seq <= state.seq);
+        run.events = events.into();
         let mut effects = Vec::new();
         let open: BTreeSet<String> = state
             .open_human_gates()
@@ -215,7 +212,14 @@ impl App {
 
     /// Shows (or clears) a journal problem banner on the current run.
     pub fn set_problem(&mut self, problem: Option<Problem>) {
-        self.runs[self.current].problem = problem;
+        self.set_run_problem(self.current, problem);
+    }
+
+    /// Shows (or clears) the journal problem banner of run `index`.
+    pub fn set_run_problem(&mut self, index: usize, problem: Option<Problem>) {
+        if let Some(run) = self.runs.get_mut(index) {
+            run.problem = problem;
+        }
     }
 
     /// Says how the data arrives when it is not the usual way: the watcher

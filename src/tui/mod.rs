@@ -24,6 +24,7 @@ pub mod terminal;
 #[cfg(test)]
 pub(crate) mod testkit;
 pub mod theme;
+pub mod tone;
 pub mod view;
 
 pub use action::Action;
