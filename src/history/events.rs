@@ -1,25 +1,27 @@
 //! [`Events`]: a run's events, stored once and shared without copying.
 //!
-//! The events live in fixed-size chunks behind reference counts. A reader
-//! (the app, a replay position) holds a handle on a prefix: handing the
-//! events over costs one count per chunk, never a copy of an event. The
-//! owner appends to the last chunk; when a reader still holds that chunk,
-//! only it (at most [`CHUNK`] events) is copied, so what a reader holds
-//! never changes under it.
+//! The events live in chunks behind reference counts. A reader (the app, a
+//! replay position) holds a handle on a prefix: handing the events over
+//! costs one count per chunk, never a copy of an event. A batch read from
+//! the journal becomes a chunk as it is (a long journal read at start is
+//! never copied); single events go to an open chunk of at most [`CHUNK`]
+//! events, which is copied only when a reader still holds it, so what a
+//! reader holds never changes under it.
 
 use std::sync::Arc;
 
 use crate::model::Event;
 
-/// Events per chunk: small enough that copying the open chunk on an append
-/// is cheap, large enough that a handle on 100,000 events is a few hundred
-/// counts.
+/// Events of an open chunk at most: small enough that copying it on an
+/// append is cheap.
 pub const CHUNK: usize = 256;
 
 /// A prefix of a run's events (all of them, for the owner).
 #[derive(Debug, Clone, Default)]
 pub struct Events {
     chunks: Vec<Arc<Vec<Event>>>,
+    /// Index of the first event of each chunk.
+    starts: Vec<usize>,
     len: usize,
 }
 
@@ -39,12 +41,18 @@ impl Events {
         self.len == 0
     }
 
+    /// The chunk holding event `i` (`i < len`).
+    fn chunk_of(&self, i: usize) -> usize {
+        self.starts.partition_point(|s| *s <= i).saturating_sub(1)
+    }
+
     /// The event at `i` (0-based).
     pub fn get(&self, i: usize) -> Option<&Event> {
         if i >= self.len {
             return None;
         }
-        self.chunks.get(i / CHUNK)?.get(i % CHUNK)
+        let c = self.chunk_of(i);
+        self.chunks.get(c)?.get(i - self.starts[c])
     }
 
     /// The last event.
@@ -59,12 +67,17 @@ impl Events {
 
     /// The events from `start` on.
     pub fn iter_from(&self, start: usize) -> impl Iterator<Item = &Event> + '_ {
-        let first = start / CHUNK;
+        let (first, skip) = if start < self.len {
+            let c = self.chunk_of(start);
+            (c, start - self.starts[c])
+        } else {
+            (self.chunks.len(), 0)
+        };
         self.chunks
             .iter()
             .skip(first)
             .flat_map(|c| c.iter())
-            .skip(start % CHUNK)
+            .skip(skip)
             .take(self.len.saturating_sub(start))
     }
 
@@ -72,8 +85,14 @@ impl Events {
     /// handle's chunks.
     pub fn prefix(&self, k: usize) -> Events {
         let len = k.min(self.len);
+        let n = if len == 0 {
+            0
+        } else {
+            self.chunk_of(len - 1) + 1
+        };
         Events {
-            chunks: self.chunks[..len.div_ceil(CHUNK)].to_vec(),
+            chunks: self.chunks[..n].to_vec(),
+            starts: self.starts[..n].to_vec(),
             len,
         }
     }
@@ -97,15 +116,31 @@ impl Events {
     /// first (from this handle only; other handles keep theirs).
     pub fn push(&mut self, ev: Event) {
         self.truncate_chunks();
-        if self.len.is_multiple_of(CHUNK) {
-            let mut chunk = Vec::with_capacity(CHUNK);
-            chunk.push(ev);
-            self.chunks.push(Arc::new(chunk));
-        } else if let Some(last) = self.chunks.last_mut() {
+        match self.chunks.last_mut() {
             // Copies the open chunk only when a reader still holds it.
-            Arc::make_mut(last).push(ev);
+            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(ev),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(ev);
+                self.starts.push(self.len);
+                self.chunks.push(Arc::new(chunk));
+            }
         }
         self.len += 1;
+    }
+
+    /// Appends a batch: a long one becomes a chunk as it is (no event is
+    /// moved or copied), a short one goes event by event.
+    pub fn append(&mut self, mut batch: Vec<Event>) {
+        if batch.len() < CHUNK {
+            batch.into_iter().for_each(|ev| self.push(ev));
+            return;
+        }
+        self.truncate_chunks();
+        batch.shrink_to_fit();
+        self.starts.push(self.len);
+        self.len += batch.len();
+        self.chunks.push(Arc::new(batch));
     }
 
     /// The events as one vector (a copy: for writers and tests).
@@ -115,13 +150,17 @@ impl Events {
 
     /// Makes the chunks hold exactly `len` events, so an append goes after them.
     fn truncate_chunks(&mut self) {
-        self.chunks.truncate(self.len.div_ceil(CHUNK));
-        let tail = self.len % CHUNK;
-        if tail > 0
-            && let Some(last) = self.chunks.last_mut()
-            && last.len() > tail
+        let n = if self.len == 0 {
+            0
+        } else {
+            self.chunk_of(self.len - 1) + 1
+        };
+        self.chunks.truncate(n);
+        self.starts.truncate(n);
+        if let (Some(last), Some(start)) = (self.chunks.last_mut(), self.starts.last())
+            && start + last.len() > self.len
         {
-            Arc::make_mut(last).truncate(tail);
+            Arc::make_mut(last).truncate(self.len - start);
         }
     }
 }
@@ -146,9 +185,7 @@ impl PartialEq<Vec<Event>> for Events {
 
 impl Extend<Event> for Events {
     fn extend<I: IntoIterator<Item = Event>>(&mut self, iter: I) {
-        for ev in iter {
-            self.push(ev);
-        }
+        self.append(iter.into_iter().collect());
     }
 }
 
@@ -221,7 +258,8 @@ mod tests {
 
     #[test]
     fn a_prefix_shares_the_chunks_and_never_sees_later_appends() {
-        let mut all: Events = (1..=CHUNK as u64 + 10).map(ev).collect();
+        let mut all = Events::new();
+        (1..=CHUNK as u64 + 10).for_each(|s| all.push(ev(s)));
         let held = all.prefix(CHUNK + 5);
         assert!(Arc::ptr_eq(&all.chunks[0], &held.chunks[0]));
         all.push(ev(CHUNK as u64 + 11));
@@ -241,6 +279,26 @@ mod tests {
         assert_eq!(seqs(&p), vec![1, 2, 3, 4, 5]);
         assert_eq!(all.len(), 10);
         assert_eq!(seqs(&all.prefix(0)), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn a_long_batch_is_kept_as_it_is_and_shorter_ones_fill_an_open_chunk() {
+        let mut e = Events::new();
+        e.append((1..=1000).map(ev).collect());
+        assert_eq!(e.chunks.len(), 1);
+        e.append((1001..=1010).map(ev).collect());
+        e.push(ev(1011));
+        assert_eq!(e.chunks.len(), 2);
+        let held = e.prefix(1005);
+        e.append((1012..=1400).map(ev).collect());
+        assert_eq!(seqs(&e), (1..=1400).collect::<Vec<_>>());
+        assert_eq!(seqs(&held), (1..=1005).collect::<Vec<_>>());
+        assert_eq!(e.get(1000).map(|e| e.seq), Some(1001));
+        assert_eq!(
+            e.iter_from(998).take(4).map(|e| e.seq).collect::<Vec<_>>(),
+            vec![999, 1000, 1001, 1002]
+        );
+        assert!(Arc::ptr_eq(&e.chunks[0], &held.chunks[0]));
     }
 
     #[test]

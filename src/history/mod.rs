@@ -70,15 +70,21 @@ impl History {
 
     /// Appends events (live updates keep arriving while replaying).
     pub fn extend(&mut self, events: impl IntoIterator<Item = Event>) {
-        for ev in events {
-            self.tail.apply(&ev);
+        self.append(events.into_iter().collect());
+    }
+
+    /// Appends a batch of events; a long batch is stored as it is, never
+    /// copied (see [`Events::append`]).
+    pub fn append(&mut self, batch: Vec<Event>) {
+        for (i, ev) in batch.iter().enumerate() {
+            let pos = self.events.len() + i;
+            self.tail.apply(ev);
             if let Some(n) = ev.body.iteration()
                 && !self.starts.iter().any(|(m, _)| *m == n)
             {
-                self.starts.push((n, self.events.len()));
+                self.starts.push((n, pos));
             }
-            self.events.push(ev);
-            if self.events.len().is_multiple_of(self.every) {
+            if (pos + 1).is_multiple_of(self.every) {
                 let mut cp = self.tail.clone();
                 cp.finish();
                 self.checkpoints.push(cp);
@@ -87,6 +93,7 @@ impl History {
                 }
             }
         }
+        self.events.append(batch);
         self.tail.finish();
     }
 

@@ -301,3 +301,36 @@ fn problem_of(feed: &crate::watch::Feed, up: &FeedUpdate) -> Option<Problem> {
         partial_since,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EventBody;
+    use crate::tui::testkit::{app_with, ev};
+
+    fn journal(dir: &std::path::Path, tail: &str) -> Pipeline {
+        std::fs::create_dir_all(dir).unwrap();
+        let line = ev(1, EventBody::Note { text: "n".into() }).to_line();
+        std::fs::write(dir.join("events.jsonl"), format!("{line}\n{tail}")).unwrap();
+        Pipeline::at(dir)
+    }
+
+    #[test]
+    fn each_run_shows_its_own_journal_problem() {
+        let d = tempfile::tempdir().unwrap();
+        let pipelines = vec![
+            journal(&d.path().join("a/.pipeline"), ""),
+            journal(&d.path().join("b/.pipeline"), "{not json\n"),
+        ];
+        let (mut app, _clock) = app_with(&[]);
+        app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
+        let mut live: Live<Ui> = Live::start(pipelines.clone());
+        let mut ctl = Controller::new(pipelines);
+        let initial = live.refresh_all();
+        ctl.apply_updates(&mut app, &mut live, initial, true);
+        assert_eq!(app.runs[0].problem, None);
+        let p = app.runs[1].problem.as_ref().expect("run b's problem");
+        assert!(p.file.starts_with(d.path().join("b")), "{p:?}");
+        assert_eq!(p.line, Some(2));
+    }
+}

@@ -112,7 +112,7 @@ impl Feed {
                 }
                 up.new_events = batch.events.len();
                 if !batch.events.is_empty() {
-                    self.history.extend(batch.events);
+                    self.history.append(batch.events);
                 }
                 self.partial_since = if batch.partial {
                     self.partial_since.or_else(|| Some(SystemTime::now()))

@@ -202,3 +202,17 @@ fn iteration_keys_move_between_iterations() {
     app.on_key(&ch(']'));
     assert_eq!((app.shown_iteration(), app.iteration), (2, None));
 }
+
+#[test]
+fn ctrl_c_quits_while_typing_a_filter_and_esc_leaves_it() {
+    let (mut app, _clock) = app_with(&events_with_gate(HumanGateKind::OutOfScope));
+    app.on_key(&ch('/'));
+    assert!(matches!(app.mode(), Mode::Filter));
+    type_text(&mut app, "q?");
+    assert_eq!(app.filter, "q?", "keys are text while filtering");
+    app.on_key(&key(KeyCode::Esc));
+    assert!(matches!(app.mode(), Mode::Browse));
+    assert_eq!(app.filter, "");
+    app.on_key(&ch('/'));
+    assert_eq!(app.on_key(&ctrl('c')), vec![Effect::Quit]);
+}

@@ -111,8 +111,10 @@ pub fn criterion_lines(app: &App) -> Vec<CriterionLine> {
 /// Gate outputs and repro logs of the whole run, oldest first, each path once.
 pub fn log_entries(state: &State) -> Vec<LogEntry> {
     let mut out: Vec<LogEntry> = Vec::new();
+    // Each path once, found in constant time: a long run lists thousands.
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut push = |label: String, path: &str| {
-        if !path.is_empty() && !out.iter().any(|e| e.path == path) {
+        if !path.is_empty() && seen.insert(path.to_string()) {
             out.push(LogEntry {
                 label,
                 path: path.to_string(),

@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::app::{App, Screen};
+use super::app::{App, Mode, Screen};
 
 pub mod detail;
 pub mod dialog;
@@ -78,14 +78,16 @@ pub fn render(frame: &mut Frame, app: &App) {
     replay::render(frame, replay_area, app);
     footer::render(frame, foot, app);
     footer::render_status(frame, status, app);
-    if app.diff {
-        diff::render(frame, area, app);
-    }
-    if app.help {
-        help::render(frame, area, app);
-    }
-    if app.dialog.is_some() {
-        dialog::render(frame, area, app);
+    match app.mode {
+        Mode::Diff => diff::render(frame, area, app),
+        Mode::Dialog(_) | Mode::ConfirmQuit(_) => dialog::render(frame, area, app),
+        Mode::Help(ref under) => {
+            if under.is_some() {
+                dialog::render(frame, area, app);
+            }
+            help::render(frame, area, app);
+        }
+        Mode::Browse | Mode::Filter => {}
     }
 }
 
