@@ -3,7 +3,8 @@
 //! live loop's [`Live`]; and the header's age when the orchestrator goes
 //! quiet, the clock jumps back, or an event claims to come from the future.
 
-mod hardening_support;
+mod support;
+use support::hardening as hardening_support;
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;

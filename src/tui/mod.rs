@@ -24,8 +24,8 @@ pub mod replay;
 pub mod rows;
 pub mod run;
 pub mod terminal;
-#[cfg(test)]
-pub(crate) mod testkit;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 pub mod theme;
 pub mod tone;
 pub mod view;
