@@ -18,8 +18,9 @@
 //!   history and holds the position shown (live = the newest, replay = a seek; truncation
 //!   handled there only); the live loop's input batches.
 //! - [`sanitize`]: makes text from files safe to draw or print (visible escapes, width cuts).
-//! - [`tui`]: the terminal UI: app state, actions, keymap, rows and their cells (no terminal
-//!   type), screens, decision dialog, event loop.
+//! - [`tui`]: the terminal UI: app state and its input modes, actions, keymap, rows and their
+//!   cells (no terminal type), screens, decision dialog, event loop; `tui::testkit` (feature
+//!   `testkit`) holds the helpers the tests share.
 //! - [`demo`]: the scripted loop behind `loopwatch demo`.
 //! - [`util`]: atomic file replacement, hashes, time, `user@host`.
 //! - [`cli`]: clap definitions and one small function per subcommand.
