@@ -333,4 +333,53 @@ mod tests {
         assert!(p.file.starts_with(d.path().join("b")), "{p:?}");
         assert_eq!(p.line, Some(2));
     }
+
+    #[test]
+    fn replay_is_a_position_in_the_live_store_that_later_events_do_not_move() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join(".pipeline");
+        let pipeline = journal(&dir, "");
+        let more: String = (2..=4)
+            .map(|s| {
+                ev(
+                    s,
+                    EventBody::Note {
+                        text: format!("n{s}"),
+                    },
+                )
+                .to_line()
+                    + "\n"
+            })
+            .collect();
+        let journal_path = dir.join("events.jsonl");
+        let first = std::fs::read_to_string(&journal_path).unwrap();
+        std::fs::write(&journal_path, format!("{first}{more}")).unwrap();
+        let (mut app, _clock) = app_with(&[]);
+        let mut live: Live<Ui> = Live::start(vec![pipeline.clone()]);
+        let mut ctl = Controller::new(vec![pipeline]);
+        let initial = live.refresh_all();
+        ctl.apply_updates(&mut app, &mut live, initial, true);
+        ctl.enter_replay(&mut app, &mut live, ReplayStart::Seq(2))
+            .unwrap();
+        assert_eq!(live.feeds()[0].position(), Some(2));
+        assert_eq!(
+            app.replay.as_ref().map(|r| (r.event, r.total)),
+            Some((2, 4))
+        );
+        assert_eq!(app.run().events.len(), 2);
+        // The agent goes on writing: the store grows, the position stays.
+        let line = ev(5, EventBody::Note { text: "n5".into() }).to_line();
+        std::fs::write(&journal_path, format!("{first}{more}{line}\n")).unwrap();
+        let up = live.feed_mut(0).map(Feed::refresh).unwrap();
+        ctl.apply_updates(&mut app, &mut live, vec![(0, up)], false);
+        assert_eq!(
+            app.replay.as_ref().map(|r| (r.event, r.total)),
+            Some((2, 5))
+        );
+        assert_eq!(app.state().seq, 2);
+        ctl.perform(&mut app, &mut live, Effect::Replay(ReplayMove::Live));
+        assert_eq!(live.feeds()[0].position(), None);
+        assert_eq!((app.replay.is_none(), app.state().seq), (true, 5));
+        assert_eq!(app.run().events.len(), 5);
+    }
 }
