@@ -1,7 +1,9 @@
 //! loopwatch: supervise an AI coding agent's verify + secure loop.
 //!
 //! Module map (data flows top to bottom):
-//! - [`model`]: the domain types, the events, the fold events → state, the loop rules, triage files.
+//! - [`model`]: the domain types, the events, the fold events → state, the loop rules, triage
+//!   files, and the questions asked of a finding (triage bucket, verification, severity rank)
+//!   and of a run (accepted partial), each answered once.
 //! - [`parse`]: readers of the agents' text (gate outputs, finding verdicts, review findings).
 //! - [`journal`]: the `.pipeline` store: locked append, state snapshot, tail reading, safe file tails.
 //! - [`recorder`]: what the orchestrator's calls write, with the loop's rules applied under the lock.
@@ -9,14 +11,19 @@
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
-//! - [`history`]: a run's past: the state after any event, what changed between iterations.
+//! - [`history`]: the one store of a run's events (shared, never copied), the state after any
+//!   event (checkpoints), the replay positioning rules, what changed between iterations.
 //! - [`redact`]: secret scrubbing for reports and copied text (`[redacted:<kind>]`).
 //! - [`report`]: the run report (markdown, JSON, self-contained HTML).
 //! - [`schema`]: JSON Schemas generated from the types.
-//! - [`watch`]: filesystem watching, incremental feeds, the live loop's input batches.
+//! - [`watch`]: filesystem watching; the feed, which reads a pipeline incrementally into its
+//!   history and holds the position shown (live = the newest, replay = a seek; truncation
+//!   handled there only); the live loop's input batches.
 //! - [`sanitize`]: makes text from files safe to draw or print (visible escapes, width cuts,
 //!   one-line fields, JSON that escapes what is not printable).
-//! - [`tui`]: the terminal UI: app state, actions, keymap, screens, decision dialog, event loop.
+//! - [`tui`]: the terminal UI: app state and its input modes, actions, keymap, rows and their
+//!   cells (no terminal type), screens, decision dialog, event loop; `tui::testkit` (feature
+//!   `testkit`) holds the helpers the tests share.
 //! - [`demo`]: the scripted loop behind `loopwatch demo`.
 //! - [`util`]: non-blocking bounded reads of regular files, atomic file replacement (no links in
 //!   `.pipeline/`, dead writers' temp files removed), hashes, time, `user@host`.

@@ -15,11 +15,10 @@ use loopwatch::util::sha256_tagged;
 const DATE: &str = "2026-11-02";
 const REASON: &str = "csv crate added";
 
+mod support;
+
 fn fixture(name: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/contract_scope")
-        .join(format!("{name}.md"));
-    fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    support::fixture(&format!("contract_scope/{name}.md"))
 }
 
 /// Copies a fixture into a fresh folder; returns the folder guard and the file.

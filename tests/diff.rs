@@ -11,8 +11,10 @@ use loopwatch::history::{Change, IterationDiff, diff_iterations};
 use loopwatch::model::{Decision, Event, GateName, HumanGateKind, State, fold};
 use serde_json::{Value, json};
 
+mod support;
+
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay/diff-run.events.jsonl")
+    support::fixture_path("replay/diff-run.events.jsonl")
 }
 
 fn parse(text: &str) -> Vec<Event> {

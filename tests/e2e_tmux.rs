@@ -27,8 +27,8 @@ const TAB_LINE: &str =
 const COLS: u16 = 120;
 const ROWS: u16 = 32;
 
-/// Opens the TUI on `w` (`exec`, so the pane's process is loopwatch) and
-/// waits until its first frame is up.
+/// Opens the TUI on `w` through the pane's shell (which records the exit
+/// status) and waits until its first frame is up.
 fn tui(w: &Worktree) -> Session {
     // Not `exec`: the pane's shell records the exit status (see Session::start).
     let s = Session::start(COLS, ROWS, &w.watch_command(), &[]);

@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+mod support;
+
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/checks/evidence")
-        .join(name)
+    support::fixture_path(&format!("checks/evidence/{name}"))
 }
 
 /// Runs the gate; returns (exit code, stdout, stderr).

@@ -4,7 +4,8 @@
 //! TUIs and `loopwatch decide`). Nothing is half-written, nothing is
 //! decided twice, and what was said to be saved is in the journal once.
 
-mod hardening_support;
+mod support;
+use support::hardening as hardening_support;
 
 use std::io::Write;
 use std::path::Path;

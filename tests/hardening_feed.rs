@@ -3,7 +3,8 @@
 //! live loop's [`Live`]; and the header's age when the orchestrator goes
 //! quiet, the clock jumps back, or an event claims to come from the future.
 
-mod hardening_support;
+mod support;
+use support::hardening as hardening_support;
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -27,9 +28,9 @@ fn rewritten(n: u64) -> String {
         .collect()
 }
 
-fn texts(events: &[Event]) -> Vec<String> {
+fn texts<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<String> {
     events
-        .iter()
+        .into_iter()
         .map(|e| match &e.body {
             EventBody::Note { text } => text.clone(),
             other => format!("{other:?}"),

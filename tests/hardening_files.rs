@@ -5,7 +5,8 @@
 //! with deadlines; pauses only give the watcher a chance to see a
 //! half-written file, never decide a result.
 
-mod hardening_support;
+mod support;
+use support::hardening as hardening_support;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;

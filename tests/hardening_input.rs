@@ -3,7 +3,8 @@
 //! sanitiser's promises under arbitrary text; and the fuzz corpus replayed
 //! through the same target functions the fuzzers run.
 
-mod hardening_support;
+mod support;
+use support::hardening as hardening_support;
 
 #[path = "../fuzz/src/lib.rs"]
 mod fuzz_targets;

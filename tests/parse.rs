@@ -15,11 +15,10 @@ use loopwatch::parse::{
 };
 use proptest::prelude::*;
 
+mod support;
+
 fn fixture(name: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/parse")
-        .join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    support::fixture(&format!("parse/{name}"))
 }
 
 fn criteria(out: &GateOutput) -> Vec<(&str, CriterionStatus)> {

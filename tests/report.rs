@@ -200,19 +200,20 @@ fn chromium() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The DOM headless Chromium builds from an HTML file; `None` (with a
-/// notice) when no chromium is on PATH outside CI.
-fn dump_dom(path: &Path) -> Option<String> {
-    let Some(browser) = chromium() else {
+/// Under CI the browser checks must be able to run: Chromium is there.
+#[test]
+fn chromium_is_on_path_under_ci() {
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
         assert!(
-            std::env::var_os("CI").is_none(),
+            chromium().is_some(),
             "CI is set but no chromium binary is on PATH: .ci/run must install it"
         );
-        eprintln!(
-            "NOTICE: skipped the headless Chromium check: no chromium binary on PATH (CI is unset)"
-        );
-        return None;
-    };
+    }
+}
+
+/// The DOM headless Chromium builds from an HTML file.
+fn dump_dom(path: &Path) -> String {
+    let browser = chromium().expect("a chromium binary on PATH (this check needs one)");
     let profile = tempfile::tempdir().expect("profile dir");
     let mut child = StdCommand::new(browser)
         .args([
@@ -243,16 +244,18 @@ fn dump_dom(path: &Path) -> Option<String> {
     }
     let out = child.wait_with_output().expect("chromium output");
     assert!(out.status.success(), "chromium failed: {:?}", out.status);
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
+#[cfg_attr(
+    not(loopwatch_ci),
+    ignore = "opens the HTML report in headless Chromium, which CI installs: runs when CI is set (or with -- --ignored)"
+)]
 fn the_html_report_opens_in_headless_chromium() {
     let w = worktree();
     let (path, _) = html_report(w.path());
-    let Some(dom) = dump_dom(&path) else {
-        return;
-    };
+    let dom = dump_dom(&path);
     assert!(
         dom.contains("<span class=\"status\" id=\"final-status\">partial</span>"),
         "the final status is not in the page Chromium shows:\n{dom}"
@@ -505,7 +508,7 @@ fn a_report_with_code_usage_and_secrets_scrubbed_in_every_format() {
 #[test]
 fn the_html_report_draws_the_run_and_stays_self_contained() {
     let w = run_with_code();
-    let (path, html) = html_report(w.path());
+    let (_, html) = html_report(w.path());
     let lower = html.to_ascii_lowercase();
     // A URL in a reason is text, not a reference: only what loads something is banned.
     for banned in [
@@ -547,9 +550,17 @@ fn the_html_report_draws_the_run_and_stays_self_contained() {
         html.contains("<span class=\"add\">+    // key [redacted:aws-access-key]</span>"),
         "{html}"
     );
-    let Some(dom) = dump_dom(&path) else {
-        return;
-    };
+}
+
+#[test]
+#[cfg_attr(
+    not(loopwatch_ci),
+    ignore = "opens the HTML report in headless Chromium, which CI installs: runs when CI is set (or with -- --ignored)"
+)]
+fn the_html_report_with_code_and_secrets_renders_in_headless_chromium() {
+    let w = run_with_code();
+    let (path, _) = html_report(w.path());
+    let dom = dump_dom(&path);
     assert_no_planted_secret("rendered html", &dom);
     assert!(
         dom.contains("<svg class=\"run-picture\""),

@@ -9,10 +9,10 @@ use std::process::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+mod support;
+
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/checks/triage")
-        .join(name)
+    support::fixture_path(&format!("checks/triage/{name}"))
 }
 
 /// A folder holding a copy of the fixture triage file and its logs.

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use loopwatch::model::{Event, fold};
 use loopwatch::tui::app::{Problem, ReplayBar, Tab};
-use loopwatch::tui::config::{Config, ThemeKind};
+use loopwatch::tui::config::ThemeKind;
+use loopwatch::tui::testkit::{app_on, type_text};
 use loopwatch::tui::view::render;
 use loopwatch::tui::{App, ManualClock};
 use ratatui::Terminal;
@@ -31,25 +32,16 @@ fn events(name: &str) -> Vec<Event> {
 }
 
 fn app(theme: ThemeKind, evs: &[Event]) -> (App, ManualClock) {
-    let clock = ManualClock::new(NOW.parse().expect("time"));
-    let mut app = App::new(
-        Config::default(),
+    app_on(
         theme,
-        Box::new(clock.clone()),
-        "/work/proj/.pipeline".into(),
-    );
-    let _ = app.on_state(fold(evs.iter()), evs);
-    (app, clock)
-}
-
-fn key(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+        NOW.parse().expect("time"),
+        "/work/proj/.pipeline",
+        evs,
+    )
 }
 
 fn press(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        let _ = app.on_key(&key(c));
-    }
+    let _ = type_text(app, keys);
 }
 
 fn draw(app: &App, w: u16, h: u16) -> Buffer {

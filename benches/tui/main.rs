@@ -1,12 +1,15 @@
 //! TUI benchmark: time to first frame on a long run, change-to-update
 //! latency against the bare inotify floor, idle CPU and peak memory of the
-//! real binary on a pty. Prints each figure beside its target with PASS or
+//! real binary on a pty, and the one store seen from outside (memory of
+//! `watch` and `replay`, replay steps). Prints each figure beside its target with PASS or
 //! MISS; asserts nothing about time.
 //!
-//! `cargo bench --bench tui` runs everything (about 75 s: the idle window
+//! `cargo bench --features pty-bench --bench tui` runs everything (about 75 s: the idle window
 //! is 60 s). `-- --quick` (or `LOOPWATCH_BENCH_QUICK=1`) shortens the idle
 //! window to 5 s and the appends to 100 for a smoke run; any other word
-//! (`frame`, `latency`, `idle`, `memory`) picks sections.
+//! (`frame`, `latency`, `idle`, `memory`, `store`) picks sections; `store`
+//! is the peak memory of `watch` and `replay` on a 100k-event journal and
+//! the time of 150 replay steps.
 
 mod fixture;
 mod frame;
@@ -15,6 +18,7 @@ mod latency;
 mod pty;
 mod report;
 mod rss;
+mod store;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -22,7 +26,7 @@ use std::time::Duration;
 use report::Figure;
 
 /// The sections, by the word that picks them.
-const SECTIONS: [&str; 4] = ["frame", "latency", "idle", "memory"];
+const SECTIONS: [&str; 5] = ["frame", "latency", "idle", "memory", "store"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
         idle::run(bin, Duration::from_secs(if quick { 5 } else { 60 }))
     });
     section("memory", &|| rss::run(bin));
+    section("store", &|| store::run(bin));
 
     println!(
         "summary (load average {} at the end)",

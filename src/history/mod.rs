@@ -1,17 +1,23 @@
-//! A run's past: the state after any event (fast seeking through periodic
-//! checkpoints of the fold) and what changed between two iterations.
+//! A run's past: its events stored once ([`Events`]), the state after any
+//! event (fast seeking through periodic checkpoints of the fold), the replay
+//! positioning rules ([`position`]) and what changed between two iterations.
 //!
-//! Pure: built from events already read; replay, `diff` and the TUI use it.
+//! Pure: built from events already read. The live feed owns the one
+//! [`History`] of a pipeline; the TUI and replay read positions of it.
 //! Checkpoints are taken every [`CHECKPOINT_EVERY`] events; past
 //! [`MAX_CHECKPOINTS`] every other one is dropped and the spacing doubles,
 //! so a long journal keeps a bounded number of folded states in memory while
 //! a seek still replays at most one spacing of events.
 
 mod diff;
+mod events;
+pub mod position;
 
 use crate::model::{Event, State};
 
 pub use diff::{Change, IterationDiff, diff_iterations};
+pub use events::{CHUNK, Events};
+pub use position::{ReplayMove, ReplayStart, Steps, move_target, start_position};
 
 /// Events between two checkpoints, at first (the spacing never gets smaller).
 pub const CHECKPOINT_EVERY: usize = 512;
@@ -22,7 +28,7 @@ pub const MAX_CHECKPOINTS: usize = 32;
 /// Every event of a run, with folded checkpoints for seeking.
 #[derive(Debug, Clone)]
 pub struct History {
-    events: Vec<Event>,
+    events: Events,
     /// `checkpoints[i]` is the state after `i * every` events.
     checkpoints: Vec<State>,
     /// Events between two checkpoints.
@@ -30,6 +36,8 @@ pub struct History {
     /// Checkpoints allowed past the first before thinning.
     max: usize,
     tail: State,
+    /// Each iteration's number and the index of its first event, in order.
+    starts: Vec<(u32, usize)>,
 }
 
 impl Default for History {
@@ -49,11 +57,12 @@ impl History {
     /// numbers trade seek time for memory.
     pub fn with_checkpoints(events: Vec<Event>, every: usize, max: usize) -> Self {
         let mut h = History {
-            events: Vec::new(),
+            events: Events::new(),
             checkpoints: vec![State::default()],
             every: every.max(1),
             max: max.max(1),
             tail: State::default(),
+            starts: Vec::new(),
         };
         h.extend(events);
         h
@@ -61,10 +70,21 @@ impl History {
 
     /// Appends events (live updates keep arriving while replaying).
     pub fn extend(&mut self, events: impl IntoIterator<Item = Event>) {
-        for ev in events {
-            self.tail.apply(&ev);
-            self.events.push(ev);
-            if self.events.len().is_multiple_of(self.every) {
+        self.append(events.into_iter().collect());
+    }
+
+    /// Appends a batch of events; a long batch is stored as it is, never
+    /// copied (see [`Events::append`]).
+    pub fn append(&mut self, batch: Vec<Event>) {
+        for (i, ev) in batch.iter().enumerate() {
+            let pos = self.events.len() + i;
+            self.tail.apply(ev);
+            if let Some(n) = ev.body.iteration()
+                && !self.starts.iter().any(|(m, _)| *m == n)
+            {
+                self.starts.push((n, pos));
+            }
+            if (pos + 1).is_multiple_of(self.every) {
                 let mut cp = self.tail.clone();
                 cp.finish();
                 self.checkpoints.push(cp);
@@ -73,6 +93,7 @@ impl History {
                 }
             }
         }
+        self.events.append(batch);
         self.tail.finish();
     }
 
@@ -97,8 +118,13 @@ impl History {
     }
 
     /// Every event.
-    pub fn events(&self) -> &[Event] {
+    pub fn events(&self) -> &Events {
         &self.events
+    }
+
+    /// The first `k` events, shared (no event is copied).
+    pub fn events_to(&self, k: usize) -> Events {
+        self.events.prefix(k)
     }
 
     /// The state after the whole history.
@@ -113,7 +139,11 @@ impl History {
         // the length, and `checkpoints[0]` always exists.
         let cp = (k / self.every).min(self.checkpoints.len() - 1);
         let mut s = self.checkpoints[cp].clone();
-        for ev in &self.events[cp * self.every..k] {
+        for ev in self
+            .events
+            .iter_from(cp * self.every)
+            .take(k - cp * self.every)
+        {
             s.apply(ev);
         }
         s.finish();
@@ -122,22 +152,21 @@ impl History {
 
     /// The number of events up to and including the one with this seq.
     pub fn position_of_seq(&self, seq: u64) -> usize {
-        self.events.partition_point(|e| e.seq <= seq)
+        self.events.count_through_seq(seq)
     }
 
     /// Position (events applied) at the start of each iteration: the index
     /// of its first event, so `state_at(pos)` is the state just before it
     /// and `state_at(pos + 1)` the first state inside it.
     pub fn iteration_starts(&self) -> Vec<(u32, usize)> {
-        let mut out: Vec<(u32, usize)> = Vec::new();
-        for (i, ev) in self.events.iter().enumerate() {
-            if let Some(n) = ev.body.iteration()
-                && !out.iter().any(|(m, _)| *m == n)
-            {
-                out.push((n, i));
-            }
-        }
-        out
+        self.starts.clone()
+    }
+
+    /// The time of the event at position `k` (the `k`-th event, 1-based), if any.
+    pub fn time_at(&self, k: usize) -> Option<&str> {
+        k.checked_sub(1)
+            .and_then(|i| self.events.get(i))
+            .map(|e| e.at.as_str())
     }
 
     /// Keeps every other checkpoint and doubles the spacing:
@@ -150,6 +179,23 @@ impl History {
             i % 2 == 1
         });
         self.every *= 2;
+    }
+}
+
+impl Steps for History {
+    fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    fn iteration_starts(&self) -> Vec<(u32, usize)> {
+        History::iteration_starts(self)
+            .into_iter()
+            .map(|(n, p)| (n, p + 1))
+            .collect()
+    }
+
+    fn position_of_seq(&self, seq: u64) -> usize {
+        History::position_of_seq(self, seq)
     }
 }
 

@@ -7,6 +7,7 @@
 //! and every other program can use it as it is.
 
 pub mod event;
+pub mod finding;
 pub mod fold;
 pub mod rules;
 pub mod state;
@@ -14,6 +15,7 @@ pub mod triage;
 pub mod types;
 
 pub use event::{Event, EventBody};
+pub use finding::{Bucket, severity_rank};
 pub use fold::fold;
 pub use rules::Next;
 pub use state::{HumanGate, Iteration, State};

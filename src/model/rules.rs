@@ -436,12 +436,7 @@ pub fn next(s: &State) -> Next {
             format!("GATE {} passed: run GATE {}", g.gate.number(), n.number()),
         ),
         None => {
-            let partial = s.human_gates.iter().any(|h| {
-                h.decision
-                    .as_ref()
-                    .is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
-            });
-            let end = if partial {
+            let end = if s.accepted_partial() {
                 EndStatus::Partial
             } else {
                 EndStatus::Complete

@@ -82,13 +82,10 @@ pub fn check_iteration(s: &State, iteration: u32) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// True when a person accepted an abandonment as a partial delivery.
+/// True when a person accepted an abandonment as a partial delivery (the
+/// rule is [`State::accepted_partial`]).
 pub fn accepted_partial(s: &State) -> bool {
-    s.human_gates.iter().any(|g| {
-        g.decision
-            .as_ref()
-            .is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
-    })
+    s.accepted_partial()
 }
 
 pub(super) fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), Refusal> {

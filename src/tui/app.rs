@@ -15,12 +15,14 @@ use super::dialog::{Dialog, Outcome};
 use super::effect::Effect;
 use super::rows::{self, CriterionLine, LogEntry, RowKey};
 use super::theme::Theme;
-use crate::model::{Event, State};
+use crate::history::Events;
+use crate::model::State;
 
 mod parts;
 mod update;
 
-pub use parts::{Bucket, LogView, Problem, ReplayBar, Run, Tab};
+pub use crate::model::Bucket;
+pub use parts::{LogView, Problem, ReplayBar, Run, Tab};
 
 pub use update::FindingSort;
 
@@ -31,6 +33,23 @@ pub enum Screen {
     RunList,
     /// One run.
     Run,
+}
+
+/// Where keys go: one mode at a time.
+#[derive(Debug)]
+pub enum Mode {
+    /// The tables: keys are actions.
+    Browse,
+    /// Typing the filter.
+    Filter,
+    /// The help overlay (any key closes it), over the dialog when one is open.
+    Help(Option<Box<Dialog>>),
+    /// What changed since the previous iteration (any key closes it).
+    Diff,
+    /// The decision dialog.
+    Dialog(Box<Dialog>),
+    /// "Quit anyway?" while the dialog holds a typed reason; the dialog waits under it.
+    ConfirmQuit(Box<Dialog>),
 }
 
 /// The app state.
@@ -46,15 +65,11 @@ pub struct App {
     pub(crate) selected: [usize; 6],
     pub(crate) run_selected: usize,
     pub(crate) filter: String,
-    pub(crate) filter_editing: bool,
+    pub(crate) mode: Mode,
     pub(crate) sort: FindingSort,
     pub(crate) iteration: Option<u32>,
-    pub(crate) help: bool,
-    pub(crate) diff: bool,
-    pub(crate) dialog: Option<Dialog>,
     pub(crate) status: Option<String>,
     pub(crate) warnings: Vec<String>,
-    pub(crate) confirm_quit: bool,
     pub(crate) replay: Option<ReplayBar>,
     /// How the data arrives, when it is worth saying (polling, a foreign state.json).
     pub(crate) source_note: Option<String>,
@@ -84,15 +99,11 @@ impl App {
             selected: [0; 6],
             run_selected: 0,
             filter: String::new(),
-            filter_editing: false,
+            mode: Mode::Browse,
             sort: FindingSort::Severity,
             iteration: None,
-            help: false,
-            diff: false,
-            dialog: None,
             status: None,
             warnings,
-            confirm_quit: false,
             replay: None,
             source_note: None,
             page: 10,
@@ -130,31 +141,26 @@ impl App {
         self.looking_in = path;
     }
 
-    /// A new state of the current run, with the events read since the last one.
-    pub fn on_state(&mut self, state: State, new_events: &[Event]) -> Vec<Effect> {
-        self.on_run_state(self.current, state, new_events)
+    /// The state of the current run to show, with the events up to it.
+    pub fn on_state(&mut self, state: State, events: impl Into<Events>) -> Vec<Effect> {
+        self.on_run_state(self.current, state, events)
     }
 
-    /// A new state of run `index`. Events at or after the first new seq
-    /// replace what was there (a re-read), and events past the state's seq
-    /// are dropped (a replay stepping back). Returns the bell and hook of
-    /// gates that opened since the last state (never on the first state,
-    /// never in replay).
+    /// The state of run `index` to show, with the events up to it (a shared
+    /// handle on the store's events: nothing is copied). Returns the bell
+    /// and hook of gates that opened since the last state (never on the
+    /// first state, never in replay).
     pub fn on_run_state(
         &mut self,
         index: usize,
         state: State,
-        new_events: &[Event],
+        events: impl Into<Events>,
     ) -> Vec<Effect> {
         let replaying = self.replay.is_some();
         let Some(run) = self.runs.get_mut(index) else {
             return Vec::new();
         };
-        if let Some(first) = new_events.first() {
-            run.events.retain(|e| e.seq < first.seq);
-        }
-        run.events.extend(new_events.iter().cloned());
-        run.events.retain(|e| e.seq <= state.seq);
+        run.events = events.into();
         let mut effects = Vec::new();
         let open: BTreeSet<String> = state
             .open_human_gates()
@@ -177,10 +183,11 @@ impl App {
         run.announced.extend(open);
         run.state = state;
         run.loaded = true;
+        let now = self.clock.now();
         if index == self.current
-            && let Some(d) = &mut self.dialog
+            && let Some(d) = self.mode.dialog_mut()
         {
-            d.on_state(&self.runs[index].state, self.clock.now());
+            d.on_state(&self.runs[index].state, now);
         }
         self.refresh();
         effects
@@ -188,14 +195,13 @@ impl App {
 
     /// The write of a decision finished.
     pub fn on_write_result(&mut self, result: Result<(), String>) {
-        let Some(d) = &mut self.dialog else {
+        let Some(d) = self.mode.dialog_mut() else {
             return;
         };
         let saved = d.chosen.map(|c| format!("decision saved ({}: {c})", d.id));
         if d.on_write_result(result) {
             self.status = saved;
-            self.dialog = None;
-            self.confirm_quit = false;
+            self.mode = Mode::Browse;
         }
     }
 
@@ -215,7 +221,14 @@ impl App {
 
     /// Shows (or clears) a journal problem banner on the current run.
     pub fn set_problem(&mut self, problem: Option<Problem>) {
-        self.runs[self.current].problem = problem;
+        self.set_run_problem(self.current, problem);
+    }
+
+    /// Shows (or clears) the journal problem banner of run `index`.
+    pub fn set_run_problem(&mut self, index: usize, problem: Option<Problem>) {
+        if let Some(run) = self.runs.get_mut(index) {
+            run.problem = problem;
+        }
     }
 
     /// Says how the data arrives when it is not the usual way: the watcher
@@ -234,61 +247,76 @@ impl App {
         self.page = usize::from(height).saturating_sub(12).max(1);
     }
 
-    /// A key from the terminal.
+    /// A key from the terminal: handled by the mode it arrives in.
     pub fn on_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
         let ctrl_c =
             key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
-        if self.confirm_quit {
-            self.confirm_quit = false;
-            if matches!(key.code, KeyCode::Char('y' | 'Y')) || ctrl_c {
-                return vec![Effect::Quit];
+        match std::mem::replace(&mut self.mode, Mode::Browse) {
+            Mode::ConfirmQuit(d) => self.confirm_quit_key(key, ctrl_c, d),
+            mode if ctrl_c => {
+                self.mode = mode;
+                self.update(Action::Quit)
             }
-            self.status = Some("quit cancelled".into());
-            return Vec::new();
+            Mode::Dialog(d) => self.dialog_key(key, d),
+            Mode::Filter => {
+                self.mode = Mode::Filter;
+                self.edit_filter(key);
+                Vec::new()
+            }
+            Mode::Help(under) => self.overlay_key(key, under),
+            Mode::Diff => self.overlay_key(key, None),
+            Mode::Browse => match self.config.keymap.action(key) {
+                Some(a) => self.update(a),
+                None => Vec::new(),
+            },
         }
-        if ctrl_c {
-            return self.update(Action::Quit);
+    }
+
+    /// The answer to "quit anyway?": yes (or ctrl-c again) quits, anything
+    /// else goes back to the dialog.
+    fn confirm_quit_key(&mut self, key: &KeyEvent, ctrl_c: bool, d: Box<Dialog>) -> Vec<Effect> {
+        self.mode = Mode::Dialog(d);
+        if matches!(key.code, KeyCode::Char('y' | 'Y')) || ctrl_c {
+            return vec![Effect::Quit];
         }
-        if let Some(d) = &mut self.dialog {
-            let now = self.clock.now();
-            return match d.on_key(key, now) {
-                Outcome::Stay => Vec::new(),
-                Outcome::Cancel => {
-                    self.dialog = None;
-                    Vec::new()
-                }
-                Outcome::Confirm(req) => vec![Effect::WriteDecision(req)],
-                Outcome::Unhandled => match self.config.keymap.action(key) {
-                    Some(a @ (Action::Quit | Action::Help)) => self.update(a),
-                    _ => Vec::new(),
-                },
-            };
-        }
-        if self.filter_editing {
-            self.edit_filter(key);
-            return Vec::new();
-        }
-        if self.help || self.diff {
-            // Any key closes an overlay; its own key does not reopen it.
-            let action = self.config.keymap.action(key);
-            self.help = false;
-            self.diff = false;
-            return match action {
-                Some(Action::Quit) => self.update(Action::Quit),
+        self.status = Some("quit cancelled".into());
+        Vec::new()
+    }
+
+    /// A key in the decision dialog; quit and help keep working there.
+    fn dialog_key(&mut self, key: &KeyEvent, mut d: Box<Dialog>) -> Vec<Effect> {
+        let outcome = d.on_key(key, self.clock.now());
+        self.mode = Mode::Dialog(d);
+        match outcome {
+            Outcome::Stay => Vec::new(),
+            Outcome::Cancel => {
+                self.mode = Mode::Browse;
+                Vec::new()
+            }
+            Outcome::Confirm(req) => vec![Effect::WriteDecision(req)],
+            Outcome::Unhandled => match self.config.keymap.action(key) {
+                Some(a @ (Action::Quit | Action::Help)) => self.update(a),
                 _ => Vec::new(),
-            };
+            },
         }
+    }
+
+    /// Any key closes an overlay (back to what was under it); its own key
+    /// does not reopen it, and quit still quits.
+    fn overlay_key(&mut self, key: &KeyEvent, under: Option<Box<Dialog>>) -> Vec<Effect> {
+        self.mode = under.map_or(Mode::Browse, Mode::Dialog);
         match self.config.keymap.action(key) {
-            Some(a) => self.update(a),
-            None => Vec::new(),
+            Some(Action::Quit) => self.update(Action::Quit),
+            _ => Vec::new(),
         }
     }
 
     /// A bracketed paste: only a decision reason takes it; it never confirms.
     pub fn on_paste(&mut self, text: &str) {
-        if let Some(d) = &mut self.dialog {
-            d.on_paste(text, self.clock.now());
-        } else if self.filter_editing {
+        let now = self.clock.now();
+        if let Mode::Dialog(d) = &mut self.mode {
+            d.on_paste(text, now);
+        } else if matches!(self.mode, Mode::Filter) {
             self.filter.push_str(&crate::sanitize::sanitize_input(text));
             self.refresh();
         }
@@ -309,9 +337,17 @@ impl App {
         self.status.as_deref()
     }
 
-    /// The open dialog, if any.
+    /// The open dialog, if any (also while help or "quit anyway?" is over it).
     pub fn dialog(&self) -> Option<&Dialog> {
-        self.dialog.as_ref()
+        match &self.mode {
+            Mode::Dialog(d) | Mode::ConfirmQuit(d) | Mode::Help(Some(d)) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Where keys go now.
+    pub fn mode(&self) -> &Mode {
+        &self.mode
     }
 
     /// The tab on screen.
@@ -359,9 +395,9 @@ impl App {
         match key.code {
             KeyCode::Esc => {
                 self.filter.clear();
-                self.filter_editing = false;
+                self.mode = Mode::Browse;
             }
-            KeyCode::Enter => self.filter_editing = false,
+            KeyCode::Enter => self.mode = Mode::Browse,
             KeyCode::Backspace => {
                 self.filter.pop();
             }
@@ -372,6 +408,16 @@ impl App {
         }
         self.selected[self.tab.index()] = 0;
         self.refresh();
+    }
+}
+
+impl Mode {
+    /// The dialog, wherever it waits.
+    fn dialog_mut(&mut self) -> Option<&mut Dialog> {
+        match self {
+            Mode::Dialog(d) | Mode::ConfirmQuit(d) | Mode::Help(Some(d)) => Some(d),
+            _ => None,
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::action::Action;
-use super::keymap::{DEFAULT_BINDINGS, Key, Keymap};
+use super::keymap::{Key, Keymap};
 
 /// The default config file, as `loopwatch config --default` prints it.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config/default.toml");
@@ -201,6 +201,26 @@ impl Config {
 /// User bindings first (a clash between two of them is a warning), then
 /// the defaults of the actions the user did not rebind, minus the keys the
 /// user took over.
+/// The default keys of every action, in action order, read from
+/// `assets/config/default.toml`: the one place the default keymap is written.
+pub fn default_bindings() -> &'static [(Action, Vec<String>)] {
+    static DEFAULTS: std::sync::LazyLock<Vec<(Action, Vec<String>)>> =
+        std::sync::LazyLock::new(|| {
+            // Invariant: the file is compiled in, and the tests check that it
+            // parses and binds every action.
+            let raw: RawConfig =
+                toml::from_str(DEFAULT_CONFIG).expect("assets/config/default.toml parses");
+            let mut b: Vec<(Action, Vec<String>)> = raw
+                .keys
+                .into_iter()
+                .filter_map(|(name, keys)| Action::from_name(&name).map(|a| (a, keys)))
+                .collect();
+            b.sort_by_key(|(a, _)| Action::ALL.iter().position(|x| x == a));
+            b
+        });
+    &DEFAULTS
+}
+
 fn build_keymap(user: &BTreeMap<String, Vec<String>>) -> (Keymap, Vec<String>) {
     let mut warnings = Vec::new();
     let mut bindings: Vec<(Action, Vec<String>)> = Vec::new();
@@ -215,20 +235,20 @@ fn build_keymap(user: &BTreeMap<String, Vec<String>>) -> (Keymap, Vec<String>) {
         .iter()
         .flat_map(|(_, ks)| ks.iter().filter_map(|k| Key::parse(k).ok()))
         .collect();
-    for (action, keys) in DEFAULT_BINDINGS {
-        if bindings.iter().any(|(a, _)| *a == action) {
+    for (action, keys) in default_bindings() {
+        if bindings.iter().any(|(a, _)| a == action) {
             continue;
         }
         let kept = keys
             .iter()
             .filter(|k| Key::parse(k).is_ok_and(|key| !taken.contains(&key)))
-            .map(|k| (*k).to_string())
+            .cloned()
             .collect();
-        bindings.push((action, kept));
+        bindings.push((*action, kept));
     }
     let (map, build_warnings) = Keymap::build(&bindings);
     warnings.extend(build_warnings.into_iter().map(|w| format!("[keys]: {w}")));
-    for a in Action::ALL {
+    for &a in Action::ALL {
         if map.keys_of(a).is_empty() {
             warnings.push(format!("[keys]: {} has no key", a.name()));
         }

@@ -1,22 +1,21 @@
-//! What the event loop keeps beside the app: the pipelines, the replay
-//! position, the observed foreign states; and the effects it performs for
+//! What the event loop keeps beside the app: the pipelines, what is being
+//! replayed, the observed foreign states; and the effects it performs for
 //! the app (decisions written off the UI thread, logs read, clipboard, bell,
-//! hooks, replay moves).
+//! hooks, replay moves). Replay positions live in the feed's store; this
+//! only moves them and hands what is there to the app.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use ratatui::crossterm::event::Event as TermEvent;
 
-use super::app::{App, Problem, ReplayBar};
+use super::app::{App, Problem};
 use super::effect::{Effect, ReplayMove};
-use super::replay::{Past, ReplayStart, move_target, show_position, start_position};
-use crate::history::History;
+use super::replay::{Observed, ReplayStart, move_target, show_position, start_position};
 use crate::journal::{Pipeline, TAIL_BYTES, read_tail};
-use crate::model::State;
 use crate::model::event::HumanDecision;
 use crate::recorder::Recorder;
-use crate::watch::{FeedUpdate, Live, ObservedLog};
+use crate::watch::{Feed, FeedUpdate, Live, ObservedLog};
 
 /// Inputs of the loop besides file changes.
 #[derive(Debug)]
@@ -29,12 +28,24 @@ pub(crate) enum Ui {
     LogLoaded(PathBuf, Result<Vec<u8>, String>),
 }
 
-/// What the loop keeps beside the app: the pipelines and the replay position.
+/// What a replay steps through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replaying {
+    /// Live: the newest position of every feed.
+    No,
+    /// A position of the first feed's store (the feed holds it).
+    Events,
+    /// A version of a foreign `state.json` observed.
+    Observed(usize),
+}
+
+/// What the loop keeps beside the app: the pipelines, what is replayed,
+/// and the observed versions of a foreign state.json.
 pub(crate) struct Controller {
     pipelines: Vec<Pipeline>,
-    replay: Option<usize>,
-    history: Option<Past>,
-    observed: Option<ObservedLog>,
+    replaying: Replaying,
+    observed: Observed,
+    observed_log: Option<ObservedLog>,
 }
 
 impl Controller {
@@ -42,89 +53,65 @@ impl Controller {
     pub(crate) fn new(pipelines: Vec<Pipeline>) -> Self {
         Controller {
             pipelines,
-            replay: None,
-            history: None,
-            observed: None,
+            replaying: Replaying::No,
+            observed: Observed::default(),
+            observed_log: None,
         }
-    }
-
-    /// The first pipeline (the one replay works on).
-    pub(crate) fn first_pipeline(&self) -> &Pipeline {
-        &self.pipelines[0]
     }
 
     pub(crate) fn apply_updates(
         &mut self,
         app: &mut App,
-        live: &Live<Ui>,
+        live: &mut Live<Ui>,
         updates: Vec<(usize, FeedUpdate)>,
         first: bool,
     ) {
+        let mut effects = Vec::new();
         for (i, up) in updates {
             let feed = &live.feeds()[i];
             if i == 0 {
                 app.set_looking_in((!feed.exists()).then(|| feed.pipeline().dir().to_path_buf()));
-                let note = match (live.is_polling(0), feed.is_foreign()) {
-                    (true, true) => {
-                        Some("polling · state.json written by another program".to_string())
-                    }
-                    (true, false) => Some("polling (filesystem events unavailable)".to_string()),
-                    (false, true) => {
-                        Some("state.json written by another program (no journal)".to_string())
-                    }
-                    (false, false) => None,
-                };
-                app.set_source_note(note);
+                if !matches!(self.replaying, Replaying::Observed(_)) {
+                    app.set_source_note(source_note(live.is_polling(0), feed.is_foreign()));
+                }
             }
             if !up.changed && !first {
                 continue;
             }
-            let events = feed.events();
-            let new = if up.reset {
-                events
-            } else {
-                &events[events.len().saturating_sub(up.new_events)..]
-            };
             if i == 0 && feed.is_foreign() && up.new_events > 0 {
                 // The TUI keeps each version it sees, so a foreign pipeline can be replayed.
-                let log = self.observed.get_or_insert_with(|| {
-                    ObservedLog::for_pipeline(feed.pipeline().dir()).unwrap_or_else(|| {
-                        ObservedLog::at(&std::env::temp_dir(), feed.pipeline().dir())
-                    })
-                });
+                let log = self.observed_log(feed);
                 if let Err(e) = log.record(feed.state()) {
                     tracing::warn!(error = %e, "cannot keep the observed state.json version");
                 }
-            }
-            if let Some(past) = &mut self.history
-                && i == 0
-            {
-                match past {
-                    Past::Events(h) if up.reset => **h = History::new(events.to_vec()),
-                    Past::Events(h) => h.extend(new.iter().cloned()),
-                    Past::States(v) => {
-                        if feed.is_foreign() && up.new_events > 0 {
-                            v.push((crate::util::now_rfc3339(), feed.state().clone()));
-                        }
-                    }
-                }
-                if let Some(k) = self.replay {
-                    self.show(app, k);
-                }
-            } else {
-                let effects = app.on_run_state(i, feed.state().clone(), new);
-                for e in effects {
-                    self.perform(app, live, e);
+                if let Replaying::Observed(_) = self.replaying {
+                    self.observed
+                        .push(crate::util::now_rfc3339(), feed.state().clone());
                 }
             }
-            if i == 0 || app.screen() == super::app::Screen::RunList {
-                app.set_problem(problem_of(feed, &up));
+            match (i, self.replaying) {
+                (0, Replaying::Events) => {
+                    // Live updates keep arriving into the store; the
+                    // position (clamped by the feed on a reset) stays.
+                    let k = feed.position().unwrap_or(feed.history().len());
+                    show_position(app, feed.history(), k);
+                }
+                (0, Replaying::Observed(k)) => {
+                    self.replaying = Replaying::Observed(self.observed.show(app, k));
+                }
+                _ => {
+                    effects.extend(app.on_run_state(i, feed.shown_state(), feed.shown_events()));
+                }
             }
+            app.set_run_problem(i, problem_of(feed, &up));
+        }
+        for e in effects {
+            self.perform(app, live, e);
         }
     }
 
     /// Performs one effect; true when the app asked to quit.
-    pub(crate) fn perform(&mut self, app: &mut App, live: &Live<Ui>, effect: Effect) -> bool {
+    pub(crate) fn perform(&mut self, app: &mut App, live: &mut Live<Ui>, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return true,
             Effect::Bell => {
@@ -187,129 +174,115 @@ impl Controller {
             .unwrap_or(&self.pipelines[0])
     }
 
-    /// The observed versions of a foreign state.json, oldest first.
-    pub(crate) fn observed_states(&mut self, live: &Live<Ui>) -> anyhow::Result<Past> {
-        let feed = &live.feeds()[0];
-        let log = self.observed.get_or_insert_with(|| {
+    fn observed_log(&mut self, feed: &Feed) -> &mut ObservedLog {
+        self.observed_log.get_or_insert_with(|| {
             ObservedLog::for_pipeline(feed.pipeline().dir())
                 .unwrap_or_else(|| ObservedLog::at(&std::env::temp_dir(), feed.pipeline().dir()))
-        });
+        })
+    }
+
+    /// Loads the observed versions of the first feed's foreign state.json.
+    fn load_observed(&mut self, live: &Live<Ui>) -> anyhow::Result<()> {
+        let feed = &live.feeds()[0];
+        let log = self.observed_log(feed);
         let _ = log.record(feed.state());
-        let v: Vec<(String, State)> = log
+        let versions: Vec<(String, crate::model::State)> = log
             .versions()
             .into_iter()
             .map(|o| (o.observed_at, o.state))
             .collect();
         anyhow::ensure!(
-            !v.is_empty(),
+            !versions.is_empty(),
             "nothing to replay: no journal, and no state.json version was observed"
         );
-        Ok(Past::States(v))
+        self.observed = Observed::new(versions);
+        Ok(())
     }
 
-    pub(crate) fn enter_replay(&mut self, app: &mut App, past: Past, start: ReplayStart) {
-        let len = past.len();
-        let k = match (&past, start) {
-            (Past::Events(h), _) => start_position(h, start),
-            (Past::States(_), ReplayStart::First) => 1.min(len),
-            (Past::States(_), ReplayStart::Seq(seq)) => {
-                usize::try_from(seq).unwrap_or(len).clamp(1, len.max(1))
-            }
-            (Past::States(_), ReplayStart::Iteration(n)) => past
-                .iteration_starts()
-                .iter()
-                .find(|(i, _)| *i == n)
-                .map_or(1, |(_, pos)| *pos)
-                .min(len),
-        };
-        if matches!(past, Past::States(_)) {
+    /// Starts replaying the first pipeline at `start`, from what the live
+    /// feed already read: its store, or the versions of a foreign
+    /// state.json observed.
+    pub(crate) fn enter_replay(
+        &mut self,
+        app: &mut App,
+        live: &mut Live<Ui>,
+        start: ReplayStart,
+    ) -> anyhow::Result<()> {
+        let feed = &live.feeds()[0];
+        if feed.is_foreign() {
+            self.load_observed(live)?;
             app.set_source_note(Some(
                 "replaying the state.json versions this TUI observed (no journal)".into(),
             ));
+            let k = start_position(&self.observed, start);
+            self.replaying = Replaying::Observed(self.observed.show(app, k));
+            return Ok(());
         }
-        self.history = Some(past);
-        self.show(app, k);
+        anyhow::ensure!(
+            !feed.history().is_empty(),
+            "nothing to replay: no events.jsonl and no state.json"
+        );
+        let k = start_position(feed.history(), start);
+        self.seek(app, live, Some(k));
+        Ok(())
     }
 
-    fn show(&mut self, app: &mut App, k: usize) {
-        let Some(past) = &self.history else { return };
-        if let Past::Events(h) = past {
-            self.replay = Some(show_position(app, h, k));
-            return;
-        }
-        let k = k.min(past.len());
-        self.replay = Some(k);
-        let Some((state, at)) = past.observed_at(k) else {
+    /// Moves the first feed's store to `position` (or back to live) and
+    /// hands what is there to the app.
+    fn seek(&mut self, app: &mut App, live: &mut Live<Ui>, position: Option<usize>) {
+        let Some(feed) = live.feed_mut(0) else {
             return;
         };
-        app.set_replay(Some(ReplayBar {
-            event: k as u64,
-            total: past.len() as u64,
-            at,
-            iteration: state.iteration_number(),
-        }));
-        app.on_run_state(0, state, &[]);
+        match feed.seek(position) {
+            Some(k) => {
+                self.replaying = Replaying::Events;
+                show_position(app, feed.history(), k);
+            }
+            None => self.leave_replay(app, live),
+        }
     }
 
-    fn replay_move(&mut self, app: &mut App, live: &Live<Ui>, m: ReplayMove) {
-        if self.replay.is_none() {
-            if m == ReplayMove::Live {
-                return;
-            }
-            // Entering replay from the live view: live updates keep arriving
-            // into the history in the background.
-            let feed = &live.feeds()[0];
-            let past = if feed.is_foreign() {
-                match self.observed_states(live) {
-                    Ok(p) => p,
-                    Err(_) => return,
+    fn leave_replay(&mut self, app: &mut App, live: &Live<Ui>) {
+        self.replaying = Replaying::No;
+        self.observed = Observed::default();
+        app.set_replay(None);
+        let feed = &live.feeds()[0];
+        app.set_source_note(source_note(live.is_polling(0), feed.is_foreign()));
+        let _ = app.on_run_state(0, feed.shown_state(), feed.shown_events());
+    }
+
+    fn replay_move(&mut self, app: &mut App, live: &mut Live<Ui>, m: ReplayMove) {
+        let feed = &live.feeds()[0];
+        match self.replaying {
+            Replaying::No if m == ReplayMove::Live => {}
+            Replaying::No if feed.is_foreign() => {
+                // Entering replay from the live view, at the newest version.
+                if self.load_observed(live).is_ok() {
+                    let k = crate::history::Steps::len(&self.observed);
+                    self.replaying = Replaying::Observed(k);
+                    self.replay_move(app, live, m);
                 }
-            } else {
-                Past::Events(Box::new(History::new(feed.events().to_vec())))
-            };
-            self.replay = Some(past.len());
-            self.history = Some(past);
+            }
+            Replaying::No | Replaying::Events => {
+                // Entering replay from the live view starts at the newest position.
+                let k = feed.position().unwrap_or(feed.history().len());
+                let target = move_target(feed.history(), k, m);
+                self.seek(app, live, target);
+            }
+            Replaying::Observed(k) => match move_target(&self.observed, k, m) {
+                Some(t) => self.replaying = Replaying::Observed(self.observed.show(app, t)),
+                None => self.leave_replay(app, live),
+            },
         }
-        let (Some(past), Some(k)) = (&self.history, self.replay) else {
-            return;
-        };
-        let target = match past {
-            Past::Events(h) => move_target(h, k, m),
-            Past::States(_) => {
-                let starts = past.iteration_starts();
-                let len = past.len();
-                match m {
-                    ReplayMove::Back => Some(k.saturating_sub(1).max(1)),
-                    ReplayMove::Forward => Some((k + 1).min(len)),
-                    ReplayMove::First => Some(1),
-                    ReplayMove::PrevIteration => Some(
-                        starts
-                            .iter()
-                            .rev()
-                            .map(|(_, p)| *p)
-                            .find(|&p| p < k)
-                            .unwrap_or(1),
-                    ),
-                    ReplayMove::NextIteration => Some(
-                        starts
-                            .iter()
-                            .map(|(_, p)| *p)
-                            .find(|&p| p > k)
-                            .unwrap_or(len),
-                    ),
-                    ReplayMove::Live => None,
-                }
-            }
-        };
-        let Some(target) = target else {
-            self.replay = None;
-            self.history = None;
-            app.set_replay(None);
-            let feed = &live.feeds()[0];
-            app.on_run_state(0, feed.state().clone(), feed.events());
-            return;
-        };
-        self.show(app, target);
+    }
+}
+
+fn source_note(polling: bool, foreign: bool) -> Option<String> {
+    match (polling, foreign) {
+        (true, true) => Some("polling · state.json written by another program".to_string()),
+        (true, false) => Some("polling (filesystem events unavailable)".to_string()),
+        (false, true) => Some("state.json written by another program (no journal)".to_string()),
+        (false, false) => None,
     }
 }
 
@@ -327,5 +300,86 @@ fn problem_of(feed: &crate::watch::Feed, up: &FeedUpdate) -> Option<Problem> {
         message: last.message.clone(),
         partial_since,
     })
-    .or(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EventBody;
+    use crate::tui::testkit::{app_with, ev};
+
+    fn journal(dir: &std::path::Path, tail: &str) -> Pipeline {
+        std::fs::create_dir_all(dir).unwrap();
+        let line = ev(1, EventBody::Note { text: "n".into() }).to_line();
+        std::fs::write(dir.join("events.jsonl"), format!("{line}\n{tail}")).unwrap();
+        Pipeline::at(dir)
+    }
+
+    #[test]
+    fn each_run_shows_its_own_journal_problem() {
+        let d = tempfile::tempdir().unwrap();
+        let pipelines = vec![
+            journal(&d.path().join("a/.pipeline"), ""),
+            journal(&d.path().join("b/.pipeline"), "{not json\n"),
+        ];
+        let (mut app, _clock) = app_with(&[]);
+        app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
+        let mut live: Live<Ui> = Live::start(pipelines.clone());
+        let mut ctl = Controller::new(pipelines);
+        let initial = live.refresh_all();
+        ctl.apply_updates(&mut app, &mut live, initial, true);
+        assert_eq!(app.runs[0].problem, None);
+        let p = app.runs[1].problem.as_ref().expect("run b's problem");
+        assert!(p.file.starts_with(d.path().join("b")), "{p:?}");
+        assert_eq!(p.line, Some(2));
+    }
+
+    #[test]
+    fn replay_is_a_position_in_the_live_store_that_later_events_do_not_move() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join(".pipeline");
+        let pipeline = journal(&dir, "");
+        let more: String = (2..=4)
+            .map(|s| {
+                ev(
+                    s,
+                    EventBody::Note {
+                        text: format!("n{s}"),
+                    },
+                )
+                .to_line()
+                    + "\n"
+            })
+            .collect();
+        let journal_path = dir.join("events.jsonl");
+        let first = std::fs::read_to_string(&journal_path).unwrap();
+        std::fs::write(&journal_path, format!("{first}{more}")).unwrap();
+        let (mut app, _clock) = app_with(&[]);
+        let mut live: Live<Ui> = Live::start(vec![pipeline.clone()]);
+        let mut ctl = Controller::new(vec![pipeline]);
+        let initial = live.refresh_all();
+        ctl.apply_updates(&mut app, &mut live, initial, true);
+        ctl.enter_replay(&mut app, &mut live, ReplayStart::Seq(2))
+            .unwrap();
+        assert_eq!(live.feeds()[0].position(), Some(2));
+        assert_eq!(
+            app.replay.as_ref().map(|r| (r.event, r.total)),
+            Some((2, 4))
+        );
+        assert_eq!(app.run().events.len(), 2);
+        // The agent goes on writing: the store grows, the position stays.
+        let line = ev(5, EventBody::Note { text: "n5".into() }).to_line();
+        std::fs::write(&journal_path, format!("{first}{more}{line}\n")).unwrap();
+        let up = live.feed_mut(0).map(Feed::refresh).unwrap();
+        ctl.apply_updates(&mut app, &mut live, vec![(0, up)], false);
+        assert_eq!(
+            app.replay.as_ref().map(|r| (r.event, r.total)),
+            Some((2, 5))
+        );
+        assert_eq!(app.state().seq, 2);
+        ctl.perform(&mut app, &mut live, Effect::Replay(ReplayMove::Live));
+        assert_eq!(live.feeds()[0].position(), None);
+        assert_eq!((app.replay.is_none(), app.state().seq), (true, 5));
+        assert_eq!(app.run().events.len(), 5);
+    }
 }

@@ -21,22 +21,8 @@ pub struct DecisionRequest {
     pub evidence_hash: String,
 }
 
-/// A move asked of the replay driver.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplayMove {
-    /// One event back.
-    Back,
-    /// One event forward.
-    Forward,
-    /// The first event.
-    First,
-    /// Back to live.
-    Live,
-    /// The start of the previous iteration.
-    PrevIteration,
-    /// The start of the next iteration.
-    NextIteration,
-}
+/// A move asked of the replay driver (the rules live with the history).
+pub use crate::history::ReplayMove;
 
 /// Something for the event loop to do.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,6 +12,7 @@ use std::fmt;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::action::Action;
+use super::config::default_bindings;
 
 /// A key with its modifiers, normalised so that equal keys compare equal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -169,39 +170,6 @@ pub struct Keymap {
     keys: BTreeMap<Key, Action>,
 }
 
-/// The default bindings, as in UX.md and `assets/config/default.toml`.
-pub const DEFAULT_BINDINGS: [(Action, &[&str]); 29] = [
-    (Action::TabCriteria, &["1"]),
-    (Action::TabFindings, &["2"]),
-    (Action::TabSecurity, &["3"]),
-    (Action::TabGates, &["4"]),
-    (Action::TabTimeline, &["5"]),
-    (Action::TabLogs, &["6"]),
-    (Action::NextTab, &["tab"]),
-    (Action::PrevTab, &["shift-tab"]),
-    (Action::Down, &["j", "down"]),
-    (Action::Up, &["k", "up"]),
-    (Action::Top, &["g"]),
-    (Action::Bottom, &["G"]),
-    (Action::PageDown, &["pgdn", "ctrl-d"]),
-    (Action::PageUp, &["pgup", "ctrl-u"]),
-    (Action::Open, &["enter"]),
-    (Action::Back, &["esc"]),
-    (Action::Filter, &["/"]),
-    (Action::NextHumanGate, &["n"]),
-    (Action::PrevIteration, &["["]),
-    (Action::NextIteration, &["]"]),
-    (Action::ReplayBack, &["left"]),
-    (Action::ReplayForward, &["right"]),
-    (Action::ReplayFirst, &["home"]),
-    (Action::ReplayLive, &["end"]),
-    (Action::Diff, &["d"]),
-    (Action::Copy, &["y"]),
-    (Action::Sort, &["s"]),
-    (Action::Help, &["?"]),
-    (Action::Quit, &["q"]),
-];
-
 impl Keymap {
     /// Builds a keymap from bindings per action, in action order. A key
     /// bound twice keeps its first action; each clash and each unknown key
@@ -260,11 +228,7 @@ impl Keymap {
 
 impl Default for Keymap {
     fn default() -> Self {
-        let bindings: Vec<(Action, Vec<String>)> = DEFAULT_BINDINGS
-            .iter()
-            .map(|(a, ks)| (*a, ks.iter().map(|s| (*s).to_string()).collect()))
-            .collect();
-        Keymap::build(&bindings).0
+        Keymap::build(default_bindings()).0
     }
 }
 
@@ -278,16 +242,12 @@ mod tests {
 
     #[test]
     fn defaults_cover_every_action_without_clash() {
-        let bindings: Vec<(Action, Vec<String>)> = DEFAULT_BINDINGS
-            .iter()
-            .map(|(a, ks)| (*a, ks.iter().map(|s| (*s).to_string()).collect()))
-            .collect();
-        let (map, warnings) = Keymap::build(&bindings);
+        let (map, warnings) = Keymap::build(default_bindings());
         assert_eq!(warnings, Vec::<String>::new());
-        for a in Action::ALL {
+        for &a in Action::ALL {
             assert!(!map.keys_of(a).is_empty(), "{} unbound", a.name());
         }
-        let listed: Vec<Action> = DEFAULT_BINDINGS.iter().map(|(a, _)| *a).collect();
+        let listed: Vec<Action> = default_bindings().iter().map(|(a, _)| *a).collect();
         assert_eq!(listed, Action::ALL.to_vec());
     }
 

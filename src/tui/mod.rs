@@ -1,10 +1,13 @@
 //! The terminal UI: app state, actions, keymap, screens and the decision dialog.
 //!
-//! Data flows one way: the event loop (`run`, `terminal`) folds the journal
-//! into a [`crate::model::State`] and hands it to [`App::on_state`]; keys
+//! Data flows one way: the feeds ([`crate::watch::Feed`]) read and fold the
+//! journal into their store; the event loop (`run`, `controller`) hands the
+//! state at the position shown, with a shared handle on the events up to it,
+//! to [`App::on_state`] (live: the newest position; replay: a seek); keys
 //! become [`Action`]s through the [`Keymap`]; [`App::update`] changes the
-//! app and returns [`Effect`]s (write a decision, copy, load a log, ring)
-//! for the event loop to perform; [`view::render`] draws a frame as a pure
+//! app and returns [`Effect`]s (write a decision, copy, load a log, ring,
+//! move the replay position) for the event loop to perform; [`rows`] says
+//! what each row holds, and [`view::render`] draws a frame as a pure
 //! function of the app. Nothing in here but the event loop does I/O.
 
 pub mod action;
@@ -21,9 +24,10 @@ pub mod replay;
 pub mod rows;
 pub mod run;
 pub mod terminal;
-#[cfg(test)]
-pub(crate) mod testkit;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 pub mod theme;
+pub mod tone;
 pub mod view;
 
 pub use action::Action;

@@ -8,7 +8,6 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context;
 use futures_util::StreamExt;
 use ratatui::crossterm::event::{
     Event as TermEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers,
@@ -19,12 +18,10 @@ use super::app::App;
 use super::config::Config;
 use super::terminal::{self, TerminalGuard};
 use super::{SystemClock, view};
-use crate::history::History;
-use crate::journal::{Pipeline, Source, snapshot};
+use crate::journal::Pipeline;
 use crate::watch::{Batch, Live};
 
 use super::controller::{Controller, Ui};
-use super::replay::Past;
 pub use super::replay::{ReplayStart, move_target, show_position, start_position};
 
 /// Opens the live view on these pipelines.
@@ -64,15 +61,11 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
         let mut live: Live<Ui> = Live::start(pipelines.clone());
         let mut ctl = Controller::new(pipelines);
         let initial = live.refresh_all();
-        ctl.apply_updates(&mut app, &live, initial, true);
+        ctl.apply_updates(&mut app, &mut live, initial, true);
         if let Some(start) = replay {
-            let snap = snapshot(ctl.first_pipeline())?
-                .context("nothing to replay: no events.jsonl and no state.json")?;
-            let past = match snap.source {
-                Source::Journal => Past::Events(Box::new(History::new(snap.events))),
-                Source::ForeignState => ctl.observed_states(&live)?,
-            };
-            ctl.enter_replay(&mut app, past, start);
+            // Replay reads nothing of its own: it is a position in what the
+            // live feed has just read.
+            ctl.enter_replay(&mut app, &mut live, start)?;
         }
         let mut test_panic = render_panics_for_tests();
         let (_guard, mut term) = TerminalGuard::enter(false)?;
@@ -90,7 +83,7 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             if !errors.is_empty() {
                 tracing::warn!(?errors, "watcher errors");
             }
-            ctl.apply_updates(&mut app, &live, updates, false);
+            ctl.apply_updates(&mut app, &mut live, updates, false);
             let mut quit = false;
             let mut full_redraw = false;
             for input in others {
@@ -130,7 +123,7 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                     }
                 };
                 for e in effects {
-                    if ctl.perform(&mut app, &live, e) {
+                    if ctl.perform(&mut app, &mut live, e) {
                         quit = true;
                     }
                 }

@@ -1,7 +1,8 @@
-//! The one terminal guard: raw mode, alternate screen, bracketed paste and
-//! mouse reporting on; everything restored exactly once on drop, on panic
-//! (before the previous hook prints), on SIGTERM/SIGHUP/SIGINT and around a
-//! Ctrl-Z suspend.
+//! The one terminal guard: raw mode, alternate screen and bracketed paste
+//! on (mouse reporting only when asked for: the TUI asks for none, so the
+//! terminal's own text selection keeps working); everything restored exactly
+//! once on drop, on panic (before the previous hook prints), on
+//! SIGTERM/SIGHUP/SIGINT and around a Ctrl-Z suspend.
 
 use std::io::{self, Stdout, Write};
 use std::sync::Mutex;

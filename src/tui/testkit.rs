@@ -1,5 +1,6 @@
-//! Test helpers: states built by folding constructed events, an app on a
-//! manual clock, key events.
+//! Test helpers, shared by the unit tests and (behind the `testkit`
+//! feature, which `cargo test` turns on) the integration tests: states built
+//! by folding constructed events, an app on a manual clock, key events.
 
 use std::time::Duration;
 
@@ -97,12 +98,23 @@ pub fn state_of(events: &[Event]) -> State {
 
 /// An app on a manual clock at [`t0`], fed `events`.
 pub fn app_with(events: &[Event]) -> (App, ManualClock) {
-    let clock = ManualClock::new(t0());
+    app_on(ThemeKind::NoColor, t0(), "/p/.pipeline", events)
+}
+
+/// An app in `theme` on a manual clock at `now`, watching `pipeline`, fed
+/// `events` (the default config).
+pub fn app_on(
+    theme: ThemeKind,
+    now: Timestamp,
+    pipeline: &str,
+    events: &[Event],
+) -> (App, ManualClock) {
+    let clock = ManualClock::new(now);
     let mut app = App::new(
         Config::default(),
-        ThemeKind::NoColor,
+        theme,
         Box::new(clock.clone()),
-        "/p/.pipeline".into(),
+        pipeline.into(),
     );
     let _ = app.on_state(state_of(events), events);
     (app, clock)

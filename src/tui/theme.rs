@@ -7,24 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 
 use super::config::ThemeKind;
 
-/// What a piece of text means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    /// Plain text.
-    Normal,
-    /// Passed, met, verified.
-    Good,
-    /// Failed, blocking.
-    Bad,
-    /// Needs a look: unverifiable, abandoned, degraded, stale.
-    Warn,
-    /// Waiting on a person.
-    Human,
-    /// Secondary text.
-    Muted,
-    /// Headings, keys.
-    Accent,
-}
+pub use super::tone::Tone;
 
 /// A theme in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

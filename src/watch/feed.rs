@@ -1,16 +1,25 @@
-//! A pipeline read incrementally: the journal from its last offset folded
-//! into the state, or, when there is no journal, a `state.json` written by
-//! another program (each distinct version kept, for replay).
+//! A pipeline read incrementally, and the one store of what was read: the
+//! journal from its last offset appended to the pipeline's [`History`]
+//! (its events, stored once, and the folded checkpoints), or, when there is
+//! no journal, a `state.json` written by another program.
 //!
-//! A journal truncated in place and being rewritten (a restore, a `cp`
-//! over it) is empty or holds only a partial line for a moment: the feed
-//! keeps showing the last state it read until the new file holds a
-//! complete line, so a reader never sees the run drop back to nothing.
+//! The feed also holds the position shown: the newest (live) or a replay
+//! position, which later events never move. Readers take the state and the
+//! events at that position ([`Feed::shown_state`], [`Feed::shown_events`])
+//! without copying an event.
+//!
+//! Truncation is handled here and only here: a journal truncated in place
+//! and being rewritten (a restore, a `cp` over it) is empty or holds only a
+//! partial line for a moment, so the feed keeps the last state it read until
+//! the new file holds a complete line, and a reader never sees the run drop
+//! back to nothing; then the history is rebuilt and a replay position is
+//! kept inside it.
 
 use std::time::SystemTime;
 
+use crate::history::{Events, History};
 use crate::journal::{JournalReader, LineProblem, Pipeline, parse_foreign_state};
-use crate::model::{Event, State};
+use crate::model::State;
 
 /// How many recent problems a feed keeps.
 const MAX_PROBLEMS: usize = 64;
@@ -33,8 +42,11 @@ pub struct FeedUpdate {
 pub struct Feed {
     pipeline: Pipeline,
     reader: JournalReader,
-    state: State,
-    events: Vec<Event>,
+    history: History,
+    /// The replay position (events applied), or `None` for the newest.
+    position: Option<usize>,
+    /// The state read from a foreign `state.json`.
+    foreign_state: State,
     problems: Vec<LineProblem>,
     partial_since: Option<SystemTime>,
     /// The state comes from a foreign `state.json` (there is no journal).
@@ -53,8 +65,9 @@ impl Feed {
         Feed {
             pipeline,
             reader,
-            state: State::default(),
-            events: Vec::new(),
+            history: History::default(),
+            position: None,
+            foreign_state: State::default(),
             problems: Vec::new(),
             partial_since: None,
             foreign: false,
@@ -70,7 +83,7 @@ impl Feed {
     pub fn rescan(&mut self) -> FeedUpdate {
         self.reader = JournalReader::new(self.pipeline.journal_path());
         self.foreign_hash = None;
-        self.reset_pending = !self.events.is_empty();
+        self.reset_pending = !self.history.is_empty();
         self.refresh()
     }
 
@@ -94,18 +107,13 @@ impl Feed {
                         });
                     }
                 } else if reset {
-                    self.state = State::default();
-                    self.events.clear();
+                    self.clear();
                     up.reset = true;
                 }
-                for ev in &batch.events {
-                    self.state.apply(ev);
-                }
-                if !batch.events.is_empty() || up.reset {
-                    self.state.finish();
-                }
                 up.new_events = batch.events.len();
-                self.events.extend(batch.events);
+                if !batch.events.is_empty() {
+                    self.history.append(batch.events);
+                }
                 self.partial_since = if batch.partial {
                     self.partial_since.or_else(|| Some(SystemTime::now()))
                 } else {
@@ -115,8 +123,7 @@ impl Feed {
             }
             Ok(batch) => {
                 if batch.reset || std::mem::take(&mut self.reset_pending) {
-                    self.state = State::default();
-                    self.events.clear();
+                    self.clear();
                     up.reset = true;
                 }
                 self.partial_since = None;
@@ -139,7 +146,17 @@ impl Feed {
             || !up.problems.is_empty()
             || was_partial != self.partial_since.is_some()
             || existed != self.exists;
+        if let Some(k) = &mut self.position {
+            *k = (*k).min(self.history.len());
+        }
         up
+    }
+
+    /// Drops what was read (the journal was replaced): the history starts
+    /// over; a replay position is clamped once the new events are in.
+    fn clear(&mut self) {
+        self.history = History::default();
+        self.foreign_state = State::default();
     }
 
     fn refresh_foreign(&mut self, up: &mut FeedUpdate) {
@@ -155,7 +172,7 @@ impl Feed {
         match parse_foreign_state(&path, &bytes) {
             Ok(mut s) => {
                 s.finish();
-                self.state = s;
+                self.foreign_state = s;
                 self.foreign = true;
                 up.new_events += 1;
             }
@@ -173,14 +190,51 @@ impl Feed {
         &self.pipeline
     }
 
-    /// The folded state.
+    /// The newest folded state (the journal's, or a foreign `state.json`).
     pub fn state(&self) -> &State {
-        &self.state
+        if self.is_foreign() {
+            &self.foreign_state
+        } else {
+            self.history.latest()
+        }
     }
 
     /// Every event read, in order.
-    pub fn events(&self) -> &[Event] {
-        &self.events
+    pub fn events(&self) -> &Events {
+        self.history.events()
+    }
+
+    /// The store: every event read, with the checkpoints for seeking.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// The replay position (events applied), or `None` when live.
+    pub fn position(&self) -> Option<usize> {
+        self.position
+    }
+
+    /// Moves to a replay position (clamped to the events read), or back to
+    /// the newest with `None`; returns the position now shown.
+    pub fn seek(&mut self, position: Option<usize>) -> Option<usize> {
+        self.position = position.map(|k| k.min(self.history.len()));
+        self.position
+    }
+
+    /// The state at the position shown.
+    pub fn shown_state(&self) -> State {
+        match self.position {
+            Some(k) => self.history.state_at(k),
+            None => self.state().clone(),
+        }
+    }
+
+    /// The events up to the position shown, shared with the store.
+    pub fn shown_events(&self) -> Events {
+        match self.position {
+            Some(k) => self.history.events_to(k),
+            None => self.history.events().clone(),
+        }
     }
 
     /// Recent problems, oldest first.
@@ -196,11 +250,79 @@ impl Feed {
     /// True when the state comes from a foreign `state.json` (the TUI
     /// keeps each version it sees in an [`super::ObservedLog`]).
     pub fn is_foreign(&self) -> bool {
-        self.foreign && self.events.is_empty()
+        self.foreign && self.history.is_empty()
     }
 
     /// True when the pipeline folder exists.
     pub fn exists(&self) -> bool {
         self.exists
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Event, EventBody, fold};
+
+    fn note(seq: u64) -> Event {
+        Event {
+            v: 1,
+            seq,
+            at: "2026-11-02T10:00:00Z".into(),
+            body: EventBody::Note {
+                text: format!("n{seq}"),
+            },
+        }
+    }
+
+    fn write(dir: &std::path::Path, seqs: std::ops::RangeInclusive<u64>) -> Vec<Event> {
+        let evs: Vec<Event> = seqs.map(note).collect();
+        let text: String = evs.iter().map(|e| e.to_line() + "\n").collect();
+        std::fs::write(dir.join("events.jsonl"), text).unwrap();
+        evs
+    }
+
+    fn seqs(e: &Events) -> Vec<u64> {
+        e.iter().map(|e| e.seq).collect()
+    }
+
+    #[test]
+    fn a_replay_position_shows_its_prefix_and_later_events_do_not_move_it() {
+        let d = tempfile::tempdir().unwrap();
+        let evs = write(d.path(), 1..=3);
+        let mut feed = Feed::new(Pipeline::at(d.path()));
+        feed.refresh();
+        assert_eq!(feed.seek(Some(2)), Some(2));
+        assert_eq!(seqs(&feed.shown_events()), vec![1, 2]);
+        assert_eq!(feed.shown_state(), fold(&evs[..2]));
+        let evs = write(d.path(), 1..=5);
+        assert_eq!(feed.refresh().new_events, 2);
+        assert_eq!(feed.position(), Some(2));
+        assert_eq!(seqs(&feed.shown_events()), vec![1, 2]);
+        assert_eq!(feed.state(), &fold(&evs));
+        assert_eq!(feed.seek(Some(99)), Some(5));
+        assert_eq!(feed.seek(None), None);
+        assert_eq!(seqs(&feed.shown_events()), vec![1, 2, 3, 4, 5]);
+        assert_eq!(feed.shown_state(), fold(&evs));
+    }
+
+    #[test]
+    fn a_truncated_journal_rebuilds_the_store_and_keeps_the_position_inside_it() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), 1..=6);
+        let mut feed = Feed::new(Pipeline::at(d.path()));
+        feed.refresh();
+        feed.seek(Some(5));
+        // Emptied in place: the last state read stays until a line is complete.
+        std::fs::write(d.path().join("events.jsonl"), "").unwrap();
+        let up = feed.refresh();
+        assert!(!up.reset);
+        assert_eq!((feed.history().len(), feed.position()), (6, Some(5)));
+        let evs = write(d.path(), 1..=2);
+        let up = feed.refresh();
+        assert!(up.reset);
+        assert_eq!(feed.history().len(), 2);
+        assert_eq!(feed.position(), Some(2));
+        assert_eq!(feed.shown_state(), fold(&evs));
     }
 }

@@ -75,6 +75,11 @@ impl<T: Send + 'static> Live<T> {
         &self.feeds
     }
 
+    /// Feed `i`, to move its position (`None` past the last).
+    pub fn feed_mut(&mut self, i: usize) -> Option<&mut Feed> {
+        self.feeds.get_mut(i)
+    }
+
     /// True when pipeline `i` is watched by polling (or not at all).
     pub fn is_polling(&self, i: usize) -> bool {
         self.watches

@@ -1,11 +1,17 @@
-//! Shared by the end-to-end tests: a tmux driver ([`tmux`]) and a fixture
-//! worktree run through the real binary ([`worktree`]).
+//! The one test kit of the integration tests (the in-crate helpers are
+//! `loopwatch::tui::testkit`, behind the `testkit` feature): fixture files
+//! ([`fixture`], [`fixture_path`]), a tmux driver ([`tmux`]), a fixture
+//! worktree run through the real binary ([`worktree`]), and the hardening
+//! suite's headless watcher, pipelines and seeded faults ([`hardening`]).
 
+// Each test crate uses its own subset.
+#![allow(dead_code)]
+
+pub mod hardening;
 pub mod tmux;
-// The CLI tests use more of the worktree than the end-to-end tests do.
-#[allow(dead_code)]
 pub mod worktree;
 
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -17,4 +23,18 @@ pub fn serial() -> MutexGuard<'static, ()> {
     SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The path of `tests/fixtures/<rel>`.
+pub fn fixture_path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
+
+/// The bytes of `tests/fixtures/<rel>` (the test fails naming the file
+/// when it cannot be read).
+pub fn fixture(rel: &str) -> Vec<u8> {
+    let p = fixture_path(rel);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }

@@ -161,3 +161,24 @@ fn text_imitating_the_ui_stays_data() {
     assert!(a.dialog().is_some());
     assert_eq!(a.state().open_human_gates().count(), 1);
 }
+
+#[test]
+fn the_start_time_of_a_running_gate_is_sanitised_in_the_header() {
+    let bad = "A\u{1b}[2J\u{202e}B";
+    let evs: Vec<Event> = [
+        json!({"v":1,"seq":1,"at":"2026-12-01T08:00:00Z","type":"run.started","run":{"id":"r","flow":"feat","contract":"c.md"}}),
+        json!({"v":1,"seq":2,"at":"2026-12-01T08:01:00Z","type":"iteration.started","iteration":1,"trigger":"initial"}),
+        json!({"v":1,"seq":3,"at":bad,"type":"gate.started","gate":"floor","iteration":1,"round":1}),
+    ]
+    .iter()
+    .map(|v| Event::parse_line(v.to_string().as_bytes()).expect("valid event"))
+    .collect();
+    let (a, _) = app(ThemeKind::Dark, &evs);
+    let buf = draw(&a, 160, 48);
+    assert_inert(&buf, "header");
+    let screen = text(&buf);
+    assert!(
+        screen.contains("GATE 0 running since A"),
+        "the time is shown, escaped:\n{screen}"
+    );
+}

@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::model::{Event, State};
+use crate::history::Events;
+use crate::model::State;
 
 /// The six tabs of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,26 +93,15 @@ pub enum LogView {
     Failed(String),
 }
 
-/// A triage bucket of a finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bucket {
-    /// Accepted (must be fixed).
-    Accepted,
-    /// Deferred.
-    Deferred,
-    /// Rejected.
-    Rejected,
-}
-
 /// One run being watched.
 #[derive(Debug, Clone, Default)]
 pub struct Run {
     /// Its `.pipeline` folder.
     pub pipeline: PathBuf,
-    /// The folded state.
+    /// The folded state shown (the newest, or the replay position's).
     pub state: State,
-    /// Every event read, in seq order.
-    pub events: Vec<Event>,
+    /// The events up to the state shown: a handle on the feed's store, not a copy.
+    pub events: Events,
     /// A journal problem to show.
     pub problem: Option<Problem>,
     /// Logs read, by path relative to `.pipeline/`.

@@ -152,20 +152,23 @@ fn logs_load_once_and_never_outside_the_pipeline() {
 }
 
 #[test]
-fn timeline_is_replaced_from_the_first_new_seq_and_cut_at_the_state() {
+fn the_timeline_shows_exactly_the_events_handed_over() {
     let events = events_with_gate(HumanGateKind::OutOfScope);
     let (mut app, _clock) = app_with(&events);
-    // Replay stepped back to seq 2: the state is shorter, no new events.
-    let _ = app.on_state(state_of(&events[..2]), &[]);
+    // A replay position before the last event: the store hands its prefix.
+    let _ = app.on_state(state_of(&events[..2]), &events[..2]);
     assert_eq!(
         app.run().events.iter().map(|e| e.seq).collect::<Vec<_>>(),
         vec![1, 2]
     );
-    let _ = app.on_state(state_of(&events), &events[2..]);
+    app.update(Action::TabTimeline);
+    assert_eq!(app.rows.len(), 2);
+    let _ = app.on_state(state_of(&events), &events);
     assert_eq!(
         app.run().events.iter().map(|e| e.seq).collect::<Vec<_>>(),
         vec![1, 2, 3]
     );
+    assert_eq!(app.rows.len(), 3);
 }
 
 #[test]
@@ -198,4 +201,18 @@ fn iteration_keys_move_between_iterations() {
     assert_eq!(app.shown_iteration(), 1);
     app.on_key(&ch(']'));
     assert_eq!((app.shown_iteration(), app.iteration), (2, None));
+}
+
+#[test]
+fn ctrl_c_quits_while_typing_a_filter_and_esc_leaves_it() {
+    let (mut app, _clock) = app_with(&events_with_gate(HumanGateKind::OutOfScope));
+    app.on_key(&ch('/'));
+    assert!(matches!(app.mode(), Mode::Filter));
+    type_text(&mut app, "q?");
+    assert_eq!(app.filter, "q?", "keys are text while filtering");
+    app.on_key(&key(KeyCode::Esc));
+    assert!(matches!(app.mode(), Mode::Browse));
+    assert_eq!(app.filter, "");
+    app.on_key(&ch('/'));
+    assert_eq!(app.on_key(&ctrl('c')), vec![Effect::Quit]);
 }

@@ -2,7 +2,7 @@
 
 use std::path::{Component, Path};
 
-use super::{App, LogView, Screen, Tab};
+use super::{App, LogView, Mode, Screen, Tab};
 use crate::tui::action::Action;
 use crate::tui::dialog::Dialog;
 use crate::tui::effect::{Effect, ReplayMove};
@@ -67,8 +67,8 @@ impl App {
             Action::Open => effects.extend(self.open()),
             Action::Back => self.back(),
             Action::Filter => {
-                if self.screen == Screen::Run {
-                    self.filter_editing = true;
+                if self.screen == Screen::Run && matches!(self.mode, Mode::Browse) {
+                    self.mode = Mode::Filter;
                 }
             }
             Action::NextHumanGate => self.next_human_gate(),
@@ -79,8 +79,12 @@ impl App {
             Action::ReplayFirst => effects.push(Effect::Replay(ReplayMove::First)),
             Action::ReplayLive => effects.push(Effect::Replay(ReplayMove::Live)),
             Action::Diff => {
-                if rows::previous_iteration(self.state(), self.shown_iteration()).is_some() {
-                    self.diff = !self.diff;
+                if matches!(self.mode, Mode::Diff) {
+                    self.mode = Mode::Browse;
+                } else if rows::previous_iteration(self.state(), self.shown_iteration()).is_some() {
+                    if matches!(self.mode, Mode::Browse) {
+                        self.mode = Mode::Diff;
+                    }
                 } else {
                     self.status = Some(format!(
                         "iteration {} has no previous iteration to compare",
@@ -102,16 +106,24 @@ impl App {
                     self.refresh();
                 }
             }
-            Action::Help => self.help = !self.help,
-            Action::Quit => {
-                if self.dialog.as_ref().is_some_and(Dialog::has_typed_reason) {
-                    self.confirm_quit = true;
-                    self.status =
-                        Some("a decision reason is being typed: quit anyway? (y/n)".into());
-                } else {
-                    effects.push(Effect::Quit);
+            Action::Help => {
+                self.mode = match std::mem::replace(&mut self.mode, Mode::Browse) {
+                    Mode::Help(under) => under.map_or(Mode::Browse, Mode::Dialog),
+                    Mode::Dialog(d) | Mode::ConfirmQuit(d) => Mode::Help(Some(d)),
+                    Mode::Browse | Mode::Filter | Mode::Diff => Mode::Help(None),
                 }
             }
+            Action::Quit => match std::mem::replace(&mut self.mode, Mode::Browse) {
+                Mode::Dialog(d) if d.has_typed_reason() => {
+                    self.mode = Mode::ConfirmQuit(d);
+                    self.status =
+                        Some("a decision reason is being typed: quit anyway? (y/n)".into());
+                }
+                mode => {
+                    self.mode = mode;
+                    effects.push(Effect::Quit);
+                }
+            },
         }
         effects
     }
@@ -159,7 +171,7 @@ impl App {
                         gate.request.id, rec.decision.decision
                     ));
                 } else {
-                    self.dialog = Some(Dialog::open(gate, self.clock.now()));
+                    self.mode = Mode::Dialog(Box::new(Dialog::open(gate, self.clock.now())));
                 }
                 Vec::new()
             }
@@ -210,9 +222,11 @@ impl App {
     }
 
     fn back(&mut self) {
-        if self.help || self.diff {
-            self.help = false;
-            self.diff = false;
+        if matches!(self.mode, Mode::Help(_) | Mode::Diff) {
+            self.mode = match std::mem::replace(&mut self.mode, Mode::Browse) {
+                Mode::Help(Some(d)) => Mode::Dialog(d),
+                _ => Mode::Browse,
+            };
         } else if !self.filter.is_empty() {
             self.filter.clear();
             self.refresh();

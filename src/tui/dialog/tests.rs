@@ -278,3 +278,30 @@ fn no_decision_in_replay() {
     assert!(app.dialog().is_none());
     assert_eq!(app.status(), Some("decisions cannot be taken in replay"));
 }
+
+#[test]
+fn help_over_the_dialog_closes_back_to_it_and_ctrl_c_asks_before_losing_a_reason() {
+    use crate::tui::app::Mode;
+    let (mut app, _clock) = opened(HumanGateKind::OutOfScope);
+    let _ = app.update(crate::tui::Action::Help);
+    assert!(
+        matches!(app.mode(), Mode::Help(Some(_))),
+        "{:?}",
+        app.mode()
+    );
+    assert!(app.dialog().is_some(), "the dialog waits under the help");
+    assert_eq!(app.on_key(&ch('x')), vec![]);
+    assert!(matches!(app.mode(), Mode::Dialog(_)), "{:?}", app.mode());
+    app.on_paste("because");
+    assert_eq!(app.on_key(&ctrl('c')), vec![]);
+    assert!(
+        matches!(app.mode(), Mode::ConfirmQuit(_)),
+        "{:?}",
+        app.mode()
+    );
+    assert_eq!(app.on_key(&ch('n')), vec![]);
+    assert_eq!(app.status(), Some("quit cancelled"));
+    assert_eq!(app.dialog().map(|d| d.reason.as_str()), Some("because"));
+    assert_eq!(app.on_key(&ctrl('c')), vec![]);
+    assert_eq!(app.on_key(&ch('y')), vec![Effect::Quit]);
+}

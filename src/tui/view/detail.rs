@@ -7,11 +7,12 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::{findings, human_gates, marks};
+use super::marks;
 use crate::model::GateName;
 use crate::sanitize::{sanitize_bytes, sanitize_line, width};
 use crate::tui::app::{App, LogView};
 use crate::tui::rows::{self, RowKey};
+use crate::tui::rows::{criteria, findings, human_gates, security};
 use crate::tui::theme::Tone;
 
 /// Draws the pane.
@@ -54,18 +55,14 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
     let mut t: Texts = Vec::new();
     let mut log_path: Option<String> = None;
     match key {
-        RowKey::Criterion(_) => {
-            let cells = super::table::cells_of(app, key);
-            let get = |n: usize| cells.get(n).map(|c| c.text.clone()).unwrap_or_default();
-            t.push((format!("criterion {}: {}", get(0), get(5)), Tone::Accent));
-            t.push((
-                format!("GATE 0 {}  {}", get(1), get(3)),
-                cells.get(1).map_or(Tone::Normal, |c| c.tone),
-            ));
-            t.push((
-                format!("GATE 1 {}  {}", get(2), get(4)),
-                cells.get(2).map_or(Tone::Normal, |c| c.tone),
-            ));
+        RowKey::Criterion(i) => {
+            let Some(c) = criteria::criterion(app, i) else {
+                return (t, None);
+            };
+            t.push((format!("criterion {}: {}", c.id, c.text()), Tone::Accent));
+            let (g0, g1) = (c.floor_mark(), c.conformity_mark());
+            t.push((format!("GATE 0 {}  {}", g0.text(), c.evidence()), g0.tone));
+            t.push((format!("GATE 1 {}  {}", g1.text(), c.detail()), g1.tone));
             if let Some(c) = rows::round(app, GateName::Conformity) {
                 for (label, v) in [("PROOF", &c.proof), ("FLOOR", &c.floor)] {
                     if let Some(v) = v {
@@ -122,18 +119,28 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
                 }
             }
         }
-        RowKey::Blocking(_) | RowKey::Reported(_) => {
-            let cells = super::table::cells_of(app, key);
-            let names = ["", "severity", "rule", "location", "why", "hint"];
-            for (c, n) in cells.iter().zip(names) {
-                if !c.text.is_empty() {
-                    let text = if n.is_empty() {
-                        c.text.clone()
-                    } else {
-                        format!("{n}: {}", c.text)
-                    };
-                    t.push((text, c.tone));
-                }
+        RowKey::Blocking(i) => {
+            if let Some(r) = security::blocking(app, i) {
+                t.push(("✗ BLOCKING".to_string(), Tone::Bad));
+                let fields = [
+                    ("severity", &r.severity),
+                    ("rule", &r.rule),
+                    ("location", &r.location),
+                    ("why", &r.why),
+                    ("hint", &r.hint),
+                ];
+                push_fields(&mut t, &fields);
+            }
+        }
+        RowKey::Reported(i) => {
+            if let Some(r) = security::reported(app, i) {
+                t.push(("· REPORTED".to_string(), Tone::Muted));
+                let fields = [
+                    ("severity", &r.severity),
+                    ("rule", &r.rule),
+                    ("location", &r.location),
+                ];
+                push_fields(&mut t, &fields);
             }
         }
         RowKey::Gate(i) => {
@@ -201,6 +208,15 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
         }
     }
     (t, log)
+}
+
+/// `name: value` lines of the fields that are not empty.
+fn push_fields(t: &mut Texts, fields: &[(&str, &String)]) {
+    for (name, value) in fields {
+        if !value.is_empty() {
+            t.push((format!("{name}: {value}"), Tone::Normal));
+        }
+    }
 }
 
 /// Wraps texts to `w` columns, at most `h` lines; work bounded by w × h.

@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::sanitize::sanitize_line;
 use crate::tui::action::Action;
-use crate::tui::app::{App, Screen, Tab};
+use crate::tui::app::{App, Mode, Screen, Tab};
 use crate::tui::theme::Tone;
 
 /// Draws the key line.
@@ -57,12 +57,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
 pub fn render_status(frame: &mut Frame, area: Rect, app: &App) {
     let w = usize::from(area.width);
     let theme = app.theme;
-    let (text, tone) = if app.filter_editing {
+    let (text, tone) = if matches!(app.mode, Mode::Filter) {
         (
             format!(" / {}▏  (enter keeps, esc clears)", app.filter),
             Tone::Accent,
         )
-    } else if app.confirm_quit {
+    } else if matches!(app.mode, Mode::ConfirmQuit(_)) {
         (
             format!(" {}", app.status.as_deref().unwrap_or("quit? (y/n)")),
             Tone::Warn,

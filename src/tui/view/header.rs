@@ -67,7 +67,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         spans.push(Span::raw(format!(
             "  ·  GATE {} running since {}",
             g.gate.number(),
-            time_of(&g.since)
+            // Not a time when the journal says otherwise: then it is its text.
+            sanitize_line(&time_of(&g.since), 32)
         )));
     }
     if let Some(note) = &app.source_note {

@@ -7,27 +7,23 @@ use jiff::Timestamp;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::app::{App, Screen};
+use super::app::{App, Mode, Screen};
 
-pub mod criteria;
 pub mod detail;
 pub mod dialog;
 pub mod diff;
 pub mod empty;
-pub mod findings;
 pub mod footer;
 pub mod gate_strip;
 pub mod header;
 pub mod help;
-pub mod human_gates;
-pub mod logs;
-pub mod marks;
 pub mod replay;
 pub mod runs;
-pub mod security;
 pub mod table;
 pub mod tabs;
-pub mod timeline;
+
+pub use crate::tui::rows::time::{date_time_of, short_age, time_of};
+pub use crate::tui::rows::{marks, timeline};
 
 /// Draws the whole screen.
 pub fn render(frame: &mut Frame, app: &App) {
@@ -82,30 +78,16 @@ pub fn render(frame: &mut Frame, app: &App) {
     replay::render(frame, replay_area, app);
     footer::render(frame, foot, app);
     footer::render_status(frame, status, app);
-    if app.diff {
-        diff::render(frame, area, app);
-    }
-    if app.help {
-        help::render(frame, area, app);
-    }
-    if app.dialog.is_some() {
-        dialog::render(frame, area, app);
-    }
-}
-
-/// `HH:MM:SS` (UTC) of an RFC 3339 time, or the text itself when it is not one.
-pub fn time_of(at: &str) -> String {
-    match at.parse::<Timestamp>() {
-        Ok(t) => t.strftime("%H:%M:%S").to_string(),
-        Err(_) => at.to_string(),
-    }
-}
-
-/// `YYYY-MM-DD HH:MM:SS` (UTC) of an RFC 3339 time.
-pub fn date_time_of(at: &str) -> String {
-    match at.parse::<Timestamp>() {
-        Ok(t) => t.strftime("%Y-%m-%d %H:%M:%S").to_string(),
-        Err(_) => at.to_string(),
+    match app.mode {
+        Mode::Diff => diff::render(frame, area, app),
+        Mode::Dialog(_) | Mode::ConfirmQuit(_) => dialog::render(frame, area, app),
+        Mode::Help(ref under) => {
+            if under.is_some() {
+                dialog::render(frame, area, app);
+            }
+            help::render(frame, area, app);
+        }
+        Mode::Browse | Mode::Filter => {}
     }
 }
 
@@ -114,16 +96,6 @@ pub fn age_secs(app: &App, at: &str) -> Option<u64> {
     let t = at.parse::<Timestamp>().ok()?;
     let secs = app.clock.now().as_second().saturating_sub(t.as_second());
     Some(u64::try_from(secs).unwrap_or(0))
-}
-
-/// A short age: `4s`, `12m`, `1h05m`, `3d`.
-pub fn short_age(secs: u64) -> String {
-    match secs {
-        0..60 => format!("{secs}s"),
-        60..3600 => format!("{}m", secs / 60),
-        3600..86_400 => format!("{}h{:02}m", secs / 3600, secs % 3600 / 60),
-        _ => format!("{}d", secs / 86_400),
-    }
 }
 
 /// A rectangle of at most `w` x `h` centred in `area`.

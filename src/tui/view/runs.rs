@@ -8,10 +8,11 @@ use ratatui::widgets::Paragraph;
 
 use super::gate_strip;
 use super::marks;
-use super::table::{self, Cell, Column, col, wide};
+use super::table;
 use crate::sanitize::sanitize_line;
 use crate::tui::app::App;
 use crate::tui::rows;
+use crate::tui::rows::cells::{Cell, Column, col, wide};
 use crate::tui::theme::Tone;
 
 const COLUMNS: &[Column] = &[

@@ -1,6 +1,6 @@
 //! A virtualised table: only the rows that fit are formatted, every cell is
 //! sanitised and cut to its column with a `…`, and wider terminals get more
-//! columns (each column says from which width it appears).
+//! columns.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,98 +8,10 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{criteria, findings, human_gates, logs, security, timeline};
 use crate::sanitize::{sanitize_line, width};
-use crate::tui::app::{App, Tab};
-use crate::tui::rows::RowKey;
+use crate::tui::app::App;
+use crate::tui::rows::cells::{Cell, Column, cells_of, columns};
 use crate::tui::theme::Tone;
-use crate::tui::view::marks::Mark;
-
-/// One cell: raw text (sanitised when drawn) and its tone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cell {
-    /// The text.
-    pub text: String,
-    /// Its meaning.
-    pub tone: Tone,
-}
-
-impl Cell {
-    /// Plain text.
-    pub fn plain(text: impl Into<String>) -> Cell {
-        Cell {
-            text: text.into(),
-            tone: Tone::Normal,
-        }
-    }
-
-    /// Text with a tone.
-    pub fn toned(text: impl Into<String>, tone: Tone) -> Cell {
-        Cell {
-            text: text.into(),
-            tone,
-        }
-    }
-
-    /// A verdict mark.
-    pub fn mark(m: &Mark) -> Cell {
-        Cell {
-            text: m.text(),
-            tone: m.tone,
-        }
-    }
-}
-
-/// A column: its title, its width (0 = share what is left) and the
-/// smallest table width at which it is shown.
-#[derive(Debug, Clone, Copy)]
-pub struct Column {
-    /// Heading.
-    pub title: &'static str,
-    /// Fixed width, or 0 to fill.
-    pub width: u16,
-    /// Shown only when the table is at least this wide.
-    pub from: u16,
-}
-
-/// A column shown from any width.
-pub const fn col(title: &'static str, width: u16) -> Column {
-    Column {
-        title,
-        width,
-        from: 0,
-    }
-}
-
-/// A column shown from `from` columns of width.
-pub const fn wide(title: &'static str, width: u16, from: u16) -> Column {
-    Column { title, width, from }
-}
-
-/// The columns of a tab.
-pub fn columns(tab: Tab) -> &'static [Column] {
-    match tab {
-        Tab::Criteria => criteria::COLUMNS,
-        Tab::Findings => findings::COLUMNS,
-        Tab::Security => security::COLUMNS,
-        Tab::Gates => human_gates::COLUMNS,
-        Tab::Timeline => timeline::COLUMNS,
-        Tab::Logs => logs::COLUMNS,
-    }
-}
-
-/// The cells of a row, one per column of its tab.
-pub fn cells_of(app: &App, key: RowKey) -> Vec<Cell> {
-    match key {
-        RowKey::Criterion(i) => criteria::cells(app, i),
-        RowKey::Finding(i) => findings::cells(app, i),
-        RowKey::Blocking(i) => security::blocking_cells(app, i),
-        RowKey::Reported(i) => security::reported_cells(app, i),
-        RowKey::Gate(i) => human_gates::cells(app, i),
-        RowKey::Event(i) => timeline::cells(app, i),
-        RowKey::Log(i) => logs::cells(app, i),
-    }
-}
 
 /// Draws the rows of the current tab in `area`, selection kept in view.
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {

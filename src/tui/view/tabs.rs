@@ -7,9 +7,10 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{security, table};
+use super::table;
 use crate::sanitize::sanitize_line;
 use crate::tui::app::{App, Tab};
+use crate::tui::rows::security;
 use crate::tui::theme::Tone;
 
 /// Draws the tab line.

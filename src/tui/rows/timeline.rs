@@ -1,11 +1,12 @@
 //! The Timeline tab: every event, newest last; types this version does not
 //! know are shown raw.
 
-use super::table::{Cell, Column, col, wide};
-use super::{marks, time_of};
+use super::cells::{Cell, Column, col, wide};
+use super::marks;
+use super::time::time_of;
 use crate::model::{Event, EventBody};
 use crate::tui::app::App;
-use crate::tui::theme::Tone;
+use crate::tui::tone::Tone;
 
 /// Columns: seq, time, type, what happened.
 pub const COLUMNS: &[Column] = &[

@@ -1,11 +1,11 @@
 //! The Gates tab: human gates waiting on a person (oldest first), then the
 //! decided ones with decision, reason, who and when.
 
+use super::cells::{Cell, Column, col, wide};
 use super::marks::Mark;
-use super::table::{Cell, Column, col, wide};
-use super::time_of;
+use super::time::time_of;
 use crate::tui::app::App;
-use crate::tui::theme::Tone;
+use crate::tui::tone::Tone;
 
 /// Columns: status, id, kind, summary; reason, by and when on wide terminals.
 pub const COLUMNS: &[Column] = &[

@@ -2,12 +2,12 @@
 //! ✓ passed/met/verified/confirmed, ✗ failed/blocking, ? unverifiable or
 //! inconclusive, ⊘ abandoned, ↓ not reproduced or deferred, ⚑ waiting on you.
 
+use crate::model::Bucket;
 use crate::model::state::RunStatus;
 use crate::model::{
     CriterionStatus, FindingVerdict, FloorState, State, Verdict, VerdictKind, VerifyOutcome,
 };
-use crate::tui::app::Bucket;
-use crate::tui::theme::Tone;
+use crate::tui::tone::Tone;
 
 /// A verdict as drawn.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,8 +3,6 @@
 //! a pipeline holding an open out-of-scope gate, event lines, and a small
 //! seeded random source for fault timing.
 
-#![allow(dead_code)] // each test crate uses its own subset
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -21,12 +19,9 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loopwatch")
 }
 
-/// A fixture of this suite, as bytes.
+/// A fixture of this suite (`tests/fixtures/hardening/<name>`), as bytes.
 pub fn fixture(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/hardening")
-        .join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    super::fixture(&format!("hardening/{name}"))
 }
 
 /// One line printed by `watch --headless`, with the instant it was read.

@@ -1,13 +1,13 @@
 //! The Findings tab: severity, place, verifier verdict, verify-by-test
 //! result (red tests marked) and triage bucket of each finding.
 
+use super::cells::{Cell, Column, col, wide};
 use super::marks;
-use super::table::{Cell, Column, col, wide};
 use crate::model::event::VerifyResult;
-use crate::model::{Finding, VerifyOutcome};
-use crate::tui::app::{App, Bucket};
+use crate::model::{Bucket, Finding};
+use crate::tui::app::App;
 use crate::tui::rows;
-use crate::tui::theme::Tone;
+use crate::tui::tone::Tone;
 
 /// Columns: id, severity, path:lines, verdict, verify-by-test; triage and claim when wide.
 pub const COLUMNS: &[Column] = &[
@@ -56,43 +56,17 @@ pub fn place(f: &Finding) -> String {
     }
 }
 
-/// The verify-by-test result of a finding, if it was attempted.
+/// The verify-by-test result of a finding of the shown iteration, if it was attempted.
 pub fn verification<'a>(app: &'a App, f: &Finding) -> Option<&'a VerifyResult> {
-    rows::shown(app)?
-        .verifications
-        .iter()
-        .find(|v| v.finding == f.id)
+    rows::shown(app)?.verification_of(&f.id)
 }
 
 /// True when the finding's repro test is kept red.
 pub fn is_red(app: &App, f: &Finding) -> bool {
-    rows::shown(app)
-        .and_then(|it| it.verify_by_test.as_ref())
-        .is_some_and(|s| s.red_tests.iter().any(|t| t.issue == f.id))
+    rows::shown(app).is_some_and(|it| it.is_red(&f.id))
 }
 
-/// The triage bucket, when known: recorded with the triage, from the
-/// finding itself, or implied by a verify-by-test result.
+/// The triage bucket of a finding of the shown iteration, when known.
 pub fn bucket(app: &App, f: &Finding) -> Option<Bucket> {
-    // The buckets recorded with `triage.recorded`, then the finding's own field.
-    let recorded = rows::shown(app)
-        .and_then(|i| i.triage.as_ref())
-        .and_then(|t| t.buckets.as_ref())
-        .and_then(|b| b.bucket_of(&f.id));
-    let named = recorded.or_else(|| {
-        ["bucket", "triage"]
-            .iter()
-            .find_map(|k| f.extra.get(*k).and_then(|v| v.as_str()))
-    });
-    match named {
-        Some("accepted") => return Some(Bucket::Accepted),
-        Some("deferred") => return Some(Bucket::Deferred),
-        Some("rejected") => return Some(Bucket::Rejected),
-        _ => {}
-    }
-    match verification(app, f).map(|v| v.result) {
-        Some(VerifyOutcome::NotReproduced) => Some(Bucket::Deferred),
-        Some(VerifyOutcome::Confirmed | VerifyOutcome::Inconclusive) => Some(Bucket::Accepted),
-        _ => None,
-    }
+    rows::shown(app)?.bucket_of(f)
 }

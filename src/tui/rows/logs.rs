@@ -1,9 +1,9 @@
 //! The Logs tab: gate outputs and verify-by-test logs; `Enter` loads one,
 //! and the detail pane shows its tail.
 
-use super::table::{Cell, Column, col, wide};
+use super::cells::{Cell, Column, col, wide};
 use crate::tui::app::{App, LogView};
-use crate::tui::theme::Tone;
+use crate::tui::tone::Tone;
 
 /// Columns: state, path, what it is.
 pub const COLUMNS: &[Column] = &[col("state", 10), col("path", 0), wide("what", 0, 100)];

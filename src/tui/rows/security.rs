@@ -1,11 +1,11 @@
 //! The Security tab: BLOCKING rows, then REPORTED (non-blocking) rows of
 //! the shown iteration's last GATE 2 round.
 
-use super::table::{Cell, Column, col, wide};
-use crate::model::{GateName, GateRow};
+use super::cells::{Cell, Column, col, wide};
+use crate::model::{GateName, GateRow, ReportedRow, SecurityRow};
 use crate::tui::app::App;
 use crate::tui::rows;
-use crate::tui::theme::Tone;
+use crate::tui::tone::Tone;
 
 /// Columns: kind, severity, rule, location; why and hint when wide.
 pub const COLUMNS: &[Column] = &[
@@ -17,11 +17,22 @@ pub const COLUMNS: &[Column] = &[
     wide("hint", 0, 150),
 ];
 
+/// BLOCKING row `i` (index in the round's rows).
+pub fn blocking(app: &App, i: usize) -> Option<&SecurityRow> {
+    match rows::round(app, GateName::Security)?.rows.get(i)? {
+        GateRow::Security(r) => Some(r),
+        _ => None,
+    }
+}
+
+/// REPORTED row `i`.
+pub fn reported(app: &App, i: usize) -> Option<&ReportedRow> {
+    rows::round(app, GateName::Security)?.reported.get(i)
+}
+
 /// The cells of BLOCKING row `i` (index in the round's rows).
 pub fn blocking_cells(app: &App, i: usize) -> Vec<Cell> {
-    let Some(GateRow::Security(r)) =
-        rows::round(app, GateName::Security).and_then(|g| g.rows.get(i))
-    else {
+    let Some(r) = blocking(app, i) else {
         return Vec::new();
     };
     vec![
@@ -36,7 +47,7 @@ pub fn blocking_cells(app: &App, i: usize) -> Vec<Cell> {
 
 /// The cells of REPORTED row `i`.
 pub fn reported_cells(app: &App, i: usize) -> Vec<Cell> {
-    let Some(r) = rows::round(app, GateName::Security).and_then(|g| g.reported.get(i)) else {
+    let Some(r) = reported(app, i) else {
         return Vec::new();
     };
     vec![

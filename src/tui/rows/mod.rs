@@ -1,12 +1,22 @@
-//! The rows of each tab, as light keys into the state. Keys are computed
-//! when the state, the tab, the filter or the sort change; the view formats
-//! only the rows it shows.
+//! The rows of each tab: light keys into the state, computed when the
+//! state, the tab, the filter or the sort change, and what each row says
+//! ([`cells`]), for the app (filter, copy, sort) and the views alike. The
+//! views format only the rows they show. No terminal type is used here.
+
+pub mod cells;
+pub mod criteria;
+pub mod findings;
+pub mod human_gates;
+pub mod logs;
+pub mod marks;
+pub mod security;
+pub mod time;
+pub mod timeline;
 
 use crate::model::event::GateFinished;
-use crate::model::{FindingVerdict, GateName, HumanGate, Iteration, State};
+use crate::model::{FindingVerdict, GateName, HumanGate, Iteration, State, severity_rank};
 
 use super::app::{App, FindingSort, Tab};
-use super::view;
 
 /// One row of a tab: an index into the state (or into the app's caches).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,8 +111,10 @@ pub fn criterion_lines(app: &App) -> Vec<CriterionLine> {
 /// Gate outputs and repro logs of the whole run, oldest first, each path once.
 pub fn log_entries(state: &State) -> Vec<LogEntry> {
     let mut out: Vec<LogEntry> = Vec::new();
+    // Each path once, found in constant time: a long run lists thousands.
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut push = |label: String, path: &str| {
-        if !path.is_empty() && !out.iter().any(|e| e.path == path) {
+        if !path.is_empty() && seen.insert(path.to_string()) {
             out.push(LogEntry {
                 label,
                 path: path.to_string(),
@@ -188,7 +200,7 @@ pub fn gate_order(gates: &[HumanGate]) -> Vec<usize> {
 
 /// A row as plain text (cells joined by two spaces): for the filter and the clipboard.
 pub fn row_text(app: &App, key: RowKey) -> String {
-    view::table::cells_of(app, key)
+    cells::cells_of(app, key)
         .into_iter()
         .map(|c| c.text)
         .collect::<Vec<_>>()
@@ -214,16 +226,6 @@ fn sort_findings(it: &Iteration, idx: &mut [usize], sort: FindingSort) {
         FindingSort::Path => {
             idx.sort_by(|a, b| (&f[*a].path, &f[*a].lines).cmp(&(&f[*b].path, &f[*b].lines)))
         }
-    }
-}
-
-fn severity_rank(s: &str) -> u8 {
-    match s.to_ascii_lowercase().as_str() {
-        "blocking" | "critical" => 0,
-        "major" | "high" => 1,
-        "minor" | "medium" => 2,
-        "nit" | "low" => 3,
-        _ => 4,
     }
 }
 
