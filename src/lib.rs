@@ -25,6 +25,7 @@ pub mod checks;
 pub mod cli;
 pub mod contract;
 pub mod demo;
+pub mod engine;
 pub mod gate0;
 pub mod history;
 pub mod journal;

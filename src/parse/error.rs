@@ -84,6 +84,8 @@ pub struct Structural {
     pub message: String,
     /// What could be read before the failure (verdict known), if anything.
     pub partial: Option<Box<GateOutput>>,
+    /// What was normalised before the strict reader judged the output.
+    pub normalized: Vec<String>,
 }
 
 impl Structural {
@@ -100,6 +102,7 @@ impl Structural {
             line,
             message: message.into(),
             partial: None,
+            normalized: Vec::new(),
         }
     }
 
