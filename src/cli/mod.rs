@@ -15,11 +15,13 @@ pub mod evidence_gate;
 pub mod floor_guard;
 pub mod gate0;
 pub mod human;
+pub mod init;
 pub mod logging;
 pub mod misc;
 pub mod output;
 pub mod record;
 pub mod replay;
+pub mod run;
 pub mod status;
 pub mod triage;
 pub mod validate;
@@ -47,6 +49,10 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// A real loop driven by scripted agents in a temp worktree, with the TUI on it.
     Demo(demo::DemoArgs),
+    /// Drive the loop: dispatch the agents of loopwatch.toml as the rules say.
+    Run(run::RunArgs),
+    /// Write a commented loopwatch.toml (Claude Code, Codex or your own commands).
+    Init(init::InitArgs),
     /// One-shot summary of the pipeline.
     Status(status::StatusArgs),
     /// Record what happened in the loop (the orchestrator's calls).
@@ -84,6 +90,9 @@ pub enum Command {
     Completions(misc::CompletionsArgs),
     /// Print the man page.
     Man,
+    /// Starts an agent for `run` with a parent-death signal (internal).
+    #[command(name = "__agent-shim", hide = true)]
+    AgentShim(run::ShimArgs),
 }
 
 /// Entry point of the binary.
@@ -121,6 +130,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Watch(a)) => watch::run(a, &globals),
         Some(Command::Replay(a)) => replay::replay(a, &globals),
         Some(Command::Demo(a)) => demo::run(a, &globals),
+        Some(Command::Run(a)) => run::run(a, &globals),
+        Some(Command::Init(a)) => init::run(a),
+        Some(Command::AgentShim(a)) => run::shim(a),
         Some(Command::Status(a)) => status::run(a, &globals),
         Some(Command::Record(a)) => record::run(a, &globals),
         Some(Command::Ask(a)) => human::ask(a, &globals),

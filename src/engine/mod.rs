@@ -4,4 +4,10 @@
 //! recorder the CLI uses. It holds no rule of its own.
 
 pub mod adapter;
+pub mod child;
 pub mod config;
+pub mod dispatch;
+pub mod driver;
+pub mod lock;
+
+pub use driver::{EngineError, Finish, Options, run};

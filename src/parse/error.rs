@@ -40,6 +40,9 @@ pub enum StructuralKind {
     MalformedField,
     /// A row of a section that has the wrong shape.
     MalformedRow,
+    /// The agent that should have printed the output failed (exit status,
+    /// timeout, no answer, an answer too large).
+    AgentFailed,
 }
 
 impl StructuralKind {
@@ -59,6 +62,7 @@ impl StructuralKind {
             StructuralKind::DuplicateSection => "duplicate-section",
             StructuralKind::MalformedField => "malformed-field",
             StructuralKind::MalformedRow => "malformed-row",
+            StructuralKind::AgentFailed => "agent-failed",
         }
     }
 }
