@@ -201,11 +201,20 @@ impl Project {
             .collect()
     }
 
+    /// `loopwatch decide`; panics with its stderr when it fails.
     pub fn decide(&self, id: &str, decision: &str) -> Output {
-        self.cmd()
+        let out = self
+            .cmd()
             .args(["decide", id, decision, "--reason", "decided by the test"])
             .output()
-            .expect("decide")
+            .expect("decide");
+        assert!(
+            out.status.success() || out.status.code() == Some(13),
+            "decide {id} {decision}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
     }
 
     pub fn input(&self, name: &str) -> String {
