@@ -160,6 +160,7 @@ pub async fn dispatch(
                 tokens_out: None,
                 cost_usd: None,
                 error: Some(format!("cannot start {}: {e}", job.agent.command)),
+                answer: None,
                 extra: Default::default(),
             };
             record(
@@ -192,6 +193,15 @@ pub async fn dispatch(
             STDOUT_LIMIT / (1024 * 1024)
         ));
     }
+    // The answer is kept before the finish is recorded: an engine that
+    // stops between the two records the round from it instead of asking again.
+    let answer_rel = format!("agents/{stem}.answer");
+    let answer_path = set.pipeline.dir().join(&answer_rel);
+    crate::util::replace_atomically(&answer_path, &answer.text).map_err(|e| DispatchError::Io {
+        op: "write",
+        path: answer_path.clone(),
+        source: e,
+    })?;
     let finished = AgentFinished {
         dispatch: n,
         role,
@@ -203,6 +213,7 @@ pub async fn dispatch(
         tokens_out: answer.tokens_out,
         cost_usd: answer.cost_usd,
         error: answer.error.clone(),
+        answer: Some(answer_rel),
         extra: Default::default(),
     };
     record(&set.pipeline, Vec::new(), Some((&started, &finished)))?;
@@ -232,6 +243,22 @@ pub fn record(
     .map(|_| ())
 }
 
+/// The saved answer of a finished dispatch (at most [`STDOUT_LIMIT`] bytes).
+pub fn saved_answer(pipeline: &Pipeline, f: &AgentFinished) -> Vec<u8> {
+    use std::io::Read;
+    let Some(rel) = &f.answer else {
+        return Vec::new();
+    };
+    let Ok(path) = pipeline.resolve_recorded(rel) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(STDOUT_LIMIT as u64).read_to_end(&mut out);
+    }
+    out
+}
+
 /// Records a dispatch found started without a finish as interrupted.
 pub fn record_interrupted(pipeline: &Pipeline, d: &AgentStarted) -> Result<(), JournalError> {
     let f = AgentFinished {
@@ -245,6 +272,7 @@ pub fn record_interrupted(pipeline: &Pipeline, d: &AgentStarted) -> Result<(), J
         tokens_out: None,
         cost_usd: None,
         error: Some("the engine stopped before the agent finished".into()),
+        answer: None,
         extra: Default::default(),
     };
     record(pipeline, Vec::new(), Some((d, &f)))

@@ -171,6 +171,13 @@ impl Engine {
                     run.id, s.seq
                 ));
             }
+            (Some(run), Some(end)) if self.opts.contract.is_none() => {
+                notice(format!(
+                    "run {} already ended {}: give a CONTRACT to start a new one",
+                    run.id,
+                    end.status.as_str()
+                ));
+            }
             _ => {
                 let Some(c) = self.opts.contract.clone() else {
                     return Err(EngineError::Refused(
@@ -340,25 +347,30 @@ impl Engine {
                 (c.iteration, c.round)
             });
         let set = self.settings()?.clone();
-        let inputs = match gate {
-            GateName::Security => rules::auditor_input(&set.run),
-            _ => rules::verifier_input(&set.run),
+        let (finished, raw) = match rules::unrecorded_answer(&s, gate) {
+            Some(f) => (f.clone(), dispatch::saved_answer(&self.opts.pipeline, f)),
+            None => {
+                let inputs = match gate {
+                    GateName::Security => rules::auditor_input(&set.run),
+                    _ => rules::verifier_input(&set.run),
+                };
+                let agent = self.agent(role)?;
+                let job = Job {
+                    agent: &agent,
+                    iteration,
+                    gate: Some((gate, round)),
+                    inputs,
+                    dispatch: next_dispatch(&s),
+                };
+                let d = dispatch::dispatch(&set, job, stop).await?;
+                if d.finished.interrupted {
+                    return Ok(Some(stop.borrow().unwrap_or(130)));
+                }
+                (d.finished, d.answer.text)
+            }
         };
-        let agent = self.agent(role)?;
-        let job = Job {
-            agent: &agent,
-            iteration,
-            gate: Some((gate, round)),
-            inputs,
-            dispatch: next_dispatch(&s),
-        };
-        let d = dispatch::dispatch(&set, job, stop).await?;
-        if d.finished.interrupted {
-            return Ok(Some(stop.borrow().unwrap_or(130)));
-        }
-        let name = format!("{role} dispatch #{}", d.finished.dispatch);
-        let raw = d.answer.text;
-        let result = match d.finished.failure() {
+        let name = format!("{role} dispatch #{}", finished.dispatch);
+        let result = match finished.failure() {
             Some(why) => Err(Structural::new(
                 &name,
                 StructuralKind::AgentFailed,

@@ -329,6 +329,20 @@ pub fn dev_handed_off(s: &State) -> bool {
     s.marks.last_dev_seq > s.marks.last_gate_seq
 }
 
+/// The dispatch that answered the round of `gate` in progress when its
+/// answer was never recorded as the round (the engine stopped in between):
+/// the round is recorded from that answer instead of dispatching again.
+pub fn unrecorded_answer(s: &State, gate: GateName) -> Option<&AgentFinished> {
+    let cur = s.current_gate.as_ref().filter(|c| c.gate == gate)?;
+    let d = s.agents.iter().rev().find(|d| {
+        d.started.gate == Some(gate)
+            && d.started.iteration == cur.iteration
+            && d.started.round == Some(cur.round)
+    })?;
+    let f = d.finished.as_ref()?;
+    (!f.interrupted && d.started_seq > s.marks.last_gate_seq).then_some(f)
+}
+
 /// True when a developer dispatch of iteration `n` finished successfully.
 pub fn dev_done(s: &State, n: u32) -> bool {
     s.agents.iter().any(|a| {

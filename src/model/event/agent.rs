@@ -153,6 +153,9 @@ pub struct AgentFinished {
     /// Why the dispatch failed, when it did (spawn error, no answer, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The answer the adapter read, saved relative to `.pipeline/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]

@@ -192,6 +192,7 @@ mod tests {
             tokens_out: Some(10),
             cost_usd: cost,
             error: None,
+            answer: None,
             extra: Default::default(),
         })
     }
