@@ -38,7 +38,7 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     let id = gate["id"].as_str().unwrap().to_string();
     let d = p.decide(&id, "approve");
     assert!(d.status.success(), "{}", String::from_utf8_lossy(&d.stderr));
-    let out = child.wait_with_output().unwrap();
+    let out = child.wait_with_output();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -207,11 +207,13 @@ fn a_second_engine_is_refused_naming_the_holder() {
     first
         .env("AGENT_PAUSE", "30")
         .args(["run", "--headless", CONTRACT]);
-    let mut first = first
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let first = Engine::wrap(
+        first
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     p.wait_for("the first dispatch", |e| {
         e.iter().any(|e| e["type"] == "agent.started")
     });
@@ -225,7 +227,7 @@ fn a_second_engine_is_refused_naming_the_holder() {
         rustix::process::Signal::TERM,
     )
     .unwrap();
-    let st = first.wait().unwrap();
+    let st = first.wait();
     assert_eq!(st.code(), Some(143));
     let f = p.of_type("agent.finished");
     assert_eq!(f.len(), 1);
@@ -236,11 +238,13 @@ fn a_second_engine_is_refused_naming_the_holder() {
     // the interrupted dispatch is redone fresh as dispatch 2.
     let mut again = p.cmd();
     again.env("AGENT_PAUSE", "30").args(["run", "--headless"]);
-    let again = again
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let again = Engine::wrap(
+        again
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     p.wait_for("the fresh dispatch", |e| {
         e.iter().filter(|e| e["type"] == "agent.started").count() == 2
     });
@@ -249,7 +253,7 @@ fn a_second_engine_is_refused_naming_the_holder() {
         rustix::process::Signal::INT,
     )
     .unwrap();
-    let out = again.wait_with_output().unwrap();
+    let out = again.wait_with_output();
     assert_eq!(out.status.code(), Some(130));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("resuming run contract"), "{err}");

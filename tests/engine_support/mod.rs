@@ -66,6 +66,37 @@ pub struct Project {
     pub out: PathBuf,
 }
 
+/// A running engine; killed when dropped unwaited (a failed assertion).
+pub struct Engine(pub Option<Child>);
+
+impl Engine {
+    pub fn wrap(c: Child) -> Engine {
+        Engine(Some(c))
+    }
+    pub fn id(&self) -> u32 {
+        self.0.as_ref().map_or(0, Child::id)
+    }
+    pub fn wait_with_output(mut self) -> Output {
+        self.0
+            .take()
+            .expect("child")
+            .wait_with_output()
+            .expect("wait")
+    }
+    pub fn wait(mut self) -> std::process::ExitStatus {
+        self.0.take().expect("child").wait().expect("wait")
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loopwatch"))
 }
@@ -130,17 +161,19 @@ impl Project {
         c
     }
 
-    /// `loopwatch run --headless`, started.
-    pub fn spawn_run(&self, contract: bool) -> Child {
+    /// `loopwatch run --headless`, started (killed if the test fails first).
+    pub fn spawn_run(&self, contract: bool) -> Engine {
         let mut c = self.cmd();
         c.arg("run").arg("--headless");
         if contract {
             c.arg(CONTRACT);
         }
-        c.stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn run")
+        Engine(Some(
+            c.stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn run"),
+        ))
     }
 
     pub fn run_to_end(&self) -> Output {

@@ -177,12 +177,13 @@ impl AgentFinished {
             "interrupted".to_string()
         } else if self.timed_out {
             format!("timed out after {} ms", self.duration_ms)
-        } else if let Some(e) = &self.error {
-            e.clone()
         } else {
-            match self.exit_code {
-                Some(c) => format!("exited with status {c}"),
-                None => "killed by a signal".to_string(),
+            // A status says more than what the adapter could not read.
+            match (self.exit_code, &self.error) {
+                (Some(c), _) if c != 0 => format!("exited with status {c}"),
+                (_, Some(e)) => e.clone(),
+                (Some(c), None) => format!("exited with status {c}"),
+                (None, None) => "killed by a signal".to_string(),
             }
         })
     }
