@@ -75,7 +75,7 @@ fn a_hanging_agent_and_its_child_are_stopped_then_a_person_decides() {
     assert!(p.marked_processes().is_empty(), "the agent's group is gone");
     let log = std::fs::read_to_string(p.pipeline().join("agents/002-verifier.log")).unwrap();
     assert_eq!(log, "started\n");
-    let d = p.decide(&id, "take-over");
+    p.decide(&id, "take-over");
 
     let out = child.wait_with_output();
     assert_eq!(

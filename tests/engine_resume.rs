@@ -21,8 +21,9 @@ fn progress(evs: &[serde_json::Value]) -> usize {
     evs.iter()
         .filter(|e| {
             let d = e["dispatch"].to_string();
-            !(e["type"] == "agent.finished" && e["interrupted"] == true)
-                && !(e["type"] == "agent.started" && cut.contains(&d))
+            let cut_finish = e["type"] == "agent.finished" && e["interrupted"] == true;
+            let cut_start = e["type"] == "agent.started" && cut.contains(&d);
+            !(cut_finish || cut_start)
         })
         .count()
 }

@@ -199,10 +199,7 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
 
 #[test]
 fn a_second_engine_is_refused_naming_the_holder() {
-    let p = Project::new(&SCRIPTED.replace(
-        "timeout = \"1m\"\n\n[agents.verifier]",
-        "timeout = \"1m\"\n\n[agents.verifier]",
-    ));
+    let p = Project::scripted();
     let mut first = p.cmd();
     first
         .env("AGENT_PAUSE", "30")
