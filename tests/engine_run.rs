@@ -182,6 +182,24 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     assert_eq!(state["reviewIterations"][1]["usage"]["dispatches"], 3);
     assert!(p.marked_processes().is_empty());
     assert_eq!(p.violations(), "");
+    // Every report format shows the agents' tokens and cost.
+    for (format, want) in [
+        ("md", "- total (7 dispatches): 0 in / 0 out"),
+        ("json", "\"total (7 dispatches): 0 in / 0 out"),
+        ("html", "<li>total (7 dispatches): 0 in / 0 out"),
+    ] {
+        let r = p
+            .cmd()
+            .args(["report", "--format", format])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&r.stdout);
+        assert!(text.contains(want), "{format}: {text}");
+        assert!(
+            text.contains("developer (3 dispatches)"),
+            "{format}: {text}"
+        );
+    }
     // The journal still validates against the schemas.
     let v = p
         .cmd()

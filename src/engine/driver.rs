@@ -95,11 +95,30 @@ impl EngineError {
 /// receives one line for each thing worth telling a person (a stale lock
 /// taken over, processes of a dead engine stopped, a resume).
 pub async fn run(
-    opts: Options,
+    mut opts: Options,
     mut stop: watch::Receiver<Option<i32>>,
     notice: &mut (dyn FnMut(String) + Send),
 ) -> Result<Finish, EngineError> {
+    // Absolute first: the engine moves to the worktree below.
+    if let Ok(abs) = std::path::absolute(opts.pipeline.dir()) {
+        opts.pipeline = Pipeline::at(abs);
+    }
+    if let Some(c) = opts.contract.as_mut()
+        && let Ok(abs) = std::path::absolute(&*c)
+    {
+        *c = abs;
+    }
     let lock = EngineLock::acquire(opts.pipeline.dir())?;
+    // GATE 0's checks and the agents run from the worktree root, wherever
+    // `loopwatch run` was started (the contract's CHECK: lines are written
+    // for it).
+    let worktree = opts.pipeline.worktree().to_path_buf();
+    std::env::set_current_dir(&worktree).map_err(|e| {
+        EngineError::Refused(format!(
+            "cannot enter the worktree {}: {e}",
+            worktree.display()
+        ))
+    })?;
     if let Some(pid) = lock.stale {
         notice(format!(
             "the engine lock named pid {pid}, which is gone: taken over (the run resumes)"
@@ -271,7 +290,18 @@ impl Engine {
                         return Ok(Finish::Ended(e.status));
                     }
                     let status = next.end.unwrap_or(EndStatus::Complete);
-                    self.recorder.run_end(status, None)?;
+                    let out = self.recorder.run_end(status, Some("report.md".into()))?;
+                    // The same report `record run-end` writes.
+                    let report =
+                        crate::report::markdown(&out.state, Some(self.opts.pipeline.dir()));
+                    let path = self.opts.pipeline.dir().join("report.md");
+                    crate::util::replace_atomically(&path, report.as_bytes()).map_err(|e| {
+                        EngineError::Dispatch(DispatchError::Io {
+                            op: "write",
+                            path: path.clone(),
+                            source: e,
+                        })
+                    })?;
                     return Ok(Finish::Ended(status));
                 }
                 NextAction::Human => self.await_human(next.human.as_deref(), stop).await?,

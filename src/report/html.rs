@@ -30,6 +30,13 @@ table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3
             esc(&r.open_gates.join(", "))
         ));
     }
+    if !r.agents.is_empty() {
+        b.push_str("<h2>Agents (tokens and cost)</h2>\n<ul>\n");
+        for a in &r.agents {
+            b.push_str(&format!("<li>{}</li>\n", esc(a)));
+        }
+        b.push_str("</ul>\n");
+    }
     b.push_str("<h2>Iterations</h2>\n");
     for it in &r.iterations {
         b.push_str(&format!(
@@ -39,6 +46,9 @@ table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3
         ));
         for g in &it.gates {
             b.push_str(&format!("<li>{}</li>\n", esc(g)));
+        }
+        if let Some(a) = &it.agents {
+            b.push_str(&format!("<li>agents: {}</li>\n", esc(a)));
         }
         b.push_str("</ul>\n");
     }

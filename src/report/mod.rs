@@ -42,6 +42,10 @@ pub struct Report {
     pub open_gates: Vec<String>,
     /// Repro tests kept red.
     pub red_tests: Vec<RedTest>,
+    /// Tokens and cost of the agents `loopwatch run` dispatched: the total,
+    /// then per gate and for the developer (empty for other runs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
 }
 
 /// One iteration.
@@ -54,6 +58,9 @@ pub struct IterationLine {
     pub trigger: String,
     /// `GATE n gate round r: VERDICT` for each round.
     pub gates: Vec<String>,
+    /// Tokens and cost of this iteration's dispatches, when there were any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agents: Option<String>,
 }
 
 /// An abandoned criterion.
@@ -127,6 +134,7 @@ impl Report {
                 iteration: it.iteration,
                 trigger: it.trigger.clone(),
                 gates: it.gates.iter().map(gate_line).collect(),
+                agents: (!it.usage.is_empty()).then(|| it.usage.summary()),
             })
             .collect();
         let mut abandonments = Vec::new();
@@ -186,6 +194,7 @@ impl Report {
             decisions,
             open_gates: s.open_human_gates().map(|g| g.request.id.clone()).collect(),
             red_tests,
+            agents: usage_lines(&s.usage),
         }
     }
 
@@ -207,6 +216,12 @@ impl Report {
                 md(&self.open_gates.join(", "))
             );
         }
+        if !self.agents.is_empty() {
+            let _ = writeln!(o, "\n## Agents (tokens and cost)\n");
+            for a in &self.agents {
+                let _ = writeln!(o, "- {}", md(a));
+            }
+        }
         let _ = writeln!(o, "\n## Iterations\n");
         if self.iterations.is_empty() {
             let _ = writeln!(o, "none");
@@ -215,6 +230,9 @@ impl Report {
             let _ = writeln!(o, "### Iteration {} ({})\n", it.iteration, md(&it.trigger));
             for g in &it.gates {
                 let _ = writeln!(o, "- {}", md(g));
+            }
+            if let Some(a) = &it.agents {
+                let _ = writeln!(o, "- agents: {}", md(a));
             }
             let _ = writeln!(o);
         }
@@ -297,6 +315,33 @@ impl Report {
     pub fn to_html(&self) -> String {
         html::render(self)
     }
+}
+
+/// `total: …`, then one line per gate and for the developer that dispatched anything.
+fn usage_lines(u: &crate::model::state::RunUsage) -> Vec<String> {
+    if u.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![format!(
+        "total ({} dispatches): {}",
+        u.total.dispatches,
+        u.total.summary()
+    )];
+    for (name, part) in [
+        ("GATE 1 conformity", &u.conformity),
+        ("GATE 2 security", &u.security),
+        ("developer", &u.developer),
+        ("other", &u.other),
+    ] {
+        if !part.is_empty() {
+            out.push(format!(
+                "{name} ({} dispatches): {}",
+                part.dispatches,
+                part.summary()
+            ));
+        }
+    }
+    out
 }
 
 /// The markdown report of a state (what `record run-end` writes).
