@@ -109,6 +109,7 @@ pub fn main() -> ExitCode {
         None | Some(Command::Replay(_)) => true,
         Some(Command::Watch(w)) => !w.headless,
         Some(Command::Demo(d)) => !d.no_tui,
+        Some(Command::Run(r)) => !r.headless,
         _ => false,
     };
     let _log_guard = logging::init(owns_terminal);

@@ -1,5 +1,9 @@
 //! `loopwatch run [CONTRACT] [--config FILE] [--headless]`: the loop engine.
 //!
+//! With a terminal (and without `--headless`) the TUI opens on the run, the
+//! engine driving it from another thread of the same process; leaving the
+//! TUI stops the agents and leaves a run that resumes.
+//!
 //! Headless, it prints one line per journal event (its own and those
 //! written by others, such as a decision taken in another terminal) and
 //! exits 0 when the run ends complete or partial, 1 when it ends otherwise,
@@ -94,11 +98,51 @@ pub fn run(a: RunArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    use std::io::IsTerminal;
+    if !a.headless && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+        return with_tui(opts);
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("start the async runtime")?;
     rt.block_on(headless(opts))
+}
+
+/// With a terminal: the engine on its own thread, the TUI on the run in
+/// this one (the TUI reads the journal the engine writes, as `watch` does).
+/// Leaving the TUI stops the engine: its agents are stopped and recorded
+/// interrupted, and the run resumes with the next `loopwatch run`.
+fn with_tui(opts: Options) -> anyhow::Result<ExitCode> {
+    let pipeline = opts.pipeline.clone();
+    let (stop_tx, stop_rx) = watch::channel(None);
+    let engine = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        // Notices go to the log: the terminal belongs to the TUI.
+        rt.block_on(engine::run(opts, stop_rx, &mut |n| tracing::warn!("{n}")))
+            .map_err(|e| e.to_string())
+    });
+    let tui = crate::tui::run_live(vec![pipeline]);
+    let _ = stop_tx.send(Some(130));
+    let result = engine.join();
+    let code = match &result {
+        Ok(Ok(Finish::Ended(EndStatus::Complete | EndStatus::Partial))) => ExitCode::SUCCESS,
+        Ok(Ok(Finish::Ended(_))) => ExitCode::from(1),
+        Ok(Ok(Finish::Stopped(_))) => {
+            eprintln!("loopwatch: the run was stopped; `loopwatch run` resumes it");
+            ExitCode::from(130)
+        }
+        Ok(Err(e)) => {
+            eprintln!("loopwatch: {e}");
+            ExitCode::from(2)
+        }
+        Err(_) => ExitCode::from(2),
+    };
+    tui?;
+    Ok(code)
 }
 
 async fn headless(opts: Options) -> anyhow::Result<ExitCode> {
