@@ -37,6 +37,7 @@ pub mod cli;
 pub mod code;
 pub mod contract;
 pub mod demo;
+pub mod engine;
 pub mod gate0;
 pub mod history;
 pub mod journal;

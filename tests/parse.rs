@@ -61,7 +61,16 @@ fn conforme_with_preamble_and_dash_in_criterion_text() {
 #[test]
 fn crlf_bom_trailing_blanks_and_double_hyphens_read_like_the_plain_file() {
     let plain = parse_conformity("e", &fixture("conformity-ecarts.txt")).unwrap();
-    let odd = parse_conformity("e", &fixture("conformity-ecarts-crlf-bom.txt")).unwrap();
+    let mut odd = parse_conformity("e", &fixture("conformity-ecarts-crlf-bom.txt")).unwrap();
+    // Read the same, and what was normalised to read it is named.
+    assert_eq!(
+        std::mem::take(&mut odd.normalized),
+        [
+            "CRLF line endings read as LF",
+            "trailing blanks removed on 9 line(s)"
+        ]
+    );
+    assert!(plain.normalized.is_empty());
     assert_eq!(odd, plain);
     assert_eq!(plain.verdict, Verdict::counted(VerdictKind::Ecarts, 3));
     assert_eq!(

@@ -183,15 +183,15 @@ fn the_demo_run_is_recorded_whole() {
         last.ended.as_ref().map(|e| e.status),
         Some(EndStatus::Complete)
     );
-    assert_eq!(h.iteration_starts(), vec![(1, 1), (2, 5), (3, 23)]);
-    assert_eq!(h.len(), 32);
+    assert_eq!(h.iteration_starts(), vec![(1, 1), (2, 7), (3, 23)]);
+    assert_eq!(h.len(), 39);
     assert_eq!(
         d.events.first().map(|e| e.at.as_str()),
         Some("2026-11-30T09:00:07Z")
     );
     assert_eq!(
         d.events.last().map(|e| e.at.as_str()),
-        Some("2026-11-30T09:03:44Z")
+        Some("2026-11-30T09:04:33Z")
     );
     assert!(d.pipeline.join("report.md").is_file());
 }
@@ -249,11 +249,11 @@ fn iteration_keys_home_and_end_land_on_iteration_starts() {
         r.press(KeyCode::Char(']'));
         seen.push(r.k);
     }
-    assert_eq!(seen, vec![2, 6, 24, 32]);
+    assert_eq!(seen, vec![2, 8, 24, 39]);
     r.press(KeyCode::Char('['));
     assert_eq!(r.k, 24);
     r.press(KeyCode::Char('['));
-    assert_eq!(r.k, 6);
+    assert_eq!(r.k, 8);
     r.press(KeyCode::Home);
     assert_eq!(r.k, 1);
     assert_eq!(r.app.state(), &fold_of(&events[..1]));
@@ -265,7 +265,7 @@ fn iteration_keys_home_and_end_land_on_iteration_starts() {
 fn end_leaves_replay_for_the_whole_run() {
     let events = &demo().events;
     let mut r = Replayer::new(events.clone(), ReplayStart::Seq(11));
-    assert!(r.frame(100, 30).contains("REPLAY  event 11/32"));
+    assert!(r.frame(100, 30).contains("REPLAY  event 11/39"));
     r.press(KeyCode::End);
     assert_eq!(r.app.state(), &fold_of(events));
     assert!(
@@ -280,7 +280,7 @@ fn start_positions_follow_seq_and_iteration() {
     assert_eq!(start_position(&h, ReplayStart::First), 1);
     assert_eq!(start_position(&h, ReplayStart::Seq(12)), 12);
     assert_eq!(start_position(&h, ReplayStart::Seq(0)), 1);
-    assert_eq!(start_position(&h, ReplayStart::Seq(999)), 32);
+    assert_eq!(start_position(&h, ReplayStart::Seq(999)), 39);
     assert_eq!(start_position(&h, ReplayStart::Iteration(3)), 24);
     assert_eq!(start_position(&h, ReplayStart::Iteration(9)), 1);
     assert_eq!(
@@ -297,21 +297,20 @@ fn screen_at_the_first_event() {
 
 #[test]
 fn screen_at_the_floor_unmet_of_iteration_1() {
-    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(4));
-    insta::assert_snapshot!("demo_seq4_floor_unmet_120x32", r.frame(120, 32));
+    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(6));
+    insta::assert_snapshot!("demo_seq6_floor_unmet_120x32", r.frame(120, 32));
 }
 
 #[test]
 fn screen_at_the_out_of_scope_gate() {
-    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(11));
-    insta::assert_snapshot!("demo_seq11_out_of_scope_120x32", r.frame(120, 32));
+    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(17));
+    insta::assert_snapshot!("demo_seq17_out_of_scope_120x32", r.frame(120, 32));
 }
 
 #[test]
-fn screen_of_the_findings_after_triage() {
-    let mut r = Replayer::new(demo().events.clone(), ReplayStart::Seq(19));
-    r.press(KeyCode::Char('2'));
-    insta::assert_snapshot!("demo_seq19_findings_120x32", r.frame(120, 32));
+fn screen_at_the_unverifiable_criterion() {
+    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(33));
+    insta::assert_snapshot!("demo_seq33_unverifiable_120x32", r.frame(120, 32));
 }
 
 #[test]
@@ -330,7 +329,7 @@ fn screen_at_the_start_of_iteration_3() {
 
 #[test]
 fn screen_at_the_last_event() {
-    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(32));
+    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(39));
     insta::assert_snapshot!("demo_last_event_120x32", r.frame(120, 32));
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# loopwatch loop driver: runs GATE 0 -> GATE 1 -> GATE 2 on a contract with the
+# loopwatch loop driver for orchestrators that keep their own loop (`loopwatch
+# run` drives the same loop itself from loopwatch.toml). Runs GATE 0 -> GATE 1 -> GATE 2 on a contract with the
 # agents you name, records every step through loopwatch, and stops for a person
 # whenever the loop's rules say so. Usage:
 #

@@ -1,23 +1,26 @@
 //! `loopwatch demo [--speed F] [--no-tui --out DIR]`.
 
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use clap::Args;
+use tokio::sync::watch;
 
 use super::Globals;
-use crate::demo::{DemoPaths, driver, prepare};
-use crate::journal::Pipeline;
+use crate::demo::{DemoPaths, engine_options, prepare, scripted_person};
+use crate::engine::{self, Finish};
+use crate::model::EndStatus;
 
 /// `demo`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-A real loop in a throwaway git worktree: the orchestrator include drives the recorder
-CLI and GATE 0 with scripted agents. With the TUI, the human gates wait for you (press n,
-then Enter); with --no-tui a scripted person decides them and the run is recorded
-in --out DIR (replay it with `loopwatch replay DIR`).
+A real loop in a throwaway git worktree: the loop engine (the same code as `loopwatch run`)
+dispatches scripted agents written to a loopwatch.toml. With the TUI, the human gates wait
+for you (press n, then Enter); with --no-tui a scripted person decides them and the run is
+recorded in --out DIR (replay it with `loopwatch replay DIR`).
 
 Exit codes: 0 the run ended, 1 it ended otherwise (a person stopped it), 2 error.")]
 pub struct DemoArgs {
@@ -57,40 +60,77 @@ pub fn run(a: DemoArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
     };
     let paths = prepare(&root)?;
     if a.no_tui {
-        let status = driver(&paths, a.speed, true)?
-            .status()
-            .context("run the demo loop")?;
+        let done = Arc::new(AtomicBool::new(false));
+        let person = scripted_person(&paths, a.speed, done.clone())?;
+        let result = engine_thread(&paths, a.speed, None)?.join();
+        done.store(true, Ordering::SeqCst);
+        let _ = person.join();
         super::output::say(&format!(
             "demo run recorded in {}\nreplay it with: loopwatch replay {}",
             super::output::shown(&paths.worktree.join(".pipeline").display().to_string()),
             super::output::shown(&paths.worktree.display().to_string())
         ));
-        return Ok(ExitCode::from(match status.code() {
-            Some(0) => 0,
-            Some(1) => 1,
-            _ => 2,
-        }));
+        return Ok(exit_code(result));
     }
     with_tui(&paths, a.speed)
 }
 
-fn with_tui(paths: &DemoPaths, speed: f64) -> anyhow::Result<ExitCode> {
-    let log =
-        std::fs::File::create(paths.agents.join("driver.log")).context("create the driver log")?;
-    let mut child = driver(paths, speed, false)?
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .process_group(0)
-        .spawn()
-        .context("start the demo loop")?;
-    let result = crate::tui::run_live(vec![Pipeline::at(paths.worktree.join(".pipeline"))]);
-    // Stop the scripted run with the TUI: its whole process group.
-    if let Ok(pid) = i32::try_from(child.id())
-        && let Some(pid) = rustix::process::Pid::from_raw(pid)
-    {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+type EngineResult = Result<Finish, String>;
+
+/// The engine on its own thread and runtime; `stop` (when given) lets the
+/// caller stop it.
+fn engine_thread(
+    paths: &DemoPaths,
+    speed: f64,
+    stop: Option<watch::Receiver<Option<i32>>>,
+) -> anyhow::Result<std::thread::JoinHandle<EngineResult>> {
+    let opts = engine_options(paths, speed)?;
+    let log = paths.agents.join("engine.log");
+    Ok(std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        rt.block_on(async move {
+            let (tx, rx) = watch::channel(None);
+            let rx = match stop {
+                Some(s) => s,
+                None => {
+                    // Headless: the process's signals stop the engine.
+                    let _ = super::run::spawn_signal_watch(tx);
+                    rx
+                }
+            };
+            let mut notes = Vec::new();
+            let r = engine::run(opts, rx, &mut |n| notes.push(n)).await;
+            let _ = std::fs::write(&log, notes.join("\n"));
+            r.map_err(|e| e.to_string())
+        })
+    }))
+}
+
+fn exit_code(r: std::thread::Result<EngineResult>) -> ExitCode {
+    match r {
+        Ok(Ok(Finish::Ended(EndStatus::Complete | EndStatus::Partial))) => ExitCode::SUCCESS,
+        Ok(Ok(Finish::Ended(_))) => ExitCode::from(1),
+        Ok(Ok(Finish::Stopped(code))) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
+        Ok(Err(e)) => {
+            super::output::warn(&format!("loopwatch: the demo run failed: {e}"));
+            ExitCode::from(2)
+        }
+        Err(_) => ExitCode::from(2),
     }
-    let _ = child.wait();
+}
+
+fn with_tui(paths: &DemoPaths, speed: f64) -> anyhow::Result<ExitCode> {
+    let (tx, rx) = watch::channel(None);
+    let engine = engine_thread(paths, speed, Some(rx))?;
+    let result = crate::tui::run_live(vec![crate::journal::Pipeline::at(
+        paths.worktree.join(".pipeline"),
+    )]);
+    // Leaving the TUI stops the run: its agents are stopped and recorded.
+    let _ = tx.send(Some(130));
+    let _ = engine.join();
     super::output::warn(&format!(
         "the demo worktree was {}",
         super::output::shown(&paths.worktree.display().to_string())

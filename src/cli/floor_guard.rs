@@ -45,7 +45,7 @@ pub fn run(args: FloorGuardArgs, globals: &Globals) -> anyhow::Result<ExitCode> 
             return Ok(ExitCode::from(EXIT_USAGE));
         }
         Err(e) => {
-            eprintln!("loopwatch floor-guard: {e}");
+            super::output::warn(&format!("loopwatch floor-guard: {e}"));
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -69,7 +69,7 @@ pub fn after_run(report: &FloorGuardReport, globals: &Globals) {
         return;
     };
     if let Err(e) = crate::recorder::Recorder::new(pipeline).floor_guard(report.to_result(0)) {
-        eprintln!("loopwatch floor-guard: not recorded: {e}");
+        super::output::warn(&format!("loopwatch floor-guard: not recorded: {e}"));
     }
 }
 

@@ -20,12 +20,14 @@ pub mod floor_guard;
 pub mod gate0;
 pub mod gc;
 pub mod human;
+pub mod init;
 pub mod logging;
 pub mod misc;
 pub mod output;
 pub mod record;
 pub mod record_run;
 pub mod replay;
+pub mod run;
 pub mod status;
 pub mod triage;
 pub mod validate;
@@ -53,6 +55,10 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// A real loop driven by scripted agents in a temp worktree, with the TUI on it.
     Demo(demo::DemoArgs),
+    /// Drive the loop: dispatch the agents of loopwatch.toml as the rules say.
+    Run(run::RunArgs),
+    /// Write a commented loopwatch.toml (Claude Code, Codex or your own commands).
+    Init(init::InitArgs),
     /// One-shot summary of the pipeline.
     Status(status::StatusArgs),
     /// Record what happened in the loop (the orchestrator's calls).
@@ -92,6 +98,9 @@ pub enum Command {
     Completions(misc::CompletionsArgs),
     /// Print the man page.
     Man,
+    /// Starts an agent for `run` with a parent-death signal (internal).
+    #[command(name = "__agent-shim", hide = true)]
+    AgentShim(run::ShimArgs),
 }
 
 /// Entry point of the binary.
@@ -104,6 +113,7 @@ pub fn main() -> ExitCode {
         None | Some(Command::Replay(_)) => true,
         Some(Command::Watch(w)) => !w.headless,
         Some(Command::Demo(d)) => !d.no_tui,
+        Some(Command::Run(r)) => !r.headless,
         _ => false,
     };
     let _log_guard = logging::init(owns_terminal);
@@ -122,6 +132,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Watch(a)) => watch::run(a, &globals),
         Some(Command::Replay(a)) => replay::replay(a, &globals),
         Some(Command::Demo(a)) => demo::run(a, &globals),
+        Some(Command::Run(a)) => run::run(a, &globals),
+        Some(Command::Init(a)) => init::run(a),
+        Some(Command::AgentShim(a)) => run::shim(a),
         Some(Command::Status(a)) => status::run(a, &globals),
         Some(Command::Record(a)) => record::run(a, &globals),
         Some(Command::Ask(a)) => human::ask(a, &globals),

@@ -44,6 +44,7 @@ pub(super) fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitC
         test: a.test.unwrap_or_default(),
         worktree: worktree.display().to_string(),
         max_rounds: Some(a.max_rounds),
+        engine: false,
         extra: Default::default(),
     };
     let out = rec.run_start(info, a.force)?;

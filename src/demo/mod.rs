@@ -1,14 +1,13 @@
 //! `loopwatch demo`: a real loop in a throwaway git worktree, driven by the
-//! orchestrator include (`assets/orchestrator/loop.sh`) with scripted
-//! agents (`assets/demo/agents/`) that play the developer, the verifier,
-//! the reviewer and finding verifier, verify-by-test and the auditor.
-//! Every step goes through the real recorder CLI and GATE 0.
+//! loop engine (the same code as `loopwatch run`) with a `loopwatch.toml`
+//! whose agents are scripted (`assets/demo/agents/`): the developer, the
+//! verifier and the auditor.
 //!
 //! The story: GATE 0 UNMET then MET; GATE 1 ECARTS with an out-of-scope
-//! Makefile (a human gate); five findings (VERIFIED, FALSE, UNVERIFIABLE —
-//! another human gate); verify-by-test confirmed / not reproduced /
-//! inconclusive; GATE 2 BLOCK then PASS; the end of the run. With the TUI,
-//! the person's decisions steer it; with `--no-tui` a scripted person decides.
+//! Makefile (a human gate); GATE 2 BLOCK; back to the developer; GATE 1
+//! with a criterion left UNVERIFIABLE (another human gate); GATE 2 PASS; the
+//! end of the run. With the TUI, the person's decisions steer it; with
+//! `--no-tui` a scripted person decides.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,7 +17,7 @@ use anyhow::Context;
 /// The contract's path inside the demo worktree.
 pub const CONTRACT: &str = "docs/contracts/2026-11-30-invoice-total-rounding.md";
 
-const AGENTS: [(&str, &str); 8] = [
+const AGENTS: [(&str, &str); 5] = [
     (
         "common.sh",
         include_str!("../../assets/demo/agents/common.sh"),
@@ -32,14 +31,6 @@ const AGENTS: [(&str, &str); 8] = [
         include_str!("../../assets/demo/agents/verifier.sh"),
     ),
     (
-        "reviewer.sh",
-        include_str!("../../assets/demo/agents/reviewer.sh"),
-    ),
-    (
-        "triage.sh",
-        include_str!("../../assets/demo/agents/triage.sh"),
-    ),
-    (
         "auditor.sh",
         include_str!("../../assets/demo/agents/auditor.sh"),
     ),
@@ -47,7 +38,6 @@ const AGENTS: [(&str, &str); 8] = [
         "person.sh",
         include_str!("../../assets/demo/agents/person.sh"),
     ),
-    ("loop.sh", include_str!("../../assets/orchestrator/loop.sh")),
 ];
 
 /// Where a demo lives.
@@ -101,36 +91,96 @@ pub fn prepare(root: &Path) -> anyhow::Result<DemoPaths> {
     })
 }
 
-/// The orchestrator process that plays the run. `scripted_person` makes it
-/// decide human gates itself (for `--no-tui`).
-pub fn driver(paths: &DemoPaths, speed: f64, scripted_person: bool) -> anyhow::Result<Command> {
+/// The demo's `loopwatch.toml`: the scripted agents, paced by `speed`,
+/// with the generic adapter (the agents read what they need from the
+/// worktree and `LW_*`).
+pub fn config_text(paths: &DemoPaths, speed: f64) -> anyhow::Result<String> {
     let exe = std::env::current_exe().context("locate the loopwatch binary")?;
     let a = &paths.agents;
-    let agent = |name: &str| format!("bash '{}'", a.join(name).display());
-    let mut cmd = Command::new("bash");
-    cmd.arg(a.join("loop.sh"))
-        .arg(CONTRACT)
-        .arg("feat")
-        .current_dir(&paths.worktree)
-        .env("LOOPWATCH", &exe)
-        .env_remove("LOOPWATCH_PIPELINE")
-        .env("LW_DEV_CMD", agent("developer.sh"))
-        .env("LW_VERIFY_CMD", agent("verifier.sh"))
-        .env("LW_AUDIT_CMD", agent("auditor.sh"))
-        .env("LW_REVIEW_CMD", agent("reviewer.sh"))
-        .env("LW_TRIAGE_CMD", agent("triage.sh"))
-        .env("DEMO_SPEED", format!("{speed}"))
-        .env("DEMO_AGENTS", a)
-        .env("DEMO_STATE", a.join("state"))
-        .env("DEMO_WORKTREE", &paths.worktree)
-        .stdin(Stdio::null());
-    if scripted_person {
-        cmd.env(
-            "LW_AWAIT_CMD",
-            format!("bash '{}' \"$1\"", a.join("person.sh").display()),
-        );
-    }
-    Ok(cmd)
+    let q = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    let env = format!(
+        "LOOPWATCH={} DEMO_SPEED={speed} DEMO_AGENTS={} DEMO_STATE={} DEMO_WORKTREE={}",
+        q(&exe),
+        q(a),
+        q(&a.join("state")),
+        q(&paths.worktree)
+    );
+    let agent = |name: &str| format!("{env} bash {}", q(&a.join(name)));
+    let toml_str = |s: String| toml::Value::String(s).to_string();
+    Ok(format!(
+        "# The scripted agents of `loopwatch demo`.\n[run]\ntest = \"bash tests/total.test.sh\"\ngrace = \"2s\"\n\n\
+         [agents.developer]\ncommand = {}\ntimeout = \"5m\"\n\n\
+         [agents.verifier]\ncommand = {}\ntimeout = \"5m\"\n\n\
+         [agents.auditor]\ncommand = {}\ntimeout = \"5m\"\n",
+        toml_str(agent("developer.sh")),
+        toml_str(agent("verifier.sh")),
+        toml_str(agent("auditor.sh")),
+    ))
+}
+
+/// Writes the demo's `loopwatch.toml` (beside the agents, outside the
+/// diff) and returns what `loopwatch run` would be given.
+pub fn engine_options(paths: &DemoPaths, speed: f64) -> anyhow::Result<crate::engine::Options> {
+    let file = paths.agents.join("loopwatch.toml");
+    write(&file, &config_text(paths, speed)?)?;
+    let config = crate::engine::config::Config::load(&file)?;
+    Ok(crate::engine::Options {
+        config,
+        pipeline: crate::journal::Pipeline::at(paths.worktree.join(".pipeline")),
+        contract: Some(paths.worktree.join(CONTRACT)),
+        shim: std::env::current_exe().ok(),
+    })
+}
+
+/// The scripted person of `--no-tui`: each human gate that opens is handed
+/// to `person.sh`, which waits a moment and takes the decision that lets
+/// the run go on. Returns when `done` turns true.
+pub fn scripted_person(
+    paths: &DemoPaths,
+    speed: f64,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> anyhow::Result<std::thread::JoinHandle<()>> {
+    use std::sync::atomic::Ordering;
+    let exe = std::env::current_exe().context("locate the loopwatch binary")?;
+    let paths = paths.clone();
+    let pipeline = crate::journal::Pipeline::at(paths.worktree.join(".pipeline"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let watch = crate::watch::PipelineWatch::start(pipeline.dir(), move |_| {
+        let _ = tx.send(());
+    })
+    .context("watch the demo pipeline")?;
+    Ok(std::thread::spawn(move || {
+        let _watch = watch;
+        let mut feed = crate::watch::Feed::new(pipeline);
+        let mut handled: Vec<String> = Vec::new();
+        while !done.load(Ordering::SeqCst) {
+            feed.refresh();
+            let open: Vec<String> = feed
+                .state()
+                .open_human_gates()
+                .map(|g| g.request.id.clone())
+                .filter(|id| !handled.contains(id))
+                .collect();
+            for id in open {
+                let _ = Command::new("bash")
+                    .arg(paths.agents.join("person.sh"))
+                    .arg(&id)
+                    .current_dir(&paths.worktree)
+                    .env("LOOPWATCH", &exe)
+                    .env("DEMO_SPEED", format!("{speed}"))
+                    .env("DEMO_AGENTS", &paths.agents)
+                    .env("DEMO_STATE", paths.agents.join("state"))
+                    .env_remove("LOOPWATCH_PIPELINE")
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+                handled.push(id);
+            }
+            // Woken by the watch; the timeout only lets `done` be seen.
+            let _ = rx.recv_timeout(std::time::Duration::from_millis(500));
+        }
+    }))
 }
 
 fn git(dir: &Path, args: &[&str]) -> anyhow::Result<()> {

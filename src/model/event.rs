@@ -126,6 +126,12 @@ pub enum EventBody {
     /// The run ended.
     #[serde(rename = "run.ended")]
     RunEnded(RunEnded),
+    /// An agent process was started by `loopwatch run`.
+    #[serde(rename = "agent.started")]
+    AgentStarted(AgentStarted),
+    /// An agent process started by `loopwatch run` was reaped.
+    #[serde(rename = "agent.finished")]
+    AgentFinished(AgentFinished),
     /// Free text.
     #[serde(rename = "note")]
     Note {
@@ -151,6 +157,8 @@ impl EventBody {
             EventBody::VerifyResult(r) => &mut r.extra,
             EventBody::HumanRequested(h) => &mut h.extra,
             EventBody::HumanDecided(d) => &mut d.extra,
+            EventBody::AgentStarted(a) => &mut a.extra,
+            EventBody::AgentFinished(a) => &mut a.extra,
             _ => return,
         };
         for k in ["v", "seq", "at"] {
@@ -174,6 +182,8 @@ impl EventBody {
             EventBody::HumanDecided(_) => "human.decided",
             EventBody::DevDispatched { .. } => "dev.dispatched",
             EventBody::RunEnded(_) => "run.ended",
+            EventBody::AgentStarted(_) => "agent.started",
+            EventBody::AgentFinished(_) => "agent.finished",
             EventBody::Note { .. } => "note",
             EventBody::Unknown { type_name, .. } => type_name,
         }
@@ -192,6 +202,7 @@ impl EventBody {
             EventBody::VerifySummary(s) => Some(s.iteration),
             EventBody::FloorGuardFinished(f) => Some(f.iteration),
             EventBody::HumanRequested(h) => Some(h.iteration),
+            EventBody::AgentStarted(a) => Some(a.iteration),
             _ => None,
         }
     }
@@ -224,6 +235,10 @@ pub struct RunInfo {
     /// Rounds per gate before a person must decide (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rounds: Option<u32>,
+    /// The loop is driven by `loopwatch run`: every developer hand-off is a
+    /// dispatch recorded in the journal (iteration 1 starts with one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub engine: bool,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -272,6 +287,10 @@ pub struct GateFinished {
     /// Why the output is structurally invalid, when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structural: Option<String>,
+    /// What the reader normalised to read the output (a code fence, prose
+    /// after the block, markdown emphasis on keys, CRLF, trailing blanks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalized: Vec<String>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -530,7 +549,9 @@ pub struct RunEnded {
     pub report: Option<String>,
 }
 
+mod agent;
 mod limits;
+pub use agent::{AgentFinished, AgentRole, AgentStarted};
 pub use limits::MAX_VALUES_PER_LINE;
 
 /// Why a journal line is not an event.
@@ -690,7 +711,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 14] = [
+pub const KNOWN_TYPES: [&str; 16] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -704,6 +725,8 @@ pub const KNOWN_TYPES: [&str; 14] = [
     "human.decided",
     "dev.dispatched",
     "run.ended",
+    "agent.started",
+    "agent.finished",
     "note",
 ];
 

@@ -144,6 +144,11 @@ impl State {
                 {
                     *self.structural_strikes.get_mut(g) = 0;
                 }
+                if matches!(d.decision, Decision::Retry | Decision::Extend)
+                    && rules::is_developer_gate(&gate.request)
+                {
+                    self.dev_strikes = 0;
+                }
             }
             EventBody::DevDispatched { iteration, inputs } => {
                 self.iteration_mut(*iteration, ev)
@@ -155,6 +160,18 @@ impl State {
                 self.ended = Some(end.clone());
                 self.current_gate = None;
             }
+            EventBody::AgentStarted(a) => {
+                if self.dispatch(a.dispatch).is_none() {
+                    self.agents.push(AgentDispatch {
+                        started: a.clone(),
+                        started_at: ev.at.clone(),
+                        started_seq: ev.seq,
+                        finished: None,
+                        finished_at: None,
+                    });
+                }
+            }
+            EventBody::AgentFinished(f) => self.apply_agent_finished(f, ev),
             EventBody::Note { .. } => {}
             EventBody::Unknown { .. } => self.unknown_events += 1,
         }
@@ -172,6 +189,35 @@ impl State {
             RunStatus::Idle
         };
         self.next = rules::next(self);
+    }
+
+    /// The first finish of a started dispatch counts; a finish of a dispatch
+    /// never started, or a second one, is ignored.
+    fn apply_agent_finished(&mut self, f: &AgentFinished, ev: &Event) {
+        let Some(d) = self
+            .agents
+            .iter_mut()
+            .rev()
+            .find(|a| a.started.dispatch == f.dispatch)
+        else {
+            return;
+        };
+        if d.finished.is_some() {
+            return;
+        }
+        d.finished = Some(f.clone());
+        d.finished_at = Some(ev.at.clone());
+        let (gate, role, iteration) = (d.started.gate, d.started.role, d.started.iteration);
+        self.usage.add(gate, role, f);
+        self.iteration_mut(iteration, ev).usage.add(f);
+        if role == AgentRole::Developer && !f.interrupted {
+            // An interrupted dispatch is the engine's doing, not the agent's.
+            self.dev_strikes = if f.succeeded() {
+                0
+            } else {
+                self.dev_strikes + 1
+            };
+        }
     }
 
     fn iteration_mut(&mut self, n: u32, ev: &Event) -> &mut Iteration {

@@ -12,6 +12,12 @@ use super::event::*;
 use super::state::*;
 use super::types::*;
 
+mod handoff;
+pub use handoff::{
+    DEVELOPER_SUBJECT, auditor_input, developer_input, handoff_lines, is_developer_gate,
+    verifier_input,
+};
+
 /// What the orchestrator does next.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -290,6 +296,60 @@ pub fn gates_for_findings(findings: &[Finding]) -> Vec<GateRequest> {
         .collect()
 }
 
+/// The human gates a finished dispatch opens, given the state *before* it:
+/// a developer dispatch that failed (exit status, timeout, no answer) for
+/// the second time in a row opens a `structural` gate. A failed gate agent
+/// opens nothing here: its round is recorded structural, and
+/// [`gates_for_round`] applies.
+pub fn gates_for_dispatch(
+    before: &State,
+    started: &AgentStarted,
+    f: &AgentFinished,
+) -> Vec<GateRequest> {
+    if started.role != AgentRole::Developer || f.interrupted || f.succeeded() {
+        return Vec::new();
+    }
+    if before.dev_strikes + 1 < 2 {
+        return Vec::new();
+    }
+    let why = f.failure().unwrap_or_default();
+    vec![GateRequest {
+        kind: HumanGateKind::Structural,
+        gate: None,
+        subject: DEVELOPER_SUBJECT.to_string(),
+        summary: format!("the developer dispatch failed twice: {}", one_line(&why)),
+        evidence: json!({ "dispatch": f.dispatch, "log": started.log, "failure": why }),
+    }]
+}
+
+/// True when the work of the current iteration was handed to the developer
+/// (the iteration began after the last gate round), so the next developer
+/// dispatch needs no new `dev.dispatched`.
+pub fn dev_handed_off(s: &State) -> bool {
+    s.marks.last_dev_seq > s.marks.last_gate_seq
+}
+
+/// The dispatch that answered the round of `gate` in progress when its
+/// answer was never recorded as the round (the engine stopped in between):
+/// the round is recorded from that answer instead of dispatching again.
+pub fn unrecorded_answer(s: &State, gate: GateName) -> Option<&AgentFinished> {
+    let cur = s.current_gate.as_ref().filter(|c| c.gate == gate)?;
+    let d = s.agents.iter().rev().find(|d| {
+        d.started.gate == Some(gate)
+            && d.started.iteration == cur.iteration
+            && d.started.round == Some(cur.round)
+    })?;
+    let f = d.finished.as_ref()?;
+    (!f.interrupted && d.started_seq > s.marks.last_gate_seq).then_some(f)
+}
+
+/// True when a developer dispatch of iteration `n` finished successfully.
+pub fn dev_done(s: &State, n: u32) -> bool {
+    s.agents.iter().any(|a| {
+        a.started.role == AgentRole::Developer && a.started.iteration == n && a.succeeded()
+    })
+}
+
 /// Turns requests into `human.requested` payloads with stable ids
 /// `hg-<iter>-<gate>-<n>` (`findings` or `manual` when no gate asked).
 pub fn assign_ids(
@@ -363,6 +423,18 @@ pub fn next(s: &State) -> Next {
     }
     if s.run.is_none() && s.seq == 0 {
         return Next::new(NextAction::NextGate, Some(GateName::Floor), "no run yet");
+    }
+    if s.run.as_ref().is_some_and(|r| r.engine) && dev_handed_off(s) {
+        // A run driven by `loopwatch run`: every iteration opens with a
+        // developer dispatch, and its gates wait for that dispatch to succeed.
+        let n = s.iteration_number().max(1);
+        if !dev_done(s, n) {
+            return Next::new(
+                NextAction::Dev,
+                None,
+                format!("iteration {n}: the developer's work has not finished"),
+            );
+        }
     }
     let last = s
         .review_iterations

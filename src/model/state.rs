@@ -8,6 +8,9 @@ use super::event::*;
 use super::rules::Next;
 use super::types::*;
 
+mod agents;
+pub use agents::{AgentDispatch, RunUsage, Usage};
+
 /// Version of the state format.
 pub const STATE_VERSION: u32 = 1;
 
@@ -143,6 +146,9 @@ pub struct Iteration {
     /// What was handed to the developer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dev_inputs: Vec<Value>,
+    /// Tokens and cost of the agents dispatched for this iteration.
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
 }
 
 impl Iteration {
@@ -243,8 +249,22 @@ pub struct State {
     /// Seq of the last gate.finished, dev.dispatched and iteration.started.
     #[serde(default)]
     pub marks: Marks,
+    /// Agents dispatched by `loopwatch run`, in dispatch order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<AgentDispatch>,
+    /// Tokens and cost of those agents: total, per gate, developer.
+    #[serde(default, skip_serializing_if = "RunUsage::is_empty")]
+    pub usage: RunUsage,
+    /// Consecutive failed developer dispatches (a success or a person's
+    /// retry resets it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dev_strikes: u32,
     /// What the loop does next.
     pub next: Next,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Positions the loop rules need.
@@ -274,6 +294,9 @@ impl Default for State {
             last_event_at: None,
             unknown_events: 0,
             marks: Marks::default(),
+            agents: Vec::new(),
+            usage: RunUsage::default(),
+            dev_strikes: 0,
             next: Next::default(),
         }
     }
@@ -314,6 +337,16 @@ impl State {
             .iter()
             .rev()
             .find_map(|i| i.last_gate(g))
+    }
+
+    /// The dispatch running now (started, not finished), if any.
+    pub fn running_agent(&self) -> Option<&AgentDispatch> {
+        self.agents.iter().rev().find(|a| a.is_running())
+    }
+
+    /// A dispatch by number.
+    pub fn dispatch(&self, n: u32) -> Option<&AgentDispatch> {
+        self.agents.iter().find(|a| a.started.dispatch == n)
     }
 
     /// The round number the next run of a gate will have.

@@ -40,6 +40,9 @@ pub enum StructuralKind {
     MalformedField,
     /// A row of a section that has the wrong shape.
     MalformedRow,
+    /// The agent that should have printed the output failed (exit status,
+    /// timeout, no answer, an answer too large).
+    AgentFailed,
 }
 
 impl StructuralKind {
@@ -59,6 +62,7 @@ impl StructuralKind {
             StructuralKind::DuplicateSection => "duplicate-section",
             StructuralKind::MalformedField => "malformed-field",
             StructuralKind::MalformedRow => "malformed-row",
+            StructuralKind::AgentFailed => "agent-failed",
         }
     }
 }
@@ -84,6 +88,8 @@ pub struct Structural {
     pub message: String,
     /// What could be read before the failure (verdict known), if anything.
     pub partial: Option<Box<GateOutput>>,
+    /// What was normalised before the strict reader judged the output.
+    pub normalized: Vec<String>,
 }
 
 impl Structural {
@@ -100,6 +106,7 @@ impl Structural {
             line,
             message: message.into(),
             partial: None,
+            normalized: Vec::new(),
         }
     }
 

@@ -23,11 +23,11 @@ mod finding_verdicts;
 mod findings;
 mod gate0_report;
 mod json;
+mod lenient;
 pub mod lines;
 mod security;
 mod verdict;
 
-pub use conformity::parse_conformity;
 pub use error::{Structural, StructuralKind};
 pub use finding_verdicts::{FAULT_PREFIX, VerdictEntry, parse_verdicts};
 pub use findings::{
@@ -36,7 +36,23 @@ pub use findings::{
 };
 pub use gate0_report::{FloorReport, Handoff, Runnable, parse_gate0_report};
 pub use json::JsonInputError;
-pub use security::parse_security;
+
+/// Reads a GATE 1 output named `input` (wrappings models add are removed
+/// first and named in [`GateOutput::normalized`]).
+pub fn parse_conformity(input: &str, text: &[u8]) -> Result<GateOutput, Structural> {
+    lenient::read(
+        input,
+        GateName::Conformity,
+        text,
+        conformity::parse_conformity,
+    )
+}
+
+/// Reads a GATE 2 output named `input` (wrappings models add are removed
+/// first and named in [`GateOutput::normalized`]).
+pub fn parse_security(input: &str, text: &[u8]) -> Result<GateOutput, Structural> {
+    lenient::read(input, GateName::Security, text, security::parse_security)
+}
 
 use crate::model::{
     Extra, GateName, GateRow, ReportedRow, Scope, Verdict, VerdictKind, event::GateFinished,
@@ -66,6 +82,8 @@ pub struct GateOutput {
     /// GATE 2: the tools were absent (`TOOL: … ABSENT/DEGRADED`, or a bare
     /// `DEGRADED` verdict).
     pub degraded: bool,
+    /// What was normalised to read the output (see `gate.finished.normalized`).
+    pub normalized: Vec<String>,
 }
 
 impl GateOutput {
@@ -82,6 +100,7 @@ impl GateOutput {
             contract: None,
             tool: None,
             degraded: false,
+            normalized: Vec::new(),
         }
     }
 
@@ -103,6 +122,7 @@ impl GateOutput {
             tool: self.tool,
             output,
             structural: None,
+            normalized: self.normalized,
             extra: Extra::new(),
         }
     }
@@ -120,6 +140,7 @@ impl Structural {
         output: Option<String>,
     ) -> GateFinished {
         let summary = self.summary();
+        let normalized = self.normalized.clone();
         let partial = match self.partial {
             Some(p) => *p,
             None => GateOutput::new(
@@ -133,6 +154,9 @@ impl Structural {
         };
         let mut finished = partial.into_finished(iteration, round, output);
         finished.structural = Some(summary);
+        if finished.normalized.is_empty() {
+            finished.normalized = normalized;
+        }
         finished
     }
 }

@@ -114,6 +114,15 @@ pub fn summary(ev: &Event) -> (String, Tone) {
         EventBody::HumanRequested(h) => {
             (format!("⚑ {} {}: {}", h.id, h.kind, h.summary), Tone::Human)
         }
+        EventBody::AgentStarted(a) => (a.summary(), Tone::Normal),
+        EventBody::AgentFinished(f) => (
+            f.summary(),
+            if f.succeeded() {
+                Tone::Normal
+            } else {
+                Tone::Bad
+            },
+        ),
         EventBody::HumanDecided(d) => (
             format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason),
             Tone::Good,

@@ -1,0 +1,226 @@
+//! The engine's costs, measured (not asserted):
+//!
+//! 1. dispatch overhead: spawn → the agent's first output byte in its log
+//!    (what the TUI tails), p50/p99 over 200 dispatches, beside a bare
+//!    `Command` spawn → first byte on a pipe;
+//! 2. a person's decision → the next `agent.started` in the journal, p99;
+//! 3. CPU of an engine waiting on a person, clock ticks over 30 s;
+//! 4. a whole scripted run with zero-time agents: `loopwatch run` vs
+//!    `loop.sh` (median of 10 each).
+//!
+//! `cargo bench --bench engine` (set `ENGINE_BENCH_WAIT=S` to shorten the
+//! 30 s CPU window).
+
+#[path = "../tests/engine_support/mod.rs"]
+mod engine_support;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use engine_support::*;
+use loopwatch::engine::adapter::Invocation;
+use loopwatch::engine::child::{self, Spawn};
+
+fn pct(v: &mut [Duration], p: f64) -> Duration {
+    v.sort();
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+fn dispatch_overhead() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut engine = Vec::new();
+    let mut bare = Vec::new();
+    for i in 0..200 {
+        let log = dir.path().join(format!("{i}.log"));
+        let spec = Spawn {
+            invocation: Invocation {
+                program: "sh".into(),
+                args: vec!["-c".into(), "printf x".into()],
+                stdin: Vec::new(),
+            },
+            cwd: dir.path().to_path_buf(),
+            env: Vec::new(),
+            log: log.clone(),
+            log_limit: 1 << 20,
+            stdout_limit: 1 << 20,
+            timeout: Duration::from_secs(10),
+            grace: Duration::from_secs(1),
+            shim: Some(bin()),
+        };
+        let t0 = Instant::now();
+        let first = rt.block_on(async {
+            let running = child::spawn(spec).unwrap();
+            let (_tx, mut rx) = tokio::sync::watch::channel(None);
+            let task = tokio::spawn(async move { running.finish(&mut rx).await });
+            let first = loop {
+                if std::fs::metadata(&log).is_ok_and(|m| m.len() > 0) {
+                    break t0.elapsed();
+                }
+                tokio::time::sleep(Duration::from_micros(100)).await;
+            };
+            let _ = task.await;
+            first
+        });
+        engine.push(first);
+        let t0 = Instant::now();
+        let mut c = Command::new("sh")
+            .args(["-c", "printf x"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut b = [0u8; 1];
+        let _ = c.stdout.as_mut().unwrap().read(&mut b);
+        bare.push(t0.elapsed());
+        let _ = c.wait();
+    }
+    let (e50, e99) = (pct(&mut engine, 0.5), pct(&mut engine, 0.99));
+    let (b50, b99) = (pct(&mut bare, 0.5), pct(&mut bare, 0.99));
+    println!(
+        "dispatch: spawn → first byte in the log (via the shim): p50 {} p99 {}",
+        ms(e50),
+        ms(e99)
+    );
+    println!(
+        "          bare Command spawn → first byte on a pipe:   p50 {} p99 {}",
+        ms(b50),
+        ms(b99)
+    );
+    println!(
+        "          engine overhead p99 ≈ {}",
+        ms(e99.saturating_sub(b99))
+    );
+}
+
+const AGENTS: &str = r#"[run]
+test = "true"
+grace = "1s"
+[agents.developer]
+command = "bash @AGENTS@/agent.sh developer"
+[agents.verifier]
+command = "bash @AGENTS@/agent.sh verifier"
+[agents.auditor]
+command = "bash @AGENTS@/agent.sh auditor"
+"#;
+
+/// Runs to the out-of-scope gate, decides it, and times the next dispatch;
+/// the first run also measures the CPU of the waiting engine.
+fn decision_and_waiting_cpu() {
+    let wait: u64 = std::env::var("ENGINE_BENCH_WAIT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30);
+    let mut lat = Vec::new();
+    for i in 0..20 {
+        let p = Project::new(AGENTS);
+        let child = p.spawn_run(true);
+        let evs = p.wait_for("a gate", |e| {
+            e.iter().any(|e| e["type"] == "human.requested")
+        });
+        let id = evs.iter().find(|e| e["type"] == "human.requested").unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if i == 0 {
+            let ticks = |pid: u32| -> u64 {
+                let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+                let f: Vec<&str> = s.rsplit(')').next().unwrap().split_whitespace().collect();
+                f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+            };
+            std::thread::sleep(Duration::from_millis(500));
+            let before = ticks(child.id());
+            std::thread::sleep(Duration::from_secs(wait));
+            let after = ticks(child.id());
+            println!(
+                "waiting on a person: {} clock ticks of CPU in {wait} s (utime+stime)",
+                after - before
+            );
+        }
+        let started = p.of_type("agent.started").len();
+        p.decide(&id, "approve");
+        let t0 = Instant::now();
+        p.wait_for("the next dispatch", |e| {
+            e.iter().filter(|e| e["type"] == "agent.started").count() > started
+        });
+        lat.push(t0.elapsed());
+        drop(child);
+    }
+    println!(
+        "decision → next agent.started: p50 {} p99 {} (n={})",
+        ms(pct(&mut lat, 0.5)),
+        ms(pct(&mut lat, 0.99)),
+        lat.len()
+    );
+}
+
+const ZERO: &str = r#"[run]
+test = "true"
+[agents.developer]
+command = "mkdir -p src && echo cents > src/total.txt"
+[agents.verifier]
+command = "printf 'VERIFY — VERDICT: CONFORME\nCONTRACT: x\nCRITERIA:\n  1. The total shows cents — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read it\n'"
+[agents.auditor]
+command = "printf 'SECURITY — VERDICT: PASS\nTOOL: none\nSCOPE: 1 files\nBLOCKING:\nREPORTED (non-blocking):\nPROOF: none\n'"
+"#;
+
+fn whole_run_vs_loop_sh() {
+    let cfg: toml::Table = toml::from_str(ZERO).unwrap();
+    let cmd = |r: &str| cfg["agents"][r]["command"].as_str().unwrap().to_string();
+    let loop_sh = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/orchestrator/loop.sh");
+    let (mut engine, mut shell) = (Vec::new(), Vec::new());
+    for _ in 0..10 {
+        let p = Project::new(ZERO);
+        let t0 = Instant::now();
+        let out = p.run_to_end();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        engine.push(t0.elapsed());
+        let q = Project::new(ZERO);
+        let t0 = Instant::now();
+        let out = Command::new("bash")
+            .arg(loop_sh)
+            .arg(CONTRACT)
+            .current_dir(&q.root)
+            .env("LOOPWATCH", bin())
+            .env("LW_DEV_CMD", cmd("developer"))
+            .env("LW_VERIFY_CMD", cmd("verifier"))
+            .env("LW_AUDIT_CMD", cmd("auditor"))
+            .env("LOOPWATCH_USER", "bench")
+            .env_remove("LOOPWATCH_PIPELINE")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        shell.push(t0.elapsed());
+    }
+    let (e, s) = (pct(&mut engine, 0.5), pct(&mut shell, 0.5));
+    println!(
+        "whole scripted run, zero-time agents: loopwatch run {} vs loop.sh {} (ratio {:.2})",
+        ms(e),
+        ms(s),
+        e.as_secs_f64() / s.as_secs_f64()
+    );
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    dispatch_overhead();
+    whole_run_vs_loop_sh();
+    decision_and_waiting_cpu();
+}

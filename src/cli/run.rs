@@ -1,0 +1,299 @@
+//! `loopwatch run [CONTRACT] [--config FILE] [--headless]`: the loop engine.
+//!
+//! With a terminal (and without `--headless`) the TUI opens on the run, the
+//! engine driving it from another thread of the same process; leaving the
+//! TUI stops the agents and leaves a run that resumes.
+//!
+//! Headless, it prints one line per journal event (its own and those
+//! written by others, such as a decision taken in another terminal) and
+//! exits 0 when the run ends complete or partial, 1 when it ends otherwise,
+//! 2 on bad input, 128+n when signal n stopped it (the run resumes with
+//! the next `loopwatch run`).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use tokio::sync::{mpsc, watch};
+
+use super::Globals;
+use crate::engine::config::{Config, FILE_NAME};
+use crate::engine::{self, Finish, Options};
+use crate::journal::{JournalReader, Pipeline};
+use crate::model::{EndStatus, Event, EventBody};
+use crate::watch::PipelineWatch;
+
+/// `run`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Drives the verify + secure loop itself: GATE 0, the verifier, the auditor and the developer
+are dispatched as the loop's rules say, every step recorded in the journal. The agents are
+described in loopwatch.toml (`loopwatch init` writes one). A run that was stopped, or whose
+engine died, resumes from the journal with the next `loopwatch run`.
+
+Exit codes: 0 the run ended complete or partial, 1 it ended otherwise, 2 bad input
+(configuration, contract, another engine on the pipeline), 128+n stopped by signal n.")]
+pub struct RunArgs {
+    /// The contract (needed to start a run; a run in progress names its own).
+    pub contract: Option<PathBuf>,
+    /// The configuration (default: loopwatch.toml at the worktree root).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// No TUI: one line per event on stdout.
+    #[arg(long)]
+    pub headless: bool,
+}
+
+/// The hidden parent-death shim agents are started through.
+#[derive(Debug, Args)]
+pub struct ShimArgs {
+    /// The engine's pid.
+    pub engine_pid: String,
+    /// The agent program.
+    pub program: OsString,
+    /// Its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub args: Vec<OsString>,
+}
+
+/// Runs the shim: only returns when the agent could not be started.
+pub fn shim(a: ShimArgs) -> anyhow::Result<ExitCode> {
+    let e = crate::engine::child::shim_exec(&a.engine_pid, &a.program, &a.args);
+    eprintln!(
+        "loopwatch: cannot start {}: {e}",
+        crate::sanitize::terminal_text(a.program.as_encoded_bytes())
+    );
+    Ok(ExitCode::from(127))
+}
+
+/// What `run` needs before anything runs: the pipeline and the checked config.
+pub fn prepare(
+    config: Option<PathBuf>,
+    contract: Option<PathBuf>,
+    globals: &Globals,
+) -> anyhow::Result<Result<Options, String>> {
+    let pipeline = globals.pipeline_for_writing()?;
+    let path = config.unwrap_or_else(|| pipeline.worktree().join(FILE_NAME));
+    let config = match Config::load(&path) {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    Ok(Ok(Options {
+        config,
+        pipeline,
+        contract,
+        shim: std::env::current_exe().ok(),
+    }))
+}
+
+/// Runs `run`.
+pub fn run(a: RunArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let opts = match prepare(a.config, a.contract, globals)? {
+        Ok(o) => o,
+        Err(msg) => {
+            super::output::warn(&format!("loopwatch: {msg}"));
+            return Ok(ExitCode::from(2));
+        }
+    };
+    use std::io::IsTerminal;
+    if !a.headless && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+        return with_tui(opts);
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("start the async runtime")?;
+    rt.block_on(headless(opts))
+}
+
+/// With a terminal: the engine on its own thread, the TUI on the run in
+/// this one (the TUI reads the journal the engine writes, as `watch` does).
+/// Leaving the TUI stops the engine: its agents are stopped and recorded
+/// interrupted, and the run resumes with the next `loopwatch run`.
+fn with_tui(opts: Options) -> anyhow::Result<ExitCode> {
+    let pipeline = opts.pipeline.clone();
+    let (stop_tx, stop_rx) = watch::channel(None);
+    let engine = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        // Notices go to the log: the terminal belongs to the TUI.
+        rt.block_on(engine::run(opts, stop_rx, &mut |n| tracing::warn!("{n}")))
+            .map_err(|e| e.to_string())
+    });
+    let tui = crate::tui::run_live(vec![pipeline]);
+    let _ = stop_tx.send(Some(130));
+    let result = engine.join();
+    let code = match &result {
+        Ok(Ok(Finish::Ended(EndStatus::Complete | EndStatus::Partial))) => ExitCode::SUCCESS,
+        Ok(Ok(Finish::Ended(_))) => ExitCode::from(1),
+        Ok(Ok(Finish::Stopped(_))) => {
+            super::output::warn("loopwatch: the run was stopped; `loopwatch run` resumes it");
+            ExitCode::from(130)
+        }
+        Ok(Err(e)) => {
+            super::output::warn(&format!("loopwatch: {e}"));
+            ExitCode::from(2)
+        }
+        Err(_) => ExitCode::from(2),
+    };
+    tui?;
+    Ok(code)
+}
+
+async fn headless(opts: Options) -> anyhow::Result<ExitCode> {
+    let (stop_tx, stop_rx) = watch::channel(None);
+    spawn_signal_watch(stop_tx)?;
+    let printer = Printer::start(opts.pipeline.clone());
+    let result = engine::run(opts, stop_rx, &mut |n| {
+        super::output::warn(&format!("loopwatch: {n}"))
+    })
+    .await;
+    if let Some(p) = printer {
+        p.finish().await;
+    }
+    Ok(match result {
+        Ok(Finish::Ended(EndStatus::Complete | EndStatus::Partial)) => ExitCode::SUCCESS,
+        Ok(Finish::Ended(_)) => ExitCode::from(1),
+        Ok(Finish::Stopped(code)) => {
+            super::output::warn(
+                "loopwatch: stopped; the agents were stopped and the run resumes with `loopwatch run`",
+            );
+            ExitCode::from(u8::try_from(code).unwrap_or(2))
+        }
+        Err(e) => {
+            super::output::warn(&format!("loopwatch: {e}"));
+            ExitCode::from(2)
+        }
+    })
+}
+
+/// SIGINT, SIGTERM and SIGHUP ask the engine to stop (130, 143, 129).
+pub fn spawn_signal_watch(tx: watch::Sender<Option<i32>>) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut int = signal(SignalKind::interrupt()).context("watch SIGINT")?;
+    let mut term = signal(SignalKind::terminate()).context("watch SIGTERM")?;
+    let mut hup = signal(SignalKind::hangup()).context("watch SIGHUP")?;
+    tokio::spawn(async move {
+        let code = tokio::select! {
+            _ = int.recv() => 130,
+            _ = term.recv() => 143,
+            _ = hup.recv() => 129,
+        };
+        let _ = tx.send(Some(code));
+    });
+    Ok(())
+}
+
+/// Follows the journal and prints each new event once.
+struct Printer {
+    done: mpsc::UnboundedSender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Printer {
+    fn start(pipeline: Pipeline) -> Option<Printer> {
+        let (tx, mut rx) = mpsc::unbounded_channel::<bool>();
+        let wake = tx.clone();
+        let watch = PipelineWatch::start(pipeline.dir(), move |_| {
+            let _ = wake.send(false);
+        })
+        .ok()?;
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
+        let mut reader = JournalReader::new(pipeline.journal_path());
+        // What was there before this engine started is history, not news.
+        let _ = reader.read_new();
+        let task = tokio::spawn(async move {
+            let _watch = watch;
+            loop {
+                print_new(&mut reader);
+                tokio::select! {
+                    _ = rx.recv() => {}
+                    _ = done_rx.recv() => { print_new(&mut reader); return; }
+                }
+            }
+        });
+        drop(tx);
+        Some(Printer {
+            done: done_tx,
+            task,
+        })
+    }
+
+    async fn finish(self) {
+        let _ = self.done.send(());
+        let _ = self.task.await;
+    }
+}
+
+fn print_new(reader: &mut JournalReader) {
+    let Ok(batch) = reader.read_new() else {
+        return;
+    };
+    let mut out = std::io::stdout().lock();
+    for ev in &batch.events {
+        let _ = writeln!(
+            out,
+            "{}",
+            crate::sanitize::terminal_text(line(ev).as_bytes())
+        );
+    }
+    let _ = out.flush();
+}
+
+/// One line for an event: `#seq type what`.
+pub fn line(ev: &Event) -> String {
+    let what = match &ev.body {
+        EventBody::RunStarted { run, .. } => {
+            format!("{} on {} (contract {})", run.id, run.branch, run.contract)
+        }
+        EventBody::IterationStarted { iteration, trigger } => {
+            format!("iteration {iteration} ({trigger})")
+        }
+        EventBody::GateStarted {
+            gate,
+            iteration,
+            round,
+            ..
+        } => {
+            format!(
+                "GATE {} {gate} iteration {iteration} round {round}",
+                gate.number()
+            )
+        }
+        EventBody::GateFinished(g) => {
+            let mut s = format!(
+                "GATE {} {} round {}: {}",
+                g.gate.number(),
+                g.gate,
+                g.round,
+                g.verdict
+            );
+            if let Some(st) = &g.structural {
+                s.push_str(&format!(" (structural: {st})"));
+            }
+            if !g.normalized.is_empty() {
+                s.push_str(&format!(" [normalised: {}]", g.normalized.join("; ")));
+            }
+            s
+        }
+        EventBody::HumanRequested(h) => format!("{} {}: {}", h.id, h.kind, h.summary),
+        EventBody::HumanDecided(d) => format!("{} {} by {}: {}", d.id, d.decision, d.by, d.reason),
+        EventBody::DevDispatched { iteration, inputs } => {
+            format!(
+                "iteration {iteration}: {} gap line(s) back to the developer",
+                inputs.len()
+            )
+        }
+        EventBody::AgentStarted(a) => a.summary(),
+        EventBody::AgentFinished(f) => f.summary(),
+        EventBody::RunEnded(e) => format!("run ended {}", e.status.as_str()),
+        EventBody::Note { text } => text.clone(),
+        other => other.type_name().to_string(),
+    };
+    format!("#{} {} {what}", ev.seq, ev.body.type_name())
+}

@@ -1,0 +1,157 @@
+use super::*;
+
+const GOOD: &str = r#"[run]
+test = "cargo test"
+diff = "main"
+max_rounds = 2
+
+[agents.developer]
+command = "sh ./dev.sh"
+timeout = "20m"
+
+[agents.verifier]
+command = "cat"
+adapter = "generic"
+model = "sonnet"
+
+[agents.auditor]
+command = "cat"
+timeout = "1h 30m"
+
+[agents.finding-verifier]
+command = "cat"
+max_concurrency = 8
+
+[verify_by_test]
+enabled = true
+step_timeout = "600s"
+"#;
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    let path = std::env::var_os("PATH");
+    Config::parse(Path::new("/w/loopwatch.toml"), text, path.as_deref())
+}
+
+#[test]
+fn a_full_file_is_read() {
+    let c = parse(GOOD).unwrap();
+    assert_eq!(c.run.test, "cargo test");
+    assert_eq!(c.run.diff.as_deref(), Some("main"));
+    assert_eq!(c.run.max_rounds, 2);
+    let dev = c.agent(AgentRole::Developer).unwrap();
+    assert_eq!(dev.timeout, Duration::from_secs(1200));
+    assert_eq!(dev.adapter, AdapterKind::Generic);
+    assert_eq!(
+        c.agent(AgentRole::Auditor).unwrap().timeout,
+        Duration::from_secs(5400)
+    );
+    assert_eq!(
+        c.agent(AgentRole::Verifier).unwrap().model.as_deref(),
+        Some("sonnet")
+    );
+    assert_eq!(
+        c.agent(AgentRole::FindingVerifier).unwrap().max_concurrency,
+        8
+    );
+    assert!(c.verify_by_test.enabled);
+}
+
+fn err(text: &str) -> ConfigError {
+    parse(text).unwrap_err()
+}
+
+#[test]
+fn an_unknown_key_names_its_line_and_key() {
+    let e = err(&GOOD.replace("timeout = \"20m\"", "timout = \"20m\""));
+    assert_eq!(e.line, 8, "{e}");
+    assert_eq!(e.key, "agents.developer.timout", "{e}");
+    assert!(e.message.contains("unknown field"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("/w/loopwatch.toml:8: agents.developer.timout: "),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("[agents.auditor]", "[agents.auditorr]"));
+    assert_eq!(e.line, 15, "{e}");
+    assert!(e.message.contains("auditorr"), "{e}");
+}
+
+#[test]
+fn a_missing_required_agent_is_named() {
+    let text = GOOD.replace(
+        "[agents.auditor]\ncommand = \"cat\"\ntimeout = \"1h 30m\"\n",
+        "",
+    );
+    let e = err(&text);
+    assert_eq!(e.key, "agents.auditor");
+    assert_eq!(e.line, 6);
+    assert!(e.message.contains("missing required agent"), "{e}");
+}
+
+#[test]
+fn a_command_that_does_not_exist_is_refused() {
+    let e = err(&GOOD.replace(
+        "command = \"cat\"\nadapter",
+        "command = \"no-such-program-lw --x\"\nadapter",
+    ));
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (11, "agents.verifier.command"),
+        "{e}"
+    );
+    assert!(
+        e.message
+            .contains("command not found: 'no-such-program-lw'"),
+        "{e}"
+    );
+    // A claude agent without a command needs `claude` on PATH.
+    let e = Config::parse(
+        Path::new("/w/loopwatch.toml"),
+        &GOOD
+            .replace("adapter = \"generic\"", "adapter = \"claude\"")
+            .replace("command = \"cat\"\nadapter", "adapter"),
+        Some(std::ffi::OsStr::new("/nonexistent")),
+    )
+    .unwrap_err();
+    assert!(e.message.contains("command not found"), "{e}");
+}
+
+#[test]
+fn bad_values_name_their_key() {
+    let e = err(&GOOD.replace("\"20m\"", "\"twenty\""));
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (8, "agents.developer.timeout"),
+        "{e}"
+    );
+    assert!(e.message.contains("not a duration"), "{e}");
+    let e = err(&GOOD.replace("\"20m\"", "\"0s\""));
+    assert!(e.message.contains("above zero"), "{e}");
+    let e = err(&GOOD.replace("max_rounds = 2", "max_rounds = 0"));
+    assert_eq!((e.line, e.key.as_str()), (4, "run.max_rounds"), "{e}");
+    let e = err(&GOOD.replace("max_rounds = 2", "max_rounds = \"two\""));
+    assert_eq!((e.line, e.key.as_str()), (4, "run.max_rounds"), "{e}");
+    let e = err(&GOOD.replace("adapter = \"generic\"", "adapter = \"gpt\""));
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (12, "agents.verifier.adapter"),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("model = \"sonnet\"", "prompt_file = \"nope.md\""));
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (13, "agents.verifier.prompt_file"),
+        "{e}"
+    );
+    let e = err("[run\n");
+    assert_eq!(e.line, 1, "{e}");
+}
+
+#[test]
+fn durations() {
+    assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+    assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+    assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+    assert!(parse_duration("-5s").is_err());
+    assert!(parse_duration("5 parsecs").is_err());
+}

@@ -1,0 +1,302 @@
+//! One agent dispatch, bracketed by the journal: the input is written
+//! beside the log, the process is started, `agent.started` names its pid,
+//! its output is read as it comes, and `agent.finished` (with any human
+//! gate the rules open for it, in the same append) is written once it was
+//! reaped.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use tokio::sync::watch;
+
+use super::adapter::{self, Answer, Request};
+use super::child::{self, MARKER_ENV, Spawn};
+use super::config::AgentConfig;
+use crate::journal::{AppendOptions, JournalError, Pipeline, append_with};
+use crate::model::event::{AgentFinished, AgentRole, AgentStarted, RunInfo};
+use crate::model::rules;
+use crate::model::*;
+
+/// Most stdout bytes an answer may have (the rest makes the answer unusable).
+pub const STDOUT_LIMIT: usize = 16 * 1024 * 1024;
+
+/// What one dispatch serves.
+#[derive(Debug, Clone)]
+pub struct Job<'a> {
+    /// The agent.
+    pub agent: &'a AgentConfig,
+    /// Iteration served.
+    pub iteration: u32,
+    /// Gate and round served, when the agent judges one.
+    pub gate: Option<(GateName, u32)>,
+    /// The inputs the loop names.
+    pub inputs: String,
+    /// Its number in the run (one more than the last `agent.started`).
+    pub dispatch: u32,
+}
+
+/// How a dispatch went.
+#[derive(Debug, Clone)]
+pub struct Dispatched {
+    /// The recorded finish.
+    pub finished: AgentFinished,
+    /// What the adapter read from stdout.
+    pub answer: Answer,
+}
+
+/// Fixed settings of every dispatch of a run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The pipeline written to.
+    pub pipeline: Pipeline,
+    /// The run's TEST, CONTRACT and DIFF.
+    pub run: RunInfo,
+    /// SIGTERM → SIGKILL grace.
+    pub grace: Duration,
+    /// Bytes per agent log.
+    pub log_limit: u64,
+    /// The `loopwatch` binary for the parent-death shim.
+    pub shim: Option<PathBuf>,
+}
+
+/// Runs one dispatch to its end (or the stop) and records it.
+pub async fn dispatch(
+    set: &Settings,
+    job: Job<'_>,
+    stop: &mut watch::Receiver<Option<i32>>,
+) -> Result<Dispatched, DispatchError> {
+    let role = job.agent.role;
+    let instructions = match &job.agent.prompt_file {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| DispatchError::Io {
+            op: "read the prompt file",
+            path: p.clone(),
+            source: e,
+        })?),
+        None => None,
+    };
+    let worktree = set.pipeline.worktree().to_path_buf();
+    let req = Request {
+        agent: job.agent,
+        instructions: instructions.as_deref(),
+        inputs: &job.inputs,
+        test: &set.run.test,
+        worktree: &worktree,
+    };
+    let full = req.full_text();
+    let invocation = adapter::invocation(&req);
+    let n = job.dispatch;
+    let agents_dir = set.pipeline.dir().join("agents");
+    std::fs::create_dir_all(&agents_dir).map_err(|e| DispatchError::Io {
+        op: "create",
+        path: agents_dir.clone(),
+        source: e,
+    })?;
+    let stem = format!("{n:03}-{role}");
+    let input_path = agents_dir.join(format!("{stem}.input"));
+    crate::util::replace_atomically(&input_path, full.as_bytes()).map_err(|e| {
+        DispatchError::Io {
+            op: "write",
+            path: input_path.clone(),
+            source: e,
+        }
+    })?;
+    let log_path = agents_dir.join(format!("{stem}.log"));
+    let pipeline_dir =
+        std::path::absolute(set.pipeline.dir()).unwrap_or(set.pipeline.dir().to_path_buf());
+    let env = vec![
+        ("LW_ROLE".into(), role.as_str().into()),
+        ("LW_CONTRACT".into(), set.run.contract.clone()),
+        ("LW_DIFF".into(), set.run.diff.clone()),
+        ("LW_TEST".into(), set.run.test.clone()),
+        ("LW_ITERATION".into(), job.iteration.to_string()),
+        ("LW_PIPELINE".into(), pipeline_dir.display().to_string()),
+        (
+            "LW_INPUT_FILE".into(),
+            std::path::absolute(&input_path)
+                .unwrap_or(input_path.clone())
+                .display()
+                .to_string(),
+        ),
+        ("LW_DISPATCH".into(), n.to_string()),
+        (MARKER_ENV.into(), format!("{}#{n}", pipeline_dir.display())),
+    ];
+    let spec = Spawn {
+        invocation,
+        cwd: worktree.clone(),
+        env,
+        log: log_path.clone(),
+        log_limit: set.log_limit,
+        stdout_limit: STDOUT_LIMIT,
+        timeout: job.agent.timeout,
+        grace: set.grace,
+        shim: set.shim.clone(),
+    };
+    let mut started = AgentStarted {
+        dispatch: n,
+        role,
+        iteration: job.iteration,
+        gate: job.gate.map(|g| g.0),
+        round: job.gate.map(|g| g.1),
+        adapter: job.agent.adapter.as_str().into(),
+        pid: 0,
+        pgid: 0,
+        input_sha256: format!("sha256:{:x}", Sha256::digest(full.as_bytes())),
+        log: format!("agents/{stem}.log"),
+        input: Some(format!("agents/{stem}.input")),
+        extra: Default::default(),
+    };
+    let running = match child::spawn(spec) {
+        Ok(r) => r,
+        Err(e) => {
+            let finished = AgentFinished {
+                dispatch: n,
+                role,
+                exit_code: None,
+                duration_ms: 0,
+                timed_out: false,
+                interrupted: false,
+                tokens_in: None,
+                tokens_out: None,
+                cost_usd: None,
+                error: Some(format!("cannot start {}: {e}", job.agent.command)),
+                answer: None,
+                extra: Default::default(),
+            };
+            record(
+                &set.pipeline,
+                vec![EventBody::AgentStarted(started.clone())],
+                Some((&started, &finished)),
+            )?;
+            return Ok(Dispatched {
+                finished,
+                answer: Answer::default(),
+            });
+        }
+    };
+    started.pid = running.pid();
+    started.pgid = running.pid();
+    record(
+        &set.pipeline,
+        vec![EventBody::AgentStarted(started.clone())],
+        None,
+    )?;
+    let outcome = running.finish(stop).await.map_err(|e| DispatchError::Io {
+        op: "run the agent of",
+        path: log_path.clone(),
+        source: e,
+    })?;
+    let mut answer = adapter::answer(job.agent.adapter, &outcome.stdout);
+    if outcome.stdout_truncated {
+        answer.error = Some(format!(
+            "the agent printed more than {} MiB on stdout",
+            STDOUT_LIMIT / (1024 * 1024)
+        ));
+    }
+    // The answer is kept before the finish is recorded: an engine that
+    // stops between the two records the round from it instead of asking again.
+    let answer_rel = format!("agents/{stem}.answer");
+    let answer_path = set.pipeline.dir().join(&answer_rel);
+    crate::util::replace_atomically(&answer_path, &answer.text).map_err(|e| DispatchError::Io {
+        op: "write",
+        path: answer_path.clone(),
+        source: e,
+    })?;
+    let finished = AgentFinished {
+        dispatch: n,
+        role,
+        exit_code: outcome.exit_code,
+        duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+        timed_out: outcome.timed_out,
+        interrupted: outcome.interrupted,
+        tokens_in: answer.tokens_in,
+        tokens_out: answer.tokens_out,
+        cost_usd: answer.cost_usd,
+        error: answer.error.clone(),
+        answer: Some(answer_rel),
+        extra: Default::default(),
+    };
+    record(&set.pipeline, Vec::new(), Some((&started, &finished)))?;
+    Ok(Dispatched { finished, answer })
+}
+
+/// Appends `bodies`, then the finish of a dispatch with the human gates the
+/// rules open for it, in one append.
+pub fn record(
+    pipeline: &Pipeline,
+    bodies: Vec<EventBody>,
+    finish: Option<(&AgentStarted, &AgentFinished)>,
+) -> Result<(), JournalError> {
+    append_with(pipeline, &AppendOptions::default(), |s| {
+        let mut out = bodies.clone();
+        if let Some((st, f)) = finish {
+            out.push(EventBody::AgentFinished(f.clone()));
+            let reqs = rules::gates_for_dispatch(s, st, f);
+            out.extend(
+                rules::assign_ids(s, st.iteration, reqs, rules::DEVELOPER_SUBJECT)
+                    .into_iter()
+                    .map(EventBody::HumanRequested),
+            );
+        }
+        Ok(out)
+    })
+    .map(|_| ())
+}
+
+/// The saved answer of a finished dispatch (at most [`STDOUT_LIMIT`] bytes).
+pub fn saved_answer(pipeline: &Pipeline, f: &AgentFinished) -> Vec<u8> {
+    use std::io::Read;
+    let Some(rel) = &f.answer else {
+        return Vec::new();
+    };
+    let Ok(path) = pipeline.resolve_recorded(rel) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(STDOUT_LIMIT as u64).read_to_end(&mut out);
+    }
+    out
+}
+
+/// Records a dispatch found started without a finish as interrupted.
+pub fn record_interrupted(pipeline: &Pipeline, d: &AgentStarted) -> Result<(), JournalError> {
+    let f = AgentFinished {
+        dispatch: d.dispatch,
+        role: d.role,
+        exit_code: None,
+        duration_ms: 0,
+        timed_out: false,
+        interrupted: true,
+        tokens_in: None,
+        tokens_out: None,
+        cost_usd: None,
+        error: Some("the engine stopped before the agent finished".into()),
+        answer: None,
+        extra: Default::default(),
+    };
+    record(pipeline, Vec::new(), Some((d, &f)))
+}
+
+/// Why a dispatch could not be run or recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    /// A file could not be read or written.
+    #[error("{op} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        op: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The journal refused or failed the append.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}
+
+/// The role that judges a gate, for dispatch.
+pub fn role_for(gate: GateName) -> Option<AgentRole> {
+    AgentRole::for_gate(gate)
+}

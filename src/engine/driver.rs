@@ -1,0 +1,601 @@
+//! The loop itself: fold the journal, do what `state.next` says, repeat.
+//!
+//! - next-gate / retry floor: GATE 0 runs here, as `loopwatch gate0 run`;
+//! - next-gate / retry conformity, security: the verifier or auditor is
+//!   dispatched with the inputs the rules name and its answer recorded as
+//!   the round (a failed or silent agent is a structural round);
+//! - dev: the gaps are handed back (`dev.dispatched`) and the developer is
+//!   dispatched for the new iteration;
+//! - human: the engine sleeps on the pipeline's filesystem watch until the
+//!   gate is decided, from anywhere;
+//! - done / stop: the end of the run is recorded.
+//!
+//! Start-up takes the engine lock, stops whatever a dead engine left
+//! running, records its unfinished dispatches interrupted, and resumes from
+//! the journal.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use super::config::Config;
+use super::dispatch::{self, DispatchError, Job, Settings};
+use super::lock::{EngineLock, EngineLockError};
+use crate::gate0;
+use crate::journal::{JournalError, Pipeline};
+use crate::model::event::{AgentRole, RunInfo};
+use crate::model::rules::{self, NextAction};
+use crate::model::*;
+use crate::parse::{Structural, StructuralKind};
+use crate::recorder::{self, Recorder};
+use crate::watch::{Feed, PipelineWatch, WatchEvent};
+
+/// What `loopwatch run` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The checked `loopwatch.toml`.
+    pub config: Config,
+    /// The pipeline (its parent is the worktree).
+    pub pipeline: Pipeline,
+    /// The contract, for a new run (a run in progress names its own).
+    pub contract: Option<PathBuf>,
+    /// The `loopwatch` binary, to start agents through its parent-death shim.
+    pub shim: Option<PathBuf>,
+}
+
+/// How the engine stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The run ended (now or before).
+    Ended(EndStatus),
+    /// A stop was asked for (the value is the exit code it asked for); the
+    /// run can be resumed.
+    Stopped(i32),
+}
+
+/// Why the engine could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// Another engine drives the pipeline, or its lock failed.
+    #[error(transparent)]
+    Lock(#[from] EngineLockError),
+    /// Nothing can run as asked (no contract, a run driven by someone else...).
+    #[error("{0}")]
+    Refused(String),
+    /// The journal refused or failed an append.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The recorder refused or failed a step.
+    #[error(transparent)]
+    Record(#[from] crate::recorder::RecordError),
+    /// A dispatch could not be run or recorded.
+    #[error(transparent)]
+    Dispatch(#[from] DispatchError),
+    /// The filesystem watch could not be set up.
+    #[error("watch {}: {source}", path.display())]
+    Watch {
+        /// The pipeline folder.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl EngineError {
+    /// True for problems of the input (config, contract, refusal), as
+    /// opposed to failures while running.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            EngineError::Refused(_) | EngineError::Lock(EngineLockError::Held { .. })
+        )
+    }
+}
+
+/// Runs the loop until the run ends or `stop` asks it to stop. `notice`
+/// receives one line for each thing worth telling a person (a stale lock
+/// taken over, processes of a dead engine stopped, a resume).
+pub async fn run(
+    mut opts: Options,
+    mut stop: watch::Receiver<Option<i32>>,
+    notice: &mut (dyn FnMut(String) + Send),
+) -> Result<Finish, EngineError> {
+    // Absolute first: the engine moves to the worktree below.
+    if let Ok(abs) = std::path::absolute(opts.pipeline.dir()) {
+        opts.pipeline = Pipeline::at(abs);
+    }
+    if let Some(c) = opts.contract.as_mut()
+        && let Ok(abs) = std::path::absolute(&*c)
+    {
+        *c = abs;
+    }
+    let lock = EngineLock::acquire(opts.pipeline.dir())?;
+    // GATE 0's checks and the agents run from the worktree root, wherever
+    // `loopwatch run` was started (the contract's CHECK: lines are written
+    // for it).
+    let worktree = opts.pipeline.worktree().to_path_buf();
+    std::env::set_current_dir(&worktree).map_err(|e| {
+        EngineError::Refused(format!(
+            "cannot enter the worktree {}: {e}",
+            worktree.display()
+        ))
+    })?;
+    if let Some(pid) = lock.stale {
+        notice(format!(
+            "the engine lock named pid {pid}, which is gone: taken over (the run resumes)"
+        ));
+    }
+    let gate0_timeout =
+        gate0::Timeout::from_env().map_err(|e| EngineError::Refused(e.to_string()))?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let watch = PipelineWatch::start(opts.pipeline.dir(), move |ev| {
+        let _ = tx.send(ev);
+    })
+    .map_err(|e| EngineError::Watch {
+        path: opts.pipeline.dir().to_path_buf(),
+        source: e,
+    })?;
+    let mut e = Engine {
+        recorder: Recorder::new(opts.pipeline.clone()),
+        feed: Feed::new(opts.pipeline.clone()),
+        opts,
+        gate0_timeout,
+        watch,
+        rx,
+        settings: None,
+        _lock: lock,
+    };
+    e.start(notice).await?;
+    e.drive(&mut stop).await
+}
+
+struct Engine {
+    opts: Options,
+    recorder: Recorder,
+    feed: Feed,
+    gate0_timeout: gate0::Timeout,
+    watch: PipelineWatch,
+    rx: mpsc::UnboundedReceiver<WatchEvent>,
+    settings: Option<Settings>,
+    _lock: EngineLock,
+}
+
+impl Engine {
+    fn state(&mut self) -> State {
+        self.feed.refresh();
+        self.feed.state().clone()
+    }
+
+    async fn start(&mut self, notice: &mut (dyn FnMut(String) + Send)) -> Result<(), EngineError> {
+        let s = self.state();
+        let worktree = self.opts.pipeline.worktree().to_path_buf();
+        match (&s.run, &s.ended) {
+            (Some(run), None) => {
+                if !run.engine {
+                    return Err(EngineError::Refused(format!(
+                        "run {} is driven by another orchestrator (recorded with `loopwatch record`): end it first, or keep driving it that way",
+                        run.id
+                    )));
+                }
+                if let Some(c) = &self.opts.contract {
+                    let given = relative_contract(&worktree, c)?;
+                    if given != run.contract {
+                        return Err(EngineError::Refused(format!(
+                            "run {} in progress is on {}, not {given}: resume it without a contract, or end it first",
+                            run.id, run.contract
+                        )));
+                    }
+                }
+                notice(format!(
+                    "resuming run {} from the journal (seq {})",
+                    run.id, s.seq
+                ));
+            }
+            (Some(run), Some(end)) if self.opts.contract.is_none() => {
+                notice(format!(
+                    "run {} already ended {}: give a CONTRACT to start a new one",
+                    run.id,
+                    end.status.as_str()
+                ));
+            }
+            _ => {
+                let Some(c) = self.opts.contract.clone() else {
+                    return Err(EngineError::Refused(
+                        "no run in progress in this pipeline: give the CONTRACT to start one"
+                            .into(),
+                    ));
+                };
+                let info = self.run_info(&worktree, &c)?;
+                self.recorder.run_start(info, false)?;
+            }
+        }
+        let grace = self.opts.config.run.grace;
+        let found = super::child::stop_marked(
+            &std::path::absolute(self.opts.pipeline.dir())
+                .unwrap_or(self.opts.pipeline.dir().to_path_buf()),
+            grace,
+        )
+        .await;
+        if found > 0 {
+            notice(format!(
+                "stopped {found} process(es) left running by an earlier engine"
+            ));
+        }
+        let s = self.state();
+        for d in s.agents.iter().filter(|d| d.is_running()) {
+            dispatch::record_interrupted(&self.opts.pipeline, &d.started)?;
+            notice(format!(
+                "dispatch #{} ({}) had no finish: recorded interrupted, it is dispatched fresh",
+                d.started.dispatch, d.started.role
+            ));
+        }
+        let s = self.state();
+        if let Some(run) = s.run.clone() {
+            self.settings = Some(Settings {
+                pipeline: self.opts.pipeline.clone(),
+                run,
+                grace,
+                log_limit: self.opts.config.run.log_limit,
+                shim: self.opts.shim.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn run_info(&self, worktree: &Path, contract: &Path) -> Result<RunInfo, EngineError> {
+        let rel = relative_contract(worktree, contract)?;
+        let full = worktree.join(&rel);
+        let text = std::fs::read_to_string(&full)
+            .map_err(|e| EngineError::Refused(format!("contract {}: {e}", full.display())))?;
+        let cfg = &self.opts.config.run;
+        let diff = match &cfg.diff {
+            Some(d) => d.clone(),
+            None => git(worktree, &["rev-parse", "HEAD"]).ok_or_else(|| {
+                EngineError::Refused(format!(
+                    "cannot read HEAD in {} (is it a git worktree with a commit?): set [run] diff in {}",
+                    worktree.display(),
+                    self.opts.config.path.display()
+                ))
+            })?,
+        };
+        let id = Path::new(&rel)
+            .file_stem()
+            .map_or_else(|| "run".to_string(), |s| s.to_string_lossy().into_owned());
+        Ok(RunInfo {
+            id,
+            flow: header_field(&text, "flow").unwrap_or_else(|| "feat".into()),
+            branch: git(worktree, &["rev-parse", "--abbrev-ref", "HEAD"]).unwrap_or_default(),
+            contract: rel,
+            diff,
+            test: cfg.test.clone(),
+            worktree: worktree.display().to_string(),
+            max_rounds: Some(cfg.max_rounds),
+            engine: true,
+            extra: Default::default(),
+        })
+    }
+
+    async fn drive(
+        &mut self,
+        stop: &mut watch::Receiver<Option<i32>>,
+    ) -> Result<Finish, EngineError> {
+        loop {
+            if let Some(code) = *stop.borrow() {
+                return Ok(Finish::Stopped(code));
+            }
+            let s = self.state();
+            let next = s.next.clone();
+            let step = match next.action {
+                NextAction::Done | NextAction::Stop => {
+                    if let Some(e) = &s.ended {
+                        return Ok(Finish::Ended(e.status));
+                    }
+                    let status = next.end.unwrap_or(EndStatus::Complete);
+                    let out = self.recorder.run_end(status, Some("report.md".into()))?;
+                    // The same report `record run-end` writes.
+                    let report =
+                        crate::report::markdown(&out.state, Some(self.opts.pipeline.dir()));
+                    let path = self.opts.pipeline.dir().join("report.md");
+                    crate::util::replace_atomically(&path, report.as_bytes()).map_err(|e| {
+                        EngineError::Dispatch(DispatchError::Io {
+                            op: "write",
+                            path: path.clone(),
+                            source: e,
+                        })
+                    })?;
+                    return Ok(Finish::Ended(status));
+                }
+                NextAction::Human => self.await_human(next.human.as_deref(), stop).await?,
+                NextAction::Dev => self.developer(&s, stop).await?,
+                NextAction::NextGate | NextAction::Retry => {
+                    match next.gate.unwrap_or(GateName::Floor) {
+                        GateName::Floor => self.floor(&s, stop).await?,
+                        g => self.judge(g, &s, stop).await?,
+                    }
+                }
+            };
+            if let Some(code) = step {
+                return Ok(Finish::Stopped(code));
+            }
+        }
+    }
+
+    fn settings(&self) -> Result<&Settings, EngineError> {
+        self.settings
+            .as_ref()
+            .ok_or_else(|| EngineError::Refused("the journal holds no run".into()))
+    }
+
+    /// GATE 0, in-process, exactly as `loopwatch gate0 run` records it.
+    async fn floor(
+        &mut self,
+        s: &State,
+        stop: &mut watch::Receiver<Option<i32>>,
+    ) -> Result<Option<i32>, EngineError> {
+        let run = &self.settings()?.run;
+        let path = recorder::contract_path(self.opts.pipeline.worktree(), &run.contract)
+            .map_err(|e| EngineError::Refused(e.to_string()))?;
+        if s.current_gate.as_ref().map(|c| c.gate) != Some(GateName::Floor) {
+            self.recorder.start_round(GateName::Floor, false)?;
+        }
+        let timeout = self.gate0_timeout.clone();
+        let mut handle = tokio::task::spawn_blocking(move || gate0::run(&path, &timeout));
+        let outcome = tokio::select! {
+            r = &mut handle => r,
+            code = stopped(stop) => {
+                // Kills the running check's group; nothing is recorded.
+                let _ = tokio::task::spawn_blocking(move || gate0::exec::interrupt(code)).await;
+                let _ = handle.await;
+                return Ok(Some(code));
+            }
+        };
+        let outcome = outcome.map_err(|e| EngineError::Refused(format!("GATE 0 stopped: {e}")))?;
+        if let Some(code) = gate0::exec::interrupted() {
+            return Ok(Some(code));
+        }
+        let result = recorder::floor_round(outcome.rows.clone(), outcome.verdict.clone());
+        self.recorder
+            .round(GateName::Floor, result, &outcome.report, false)?;
+        Ok(None)
+    }
+
+    /// GATE 1 or 2: the verifier or auditor, its answer recorded as the round.
+    async fn judge(
+        &mut self,
+        gate: GateName,
+        s: &State,
+        stop: &mut watch::Receiver<Option<i32>>,
+    ) -> Result<Option<i32>, EngineError> {
+        let role = AgentRole::for_gate(gate).unwrap_or(AgentRole::Verifier);
+        if s.current_gate.as_ref().map(|c| c.gate) != Some(gate) {
+            self.recorder.start_round(gate, false)?;
+        }
+        let s = self.state();
+        let (iteration, round) = s
+            .current_gate
+            .as_ref()
+            .map_or((s.iteration_number(), s.next_round(gate)), |c| {
+                (c.iteration, c.round)
+            });
+        let set = self.settings()?.clone();
+        let (finished, raw) = match rules::unrecorded_answer(&s, gate) {
+            Some(f) => (f.clone(), dispatch::saved_answer(&self.opts.pipeline, f)),
+            None => {
+                let inputs = match gate {
+                    GateName::Security => rules::auditor_input(&set.run),
+                    _ => rules::verifier_input(&set.run),
+                };
+                let agent = self.agent(role)?;
+                let job = Job {
+                    agent: &agent,
+                    iteration,
+                    gate: Some((gate, round)),
+                    inputs,
+                    dispatch: next_dispatch(&s),
+                };
+                let d = dispatch::dispatch(&set, job, stop).await?;
+                if d.finished.interrupted {
+                    return Ok(Some(stop.borrow().unwrap_or(130)));
+                }
+                (d.finished, d.answer.text)
+            }
+        };
+        let name = format!("{role} dispatch #{}", finished.dispatch);
+        let result = match finished.failure() {
+            Some(why) => Err(Structural::new(
+                &name,
+                StructuralKind::AgentFailed,
+                None,
+                why,
+            )),
+            None => match gate {
+                GateName::Security => crate::parse::parse_security(&name, &raw),
+                _ => crate::parse::parse_conformity(&name, &raw),
+            },
+        };
+        self.recorder.round(gate, result, &raw, false)?;
+        Ok(None)
+    }
+
+    /// The developer: the hand-off first (`dev.dispatched`), then the dispatch.
+    async fn developer(
+        &mut self,
+        s: &State,
+        stop: &mut watch::Receiver<Option<i32>>,
+    ) -> Result<Option<i32>, EngineError> {
+        if !rules::dev_handed_off(s) {
+            let lines: Vec<Value> = rules::handoff_lines(s)
+                .into_iter()
+                .map(Value::from)
+                .collect();
+            self.recorder.dev(lines)?;
+            return Ok(None);
+        }
+        let set = self.settings()?.clone();
+        let iteration = s.iteration_number().max(1);
+        let request = if iteration <= 1 {
+            let path = recorder::contract_path(self.opts.pipeline.worktree(), &set.run.contract)
+                .map_err(|e| EngineError::Refused(e.to_string()))?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| EngineError::Refused(format!("contract {}: {e}", path.display())))?;
+            request_section(&text)
+        } else {
+            String::new()
+        };
+        let agent = self.agent(AgentRole::Developer)?;
+        let job = Job {
+            agent: &agent,
+            iteration,
+            gate: None,
+            inputs: rules::developer_input(s, iteration, &request),
+            dispatch: next_dispatch(s),
+        };
+        let d = dispatch::dispatch(&set, job, stop).await?;
+        if d.finished.interrupted {
+            return Ok(Some(stop.borrow().unwrap_or(130)));
+        }
+        Ok(None)
+    }
+
+    /// Sleeps on the filesystem watch until the gate is decided (or the stop).
+    async fn await_human(
+        &mut self,
+        id: Option<&str>,
+        stop: &mut watch::Receiver<Option<i32>>,
+    ) -> Result<Option<i32>, EngineError> {
+        loop {
+            let s = self.state();
+            let open = match id {
+                Some(id) => s.human_gate(id).is_some_and(|g| g.is_open()),
+                None => s.open_human_gates().next().is_some(),
+            };
+            if !open {
+                return Ok(None);
+            }
+            tokio::select! {
+                ev = self.rx.recv() => {
+                    let mut rescan = matches!(ev, Some(WatchEvent::Rescan));
+                    while let Ok(more) = self.rx.try_recv() {
+                        rescan |= more == WatchEvent::Rescan;
+                    }
+                    if rescan {
+                        self.watch.rearm();
+                        self.feed.rescan();
+                    }
+                    if ev.is_none() {
+                        // The watcher is gone: fall back to a slow re-read.
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                }
+                code = stopped(stop) => return Ok(Some(code)),
+                // A guard against a missed event; costs one stat of the journal.
+                () = tokio::time::sleep(Duration::from_secs(30)) => {}
+            }
+        }
+    }
+
+    fn agent(&self, role: AgentRole) -> Result<super::config::AgentConfig, EngineError> {
+        self.opts.config.agent(role).cloned().ok_or_else(|| {
+            EngineError::Refused(format!(
+                "{} has no [agents.{role}]",
+                self.opts.config.path.display()
+            ))
+        })
+    }
+}
+
+/// Resolves when a stop is asked for, with its exit code.
+async fn stopped(stop: &mut watch::Receiver<Option<i32>>) -> i32 {
+    match stop.wait_for(Option::is_some).await {
+        Ok(v) => v.unwrap_or(130),
+        Err(_) => std::future::pending().await,
+    }
+}
+
+fn next_dispatch(s: &State) -> u32 {
+    s.agents
+        .iter()
+        .map(|a| a.started.dispatch)
+        .max()
+        .unwrap_or(0)
+        + 1
+}
+
+/// The contract's path relative to the worktree; refused outside it.
+fn relative_contract(worktree: &Path, contract: &Path) -> Result<String, EngineError> {
+    let abs = std::fs::canonicalize(contract)
+        .or_else(|_| std::fs::canonicalize(worktree.join(contract)))
+        .map_err(|e| EngineError::Refused(format!("contract {}: {e}", contract.display())))?;
+    let root = std::fs::canonicalize(worktree)
+        .map_err(|e| EngineError::Refused(format!("worktree {}: {e}", worktree.display())))?;
+    let rel = abs.strip_prefix(&root).map_err(|_| {
+        EngineError::Refused(format!(
+            "contract {} is outside the worktree {}",
+            contract.display(),
+            worktree.display()
+        ))
+    })?;
+    Ok(rel.to_string_lossy().into_owned())
+}
+
+/// The `## REQUEST` section of a contract, without its heading.
+pub fn request_section(contract: &str) -> String {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in contract.lines() {
+        if line.starts_with("## ") {
+            if inside {
+                break;
+            }
+            inside = line
+                .trim_start_matches('#')
+                .trim()
+                .to_ascii_uppercase()
+                .starts_with("REQUEST");
+            continue;
+        }
+        if inside {
+            out.push(line);
+        }
+    }
+    out.join("\n").trim().to_string()
+}
+
+/// `flow: feat` from the contract's header line.
+fn header_field(text: &str, key: &str) -> Option<String> {
+    text.lines().take(10).find_map(|l| {
+        l.split('|').find_map(|part| {
+            let part = part.trim().trim_start_matches("- ");
+            let v = part.strip_prefix(key)?.strip_prefix(':')?.trim();
+            (!v.is_empty()).then(|| v.to_string())
+        })
+    })
+}
+
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && !s.is_empty()).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_and_the_flow_are_read_from_the_contract() {
+        let c = "# CONTRACT — x\n- date: 2026-11-30 | flow: hotfix | branch: b\n\n## REQUEST (verbatim — IMMUTABLE)\n\"Do the thing.\"\n\n## CLARIFICATIONS\nnone\n";
+        assert_eq!(request_section(c), "\"Do the thing.\"");
+        assert_eq!(header_field(c, "flow").as_deref(), Some("hotfix"));
+        assert_eq!(request_section("no sections"), "");
+    }
+}

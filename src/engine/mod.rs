@@ -1,0 +1,13 @@
+//! The loop engine behind `loopwatch run`: it reads `loopwatch.toml`,
+//! folds the journal, and does what the rules say comes next, dispatching
+//! agents as child processes and recording every step through the same
+//! recorder the CLI uses. It holds no rule of its own.
+
+pub mod adapter;
+pub mod child;
+pub mod config;
+pub mod dispatch;
+pub mod driver;
+pub mod lock;
+
+pub use driver::{EngineError, Finish, Options, run};

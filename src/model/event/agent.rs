@@ -1,0 +1,231 @@
+//! The dispatch events of `loopwatch run`: `agent.started` is written once
+//! the agent's process exists (it names the pid and process group) and
+//! `agent.finished` once it was reaped. A started dispatch without its
+//! finish, found when an engine starts, belongs to an engine that died: it
+//! is recorded interrupted and dispatched fresh.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::model::types::{Extra, GateName};
+
+/// The part an agent plays in the loop.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgentRole {
+    /// Implements the contract and closes the gaps handed back.
+    Developer,
+    /// GATE 1: the conformity verifier.
+    Verifier,
+    /// GATE 2: the security auditor.
+    Auditor,
+    /// The review stage's reviewer.
+    Reviewer,
+    /// The review stage's finding verifier.
+    FindingVerifier,
+    /// The review stage's triage.
+    Triage,
+    /// The review stage's repro-test writer.
+    VerifyByTest,
+}
+
+impl AgentRole {
+    /// Every role, in loop order.
+    pub const ALL: [AgentRole; 7] = [
+        AgentRole::Developer,
+        AgentRole::Verifier,
+        AgentRole::Auditor,
+        AgentRole::Reviewer,
+        AgentRole::FindingVerifier,
+        AgentRole::Triage,
+        AgentRole::VerifyByTest,
+    ];
+
+    /// The name used in files, logs and `loopwatch.toml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentRole::Developer => "developer",
+            AgentRole::Verifier => "verifier",
+            AgentRole::Auditor => "auditor",
+            AgentRole::Reviewer => "reviewer",
+            AgentRole::FindingVerifier => "finding-verifier",
+            AgentRole::Triage => "triage",
+            AgentRole::VerifyByTest => "verify-by-test",
+        }
+    }
+
+    /// The agent that judges a gate (GATE 0 is loopwatch's own).
+    pub fn for_gate(gate: GateName) -> Option<AgentRole> {
+        match gate {
+            GateName::Floor => None,
+            GateName::Conformity => Some(AgentRole::Verifier),
+            GateName::Security => Some(AgentRole::Auditor),
+        }
+    }
+}
+
+impl std::fmt::Display for AgentRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for AgentRole {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        AgentRole::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown agent role '{s}' (expected developer, verifier, auditor, reviewer, finding-verifier, triage or verify-by-test)"
+                )
+            })
+    }
+}
+
+/// Payload of `agent.started`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentStarted {
+    /// Dispatch number in the run, from 1.
+    pub dispatch: u32,
+    /// The agent's part.
+    pub role: AgentRole,
+    /// Iteration served.
+    pub iteration: u32,
+    /// The gate served, when the agent judges one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateName>,
+    /// Round of that gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// generic, claude or codex.
+    pub adapter: String,
+    /// Process id of the agent.
+    pub pid: u32,
+    /// Its process group (every process it starts is in it).
+    pub pgid: u32,
+    /// `sha256:<hex>` of the whole input handed over (instructions + inputs).
+    pub input_sha256: String,
+    /// The agent's log, relative to `.pipeline/`.
+    pub log: String,
+    /// The input handed over, relative to `.pipeline/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+/// Payload of `agent.finished`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentFinished {
+    /// The dispatch this finishes.
+    pub dispatch: u32,
+    /// The agent's part.
+    pub role: AgentRole,
+    /// Exit status (null when it was killed by a signal or never ran).
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// Wall time from spawn to reap.
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// Stopped because it ran past its timeout.
+    #[serde(default)]
+    pub timed_out: bool,
+    /// Stopped because the engine was stopped (or died).
+    #[serde(default)]
+    pub interrupted: bool,
+    /// Input tokens, when the adapter reports them.
+    #[serde(default)]
+    pub tokens_in: Option<u64>,
+    /// Output tokens, when the adapter reports them.
+    #[serde(default)]
+    pub tokens_out: Option<u64>,
+    /// Cost in US dollars, null when unknown.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+    /// Why the dispatch failed, when it did (spawn error, no answer, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The answer the adapter read, saved relative to `.pipeline/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+impl AgentFinished {
+    /// True when the agent exited 0 on its own, in time, with no error.
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.interrupted && self.error.is_none()
+    }
+
+    /// Why the dispatch did not succeed, in one line (`None` when it did).
+    pub fn failure(&self) -> Option<String> {
+        if self.succeeded() {
+            return None;
+        }
+        Some(if self.interrupted {
+            "interrupted".to_string()
+        } else if self.timed_out {
+            format!("timed out after {} ms", self.duration_ms)
+        } else {
+            // A status says more than what the adapter could not read.
+            match (self.exit_code, &self.error) {
+                (Some(c), _) if c != 0 => format!("exited with status {c}"),
+                (_, Some(e)) => e.clone(),
+                (Some(c), None) => format!("exited with status {c}"),
+                (None, None) => "killed by a signal".to_string(),
+            }
+        })
+    }
+}
+
+impl AgentStarted {
+    /// One line: `developer #3 started (iteration 2, claude, pid 123)`.
+    pub fn summary(&self) -> String {
+        let gate = self
+            .gate
+            .map(|g| format!(", GATE {} round {}", g.number(), self.round.unwrap_or(1)))
+            .unwrap_or_default();
+        format!(
+            "{} #{} started (iteration {}{gate}, {}, pid {})",
+            self.role, self.dispatch, self.iteration, self.adapter, self.pid
+        )
+    }
+}
+
+impl AgentFinished {
+    /// One line: `verifier #4 finished in 12.3 s, 1.2k in / 300 out · $0.0100`.
+    pub fn summary(&self) -> String {
+        let how = match self.failure() {
+            None => "finished".to_string(),
+            Some(f) => format!("failed ({f})"),
+        };
+        let mut s = format!(
+            "{} #{} {how} in {:.1} s",
+            self.role,
+            self.dispatch,
+            self.duration_ms as f64 / 1000.0
+        );
+        if self.tokens_in.is_some() || self.tokens_out.is_some() {
+            s.push_str(&format!(
+                ", {} in / {} out",
+                self.tokens_in.unwrap_or(0),
+                self.tokens_out.unwrap_or(0)
+            ));
+        }
+        if let Some(c) = self.cost_usd {
+            s.push_str(&format!(" · ${c:.4}"));
+        }
+        s
+    }
+}

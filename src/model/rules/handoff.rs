@@ -1,0 +1,157 @@
+//! What each dispatch of `loopwatch run` is handed, and nothing more.
+//!
+//! - developer, iteration 1: the CONTRACT path and its REQUEST;
+//! - developer after GATE 0 UNMET: the CONTRACT path and the NOT-MET rows
+//!   as the floor printed them;
+//! - developer after GATE 1 ECARTS (or a person's decision): the CONTRACT
+//!   path and the gap lines (NOT-MET criteria, lifted abandonments,
+//!   out-of-scope files a person denied);
+//! - developer after GATE 2 BLOCK: the BLOCKING list, then the CONTRACT path;
+//! - verifier: `CONTRACT:`, `DIFF:`, `TEST:` only, never what the developer
+//!   said or an earlier iteration's gaps;
+//! - auditor: `MODE: gate` and `SCOPE: <DIFF>`.
+//!
+//! The gap lines are fixed when the work is handed back (`dev.dispatched`
+//! records them), so a resumed run hands over exactly what was recorded.
+
+use serde_json::Value;
+
+use crate::model::event::{GateFinished, HumanRequest, RunInfo};
+use crate::model::state::State;
+use crate::model::types::*;
+
+/// The section the gap lines of a hand-off go under.
+fn section(trigger: &str) -> &'static str {
+    match trigger {
+        "floor-unmet" => "NOT-MET",
+        "block" => "BLOCKING",
+        _ => "GAPS",
+    }
+}
+
+/// The lines handed back to the developer after the last finished round,
+/// as `dev.dispatched` records them.
+pub fn handoff_lines(s: &State) -> Vec<String> {
+    let Some(g) = s
+        .review_iterations
+        .iter()
+        .rev()
+        .find_map(|i| i.gates.last())
+    else {
+        return Vec::new();
+    };
+    match g.gate {
+        GateName::Floor => g
+            .floor_rows()
+            .filter(|r| r.state == FloorState::NotMet)
+            .map(|r| format!("  {:<3} {:<13} {}", r.id, r.state.as_str(), r.text))
+            .collect(),
+        GateName::Conformity => conformity_gaps(s, g),
+        GateName::Security => g
+            .security_rows()
+            .map(|r| {
+                let mut line = format!("  {}. [{}] {} — {}", r.n, r.severity, r.rule, r.location);
+                if !r.why.is_empty() {
+                    line.push_str(&format!(" — {}", r.why));
+                }
+                if !r.hint.is_empty() {
+                    line.push_str(&format!(" — hint: {}", r.hint));
+                }
+                line
+            })
+            .collect(),
+    }
+}
+
+fn conformity_gaps(s: &State, g: &GateFinished) -> Vec<String> {
+    let decided = |kind: HumanGateKind, subject: &str, want: Decision| {
+        s.human_gates.iter().any(|h| {
+            h.request.kind == kind
+                && h.request.gate == Some(g.gate)
+                && h.request.iteration == g.iteration
+                && h.request.subject == subject
+                && h.decision
+                    .as_ref()
+                    .is_some_and(|d| d.decision.decision == want)
+        })
+    };
+    let mut out = Vec::new();
+    for r in g.criterion_rows() {
+        let lifted = r.status == CriterionStatus::Abandoned
+            && decided(HumanGateKind::Abandoned, &r.id, Decision::Lift);
+        if r.status == CriterionStatus::NotMet || lifted {
+            let mut line = format!("  {}. {} — {}", r.id, r.text, r.status.as_str());
+            if !r.detail.is_empty() {
+                line.push_str(&format!(" — {}", r.detail));
+            }
+            if lifted {
+                line.push_str(" — lifted by a person: implement it");
+            }
+            out.push(line);
+        }
+    }
+    for path in g.out_of_scope() {
+        if decided(HumanGateKind::OutOfScope, path, Decision::Deny) {
+            out.push(format!(
+                "  out-of-scope: {path} — denied by a person: remove the change"
+            ));
+        }
+    }
+    out
+}
+
+/// The developer's input for `iteration`: `request` is the contract's
+/// REQUEST section (read by the caller), used for iteration 1.
+pub fn developer_input(s: &State, iteration: u32, request: &str) -> String {
+    let contract = s.run.as_ref().map_or("", |r| r.contract.as_str());
+    let trigger = s
+        .iteration(iteration)
+        .map_or("initial", |i| i.trigger.as_str());
+    let previous = iteration
+        .checked_sub(1)
+        .and_then(|p| s.iteration(p))
+        .map(|i| i.dev_inputs.as_slice())
+        .unwrap_or_default();
+    if iteration <= 1 || trigger == "initial" {
+        return format!("CONTRACT: {contract}\nREQUEST:\n{}\n", request.trim_end());
+    }
+    let lines: Vec<&str> = previous.iter().filter_map(Value::as_str).collect();
+    let name = section(trigger);
+    let mut body = format!("{name}:\n");
+    for l in &lines {
+        body.push_str(l);
+        body.push('\n');
+    }
+    if name == "BLOCKING" {
+        format!("{body}CONTRACT: {contract}\n")
+    } else {
+        format!("CONTRACT: {contract}\n{body}")
+    }
+}
+
+/// The verifier's input: `CONTRACT:`, `DIFF:`, `TEST:`.
+pub fn verifier_input(run: &RunInfo) -> String {
+    format!(
+        "CONTRACT: {}\nDIFF: {}\nTEST: {}\n",
+        run.contract,
+        run.diff,
+        if run.test.trim().is_empty() {
+            "none"
+        } else {
+            run.test.as_str()
+        }
+    )
+}
+
+/// The auditor's input: `MODE: gate`, `SCOPE: <DIFF>`.
+pub fn auditor_input(run: &RunInfo) -> String {
+    format!("MODE: gate\nSCOPE: {}\n", run.diff)
+}
+
+/// True for the human gate opened when the developer failed twice.
+pub fn is_developer_gate(req: &HumanRequest) -> bool {
+    req.kind == HumanGateKind::Structural && req.gate.is_none() && req.subject == DEVELOPER_SUBJECT
+}
+
+/// The subject of the human gate opened when the developer failed twice.
+pub const DEVELOPER_SUBJECT: &str = "developer";
