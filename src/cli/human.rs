@@ -10,10 +10,10 @@ use clap::Args;
 use super::Globals;
 use super::output::{finish, shown};
 use crate::journal::Pipeline;
-use crate::model::event::HumanDecision;
+use crate::model::event::{ExpiryRule, HumanDecision};
 use crate::model::rules::GateRequest;
 use crate::model::*;
-use crate::recorder::Recorder;
+use crate::recorder::{Recorder, expires_at};
 use crate::watch::{Feed, PipelineWatch, WatchEvent};
 
 /// `ask`.
@@ -36,6 +36,18 @@ pub struct AskArgs {
     /// What to show the person, as JSON (rows, paths, output).
     #[arg(long)]
     pub evidence: Option<String>,
+    /// Expire the gate when nobody decided within DURATION (90s, 30m, 1h30m, 2d;
+    /// more than 0). Overrides `[expiry.<kind>]` of the config.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "on_expiry",
+        allow_hyphen_values = true
+    )]
+    pub expires: Option<String>,
+    /// The option that applies when the gate expires (one of the kind's options).
+    #[arg(long, value_name = "OPTION", requires = "expires")]
+    pub on_expiry: Option<Decision>,
 }
 
 /// `await`.
@@ -43,7 +55,13 @@ pub struct AskArgs {
 #[command(after_long_help = "\
 Blocks until the human gate ID is decided (in the TUI, by `loopwatch decide`, or by
 another program appending to the journal), then prints the decision as one JSON line:
-{\"id\",\"decision\",\"reason\",\"by\",\"at\"}. It wakes on filesystem events, not by polling.
+{\"id\",\"decision\",\"reason\",\"by\",\"at\",\"expired\"}. It wakes on filesystem events, not by polling.
+
+A gate asked with an expiry (`ask --expires`, or `[expiry.<kind>]` in the config)
+that is still open when it falls due is recorded as expired (`human.expired`, never
+a decision), and the JSON line says {\"expired\": true, \"decision\": <the expiry's
+option>, \"by\": \"\", \"after\": <the delay>}. When a person decides at the same
+moment, exactly one of the two is recorded; the other is told on stderr.
 
 What the orchestrator does with each decision:
   lift            the abandonment is lifted: the criterion is a normal criterion again and
@@ -59,7 +77,7 @@ What the orchestrator does with each decision:
   abort           the run is aborted.
   retry           run the gate again.
 
-Exit codes: 0 decided (JSON on stdout), 124 timed out, 2 no such gate or bad input,
+Exit codes: 0 decided or expired (JSON on stdout), 124 timed out, 2 no such gate or bad input,
 3 no pipeline.")]
 pub struct AwaitArgs {
     /// The human gate id (`hg-<iter>-<gate>-<n>`).
@@ -90,16 +108,41 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         Some(s) => serde_json::from_str(&s).context("--evidence is not JSON")?,
         None => serde_json::Value::Null,
     };
-    let rec = Recorder::new(globals.pipeline_for_writing()?);
-    let (id, out) = rec.ask(GateRequest {
-        kind: a.kind,
-        gate: a.gate,
-        subject: a.subject,
-        summary: a.summary,
-        evidence,
-    })?;
+    let expires = match (&a.expires, a.on_expiry) {
+        (Some(after), Some(action)) => {
+            Some(ExpiryRule::new(after, action, a.kind).map_err(|e| {
+                anyhow::Error::new(crate::journal::JournalError::Refused(format!(
+                    "--expires/--on-expiry: {e}"
+                )))
+            })?)
+        }
+        _ => None,
+    };
+    let rec = Recorder::new(globals.pipeline_for_writing()?).with_expiry(expiry_policy()?);
+    let (id, out) = rec.ask_expiring(
+        GateRequest {
+            kind: a.kind,
+            gate: a.gate,
+            subject: a.subject,
+            summary: a.summary,
+            evidence,
+        },
+        expires,
+    )?;
     println!("{id}");
     Ok(finish(&out, false))
+}
+
+/// The per-kind expiry of the config file (`[expiry.<kind>]`); none when
+/// there is no config path.
+pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind, ExpiryRule>> {
+    let Some(path) = crate::tui::Config::path(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    ) else {
+        return Ok(Default::default());
+    };
+    Ok(crate::tui::Config::load(&path)?.expiry)
 }
 
 /// Runs `decide`.
@@ -151,33 +194,45 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
         );
         return Ok(ExitCode::from(2));
     }
+    let rec = Recorder::new(pipeline.clone());
     loop {
-        if let Some(d) = feed
-            .state()
-            .human_gate(&a.id)
-            .and_then(|g| g.decision.as_ref())
-        {
-            let out = serde_json::json!({
-                "id": d.decision.id,
-                "decision": d.decision.decision,
-                "reason": d.decision.reason,
-                "by": d.decision.by,
-                "at": d.at,
-            });
+        let Some(gate) = feed.state().human_gate(&a.id) else {
+            anyhow::bail!("{} is no longer in the journal", shown(&a.id));
+        };
+        if let Some(out) = outcome_json(gate) {
             println!("{out}");
             return Ok(ExitCode::SUCCESS);
         }
+        let mut wait = Duration::from_secs(5);
+        if let Some(due) = expires_at(gate) {
+            let left = due.duration_since(jiff::Timestamp::now());
+            if left.is_negative() || left.is_zero() {
+                // Recorded under the lock: a decision that got there first
+                // wins, and this process then prints that decision.
+                if let Err(e) = rec.expire(&a.id) {
+                    feed.refresh();
+                    let decided = feed.state().human_gate(&a.id).is_some_and(|g| !g.is_open());
+                    if !decided {
+                        return Err(anyhow::Error::new(e)
+                            .context(format!("recording the expiry of {}", shown(&a.id))));
+                    }
+                    eprintln!("loopwatch: not expired: {e}");
+                }
+                feed.refresh();
+                continue;
+            }
+            wait = wait.min(left.unsigned_abs());
+        }
         // Wake on filesystem events; a slow re-read guards against a missed one.
-        let wait = match deadline {
-            Some(d) => match d.checked_duration_since(Instant::now()) {
-                Some(left) => left.min(Duration::from_secs(5)),
+        if let Some(d) = deadline {
+            match d.checked_duration_since(Instant::now()) {
+                Some(left) => wait = wait.min(left),
                 None => {
                     eprintln!("loopwatch: {} still open after the timeout", shown(&a.id));
                     return Ok(ExitCode::from(124));
                 }
-            },
-            None => Duration::from_secs(5),
-        };
+            }
+        }
         let mut rescan = false;
         match rx.recv_timeout(wait) {
             Ok(ev) => {
@@ -196,6 +251,30 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             feed.refresh();
         }
     }
+}
+
+/// The JSON line `await` prints once a gate has an outcome.
+fn outcome_json(gate: &HumanGate) -> Option<serde_json::Value> {
+    if let Some(d) = &gate.decision {
+        return Some(serde_json::json!({
+            "id": d.decision.id,
+            "decision": d.decision.decision,
+            "reason": d.decision.reason,
+            "by": d.decision.by,
+            "at": d.at,
+            "expired": false,
+        }));
+    }
+    let x = gate.expired.as_ref()?;
+    Some(serde_json::json!({
+        "id": gate.request.id,
+        "decision": x.action,
+        "reason": format!("expired: nobody decided within {}", x.after),
+        "by": "",
+        "at": x.at,
+        "expired": true,
+        "after": x.after,
+    }))
 }
 
 impl Globals {

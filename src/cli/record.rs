@@ -190,7 +190,8 @@ fn parse_outcome(s: &str) -> Result<VerifyOutcome, String> {
 
 /// Runs `record`.
 pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let rec = Recorder::new(globals.pipeline_for_writing()?);
+    let rec =
+        Recorder::new(globals.pipeline_for_writing()?).with_expiry(super::human::expiry_policy()?);
     match args.what {
         RecordCommand::RunStart(a) => run_start(&rec, a),
         RecordCommand::Gate(a) => gate(&rec, a),

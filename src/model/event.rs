@@ -114,6 +114,9 @@ pub enum EventBody {
     /// A person decided.
     #[serde(rename = "human.decided")]
     HumanDecided(HumanDecision),
+    /// Nobody decided in time: the gate's expiry action applies.
+    #[serde(rename = "human.expired")]
+    HumanExpired(HumanExpired),
     /// Work handed back to the developer.
     #[serde(rename = "dev.dispatched")]
     DevDispatched {
@@ -151,6 +154,7 @@ impl EventBody {
             EventBody::VerifyResult(r) => &mut r.extra,
             EventBody::HumanRequested(h) => &mut h.extra,
             EventBody::HumanDecided(d) => &mut d.extra,
+            EventBody::HumanExpired(x) => &mut x.extra,
             _ => return,
         };
         for k in ["v", "seq", "at"] {
@@ -172,6 +176,7 @@ impl EventBody {
             EventBody::FloorGuardFinished(_) => "floor-guard.finished",
             EventBody::HumanRequested(_) => "human.requested",
             EventBody::HumanDecided(_) => "human.decided",
+            EventBody::HumanExpired(_) => "human.expired",
             EventBody::DevDispatched { .. } => "dev.dispatched",
             EventBody::RunEnded(_) => "run.ended",
             EventBody::Note { .. } => "note",
@@ -478,6 +483,9 @@ pub struct HumanRequest {
     /// What to show the person (rows, paths, output).
     #[serde(default)]
     pub evidence: Value,
+    /// When nobody decides in time, what applies instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<ExpiryRule>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -530,7 +538,9 @@ pub struct RunEnded {
     pub report: Option<String>,
 }
 
+mod expiry;
 mod limits;
+pub use expiry::{ExpiryError, ExpiryRule, HumanExpired};
 pub use limits::MAX_VALUES_PER_LINE;
 
 /// Why a journal line is not an event.
@@ -690,7 +700,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 14] = [
+pub const KNOWN_TYPES: [&str; 15] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -702,6 +712,7 @@ pub const KNOWN_TYPES: [&str; 14] = [
     "floor-guard.finished",
     "human.requested",
     "human.decided",
+    "human.expired",
     "dev.dispatched",
     "run.ended",
     "note",

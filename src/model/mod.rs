@@ -16,5 +16,5 @@ pub mod types;
 pub use event::{Event, EventBody};
 pub use fold::fold;
 pub use rules::Next;
-pub use state::{HumanGate, Iteration, State};
+pub use state::{GateStatus, HumanGate, Iteration, State};
 pub use types::*;

@@ -152,7 +152,7 @@ impl Iteration {
     }
 }
 
-/// Open or decided.
+/// Open, decided, or expired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GateStatus {
@@ -160,6 +160,22 @@ pub enum GateStatus {
     Open,
     /// Decided.
     Decided,
+    /// Nobody decided in time: the expiry action applied.
+    Expired,
+}
+
+/// An expiry as folded: the event payload plus when it was recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpiryRecord {
+    /// How long the gate was allowed to wait.
+    pub after: String,
+    /// The option that applied.
+    pub action: Decision,
+    /// When it was recorded.
+    pub at: String,
+    /// Its seq.
+    pub seq: u64,
 }
 
 /// A decision as folded: the event payload plus when it was recorded.
@@ -191,12 +207,24 @@ pub struct HumanGate {
     /// The decision, once taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionRecord>,
+    /// The expiry, when nobody decided in time (never together with `decision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expired: Option<ExpiryRecord>,
 }
 
 impl HumanGate {
     /// True while it waits on a person.
     pub fn is_open(&self) -> bool {
         self.status == GateStatus::Open
+    }
+
+    /// The option the loop goes on with: the person's decision, else the
+    /// expiry's action; `None` while open.
+    pub fn outcome(&self) -> Option<Decision> {
+        self.decision
+            .as_ref()
+            .map(|d| d.decision.decision)
+            .or(self.expired.as_ref().map(|x| x.action))
     }
 }
 

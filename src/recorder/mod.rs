@@ -5,6 +5,7 @@
 //! Every function here appends through [`crate::journal::append_with`] and
 //! returns what was written; printing belongs to the CLI.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -33,6 +34,7 @@ pub fn floor_round(rows: Vec<FloorRow>, verdict: Verdict) -> RoundResult {
 pub struct Recorder {
     pipeline: Pipeline,
     opts: AppendOptions,
+    expiry: HashMap<HumanGateKind, ExpiryRule>,
 }
 
 impl Recorder {
@@ -41,7 +43,15 @@ impl Recorder {
         Recorder {
             pipeline,
             opts: AppendOptions::default(),
+            expiry: HashMap::new(),
         }
+    }
+
+    /// The same recorder, giving the gates it opens an expiry by kind
+    /// (`[expiry.<kind>]` in the config) unless one is asked for explicitly.
+    pub fn with_expiry(mut self, expiry: HashMap<HumanGateKind, ExpiryRule>) -> Self {
+        self.expiry = expiry;
+        self
     }
 
     /// The pipeline written to.
@@ -146,7 +156,7 @@ impl Recorder {
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "manual")
                     .into_iter()
-                    .map(EventBody::HumanRequested),
+                    .map(|r| EventBody::HumanRequested(self.stamp(r, None))),
             );
             Ok(bodies)
         })?;
@@ -229,7 +239,7 @@ impl Recorder {
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "findings")
                     .into_iter()
-                    .map(EventBody::HumanRequested),
+                    .map(|r| EventBody::HumanRequested(self.stamp(r, None))),
             );
             Ok(bodies)
         })
@@ -294,11 +304,21 @@ impl Recorder {
 
     /// Opens a human gate by hand.
     pub fn ask(&self, req: GateRequest) -> Result<(String, Appended), JournalError> {
+        self.ask_expiring(req, None)
+    }
+
+    /// Opens a human gate by hand that expires as `expires` says (else as
+    /// the recorder's per-kind expiry says, else never).
+    pub fn ask_expiring(
+        &self,
+        req: GateRequest,
+        expires: Option<ExpiryRule>,
+    ) -> Result<(String, Appended), JournalError> {
         let appended = append_with(&self.pipeline, &self.opts, |s| {
             let iteration = s.iteration_number().max(1);
             Ok(rules::assign_ids(s, iteration, vec![req], "manual")
                 .into_iter()
-                .map(EventBody::HumanRequested)
+                .map(|r| EventBody::HumanRequested(self.stamp(r, expires.clone())))
                 .collect())
         })?;
         let id = match appended.events.first().map(|e| &e.body) {
@@ -377,6 +397,9 @@ impl Recorder {
     }
 }
 
+mod expiry;
+pub use expiry::expires_at;
+
 /// A `gate.started`; GATE 0 carries the snapshot of the code it judges.
 fn gate_started(
     gate: GateName,
@@ -454,6 +477,12 @@ pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), JournalError> 
             d.id, prev.decision.decision, prev.decision.by, prev.at, prev.decision.reason
         )));
     }
+    if let Some(x) = &gate.expired {
+        return Err(JournalError::Refused(format!(
+            "{} expired at {} (nobody decided within {}): {} applied, and a decision can no longer be recorded",
+            d.id, x.at, x.after, x.action
+        )));
+    }
     if !gate.request.options.contains(&d.decision) {
         let opts: Vec<&str> = gate.request.options.iter().map(|o| o.as_str()).collect();
         return Err(JournalError::Refused(format!(
@@ -472,13 +501,12 @@ pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), JournalError> 
     Ok(())
 }
 
-/// True when a person accepted an abandonment as a partial delivery.
+/// True when an abandonment was accepted as a partial delivery (by a
+/// person, or by an expiry whose action is accept-partial).
 pub fn accepted_partial(s: &State) -> bool {
-    s.human_gates.iter().any(|g| {
-        g.decision
-            .as_ref()
-            .is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
-    })
+    s.human_gates
+        .iter()
+        .any(|g| g.outcome() == Some(Decision::AcceptPartial))
 }
 
 fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), JournalError> {

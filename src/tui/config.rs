@@ -7,7 +7,7 @@
 //! naming the file, line and column; an unknown setting, an unknown action
 //! or key name, or a key bound twice is a warning the app shows at start.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,6 +16,8 @@ use serde::Deserialize;
 
 use super::action::Action;
 use super::keymap::{DEFAULT_BINDINGS, Key, Keymap};
+use crate::model::event::ExpiryRule;
+use crate::model::{Decision, HumanGateKind};
 
 /// The default config file, as `loopwatch config --default` prints it.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config/default.toml");
@@ -78,6 +80,9 @@ pub struct Config {
     pub stale_after: Duration,
     /// Keys to actions.
     pub keymap: Keymap,
+    /// Per kind of human gate, when it expires and what then applies
+    /// (`[expiry.<kind>]`); a kind not listed never expires.
+    pub expiry: HashMap<HumanGateKind, ExpiryRule>,
     /// Problems found in the file that did not stop it from loading.
     pub warnings: Vec<String>,
 }
@@ -116,8 +121,18 @@ struct RawConfig {
     stale_after: Option<String>,
     #[serde(default)]
     keys: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    expiry: BTreeMap<String, RawExpiry>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
+}
+
+/// `[expiry.<kind>]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpiry {
+    after: String,
+    action: Decision,
 }
 
 impl Default for Config {
@@ -128,6 +143,7 @@ impl Default for Config {
             on_human_gate: None,
             stale_after: DEFAULT_STALE_AFTER,
             keymap: Keymap::default(),
+            expiry: HashMap::new(),
             warnings: Vec::new(),
         }
     }
@@ -181,6 +197,21 @@ impl Config {
                 message: format!("stale_after: '{s}' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")"),
             })?,
         };
+        let mut expiry = HashMap::new();
+        for (kind, rule) in &raw.expiry {
+            let bad = |message: String| ConfigError::Parse {
+                path: path.to_path_buf(),
+                line: find_line(text, &format!("[expiry.{kind}]")),
+                column: 1,
+                message,
+            };
+            let k: HumanGateKind = kind
+                .parse()
+                .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
+            let r = ExpiryRule::new(&rule.after, rule.action, k)
+                .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
+            expiry.insert(k, r);
+        }
         let (keymap, key_warnings) = build_keymap(&raw.keys);
         warnings.extend(
             key_warnings
@@ -193,6 +224,7 @@ impl Config {
             on_human_gate: raw.on_human_gate.filter(|c| !c.trim().is_empty()),
             stale_after,
             keymap,
+            expiry,
             warnings,
         })
     }

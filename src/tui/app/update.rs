@@ -158,6 +158,11 @@ impl App {
                         "{} is already decided: {}",
                         gate.request.id, rec.decision.decision
                     ));
+                } else if let Some(x) = &gate.expired {
+                    self.status = Some(format!(
+                        "{} EXPIRED after {}: {} applied",
+                        gate.request.id, x.after, x.action
+                    ));
                 } else {
                     self.dialog = Some(Dialog::open(gate, self.clock.now()));
                 }

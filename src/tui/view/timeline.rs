@@ -117,6 +117,13 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason),
             Tone::Good,
         ),
+        EventBody::HumanExpired(x) => (
+            format!(
+                "⌛ {} EXPIRED after {}: {} applied (nobody decided)",
+                x.id, x.after, x.action
+            ),
+            Tone::Warn,
+        ),
         EventBody::DevDispatched { iteration, inputs } => (
             format!(
                 "to the developer (iter {iteration}): {} inputs",

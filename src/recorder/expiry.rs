@@ -1,0 +1,76 @@
+//! Expiry of human gates: the rule stamped on a request when it opens, when
+//! it falls due, and `human.expired` recorded under the writer lock so that
+//! a decision and an expiry racing each other give exactly one outcome.
+
+use crate::journal::{Appended, JournalError, append_with};
+use crate::model::event::*;
+use crate::model::state::HumanGate;
+
+use super::Recorder;
+
+impl Recorder {
+    /// The request with its expiry: the one asked for, else the recorder's
+    /// rule for its kind, else none. A rule whose action is not one of the
+    /// request's options is left out (the gate then never expires).
+    pub(super) fn stamp(&self, mut req: HumanRequest, asked: Option<ExpiryRule>) -> HumanRequest {
+        let rule = asked.or_else(|| self.expiry.get(&req.kind).cloned());
+        req.expires = rule.filter(|r| req.options.contains(&r.action));
+        req
+    }
+
+    /// Records that gate `id` expired. Refused (and nothing written) when
+    /// the gate does not exist, has no expiry, is not due yet, or already
+    /// has an outcome: the error then says which decision or expiry won.
+    pub fn expire(&self, id: &str) -> Result<Appended, JournalError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            let gate = s.human_gate(id).ok_or_else(|| {
+                JournalError::Refused(format!("no human gate {id} in this pipeline"))
+            })?;
+            if let Some(d) = &gate.decision {
+                return Err(JournalError::Refused(format!(
+                    "{id} was decided before it expired: {} by {} at {}",
+                    d.decision.decision, d.decision.by, d.at
+                )));
+            }
+            if let Some(x) = &gate.expired {
+                return Err(JournalError::Refused(format!(
+                    "{id} has already expired at {} ({} applied)",
+                    x.at, x.action
+                )));
+            }
+            let Some(rule) = gate.request.expires.clone() else {
+                return Err(JournalError::Refused(format!("{id} has no expiry")));
+            };
+            match expires_at(gate) {
+                Some(due) if due <= jiff::Timestamp::now() => {}
+                Some(due) => {
+                    return Err(JournalError::Refused(format!(
+                        "{id} does not expire before {}",
+                        due.strftime("%Y-%m-%dT%H:%M:%SZ")
+                    )));
+                }
+                None => {
+                    return Err(JournalError::Refused(format!(
+                        "{id}: its request time '{}' or its expiry '{}' cannot be read",
+                        gate.requested_at, rule.after
+                    )));
+                }
+            }
+            Ok(vec![EventBody::HumanExpired(HumanExpired {
+                id: id.to_string(),
+                after: rule.after,
+                action: rule.action,
+                extra: Default::default(),
+            })])
+        })
+    }
+}
+
+/// When an open gate expires: its request time plus its expiry's delay;
+/// `None` when it has no expiry or either cannot be read.
+pub fn expires_at(gate: &HumanGate) -> Option<jiff::Timestamp> {
+    let secs = gate.request.expires.as_ref()?.seconds()?;
+    let at: jiff::Timestamp = gate.requested_at.parse().ok()?;
+    at.checked_add(jiff::SignedDuration::from_secs(i64::try_from(secs).ok()?))
+        .ok()
+}
