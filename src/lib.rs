@@ -11,6 +11,7 @@
 //! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
 //! - [`history`]: a run's past: the state after any event, what changed between iterations.
 //! - [`redact`]: secret scrubbing for reports and copied text (`[redacted:<kind>]`).
+//! - [`notify`]: notifications of waiting gates (hook, webhook, terminal bytes), once per gate.
 //! - [`report`]: the run report (markdown, JSON, self-contained HTML).
 //! - [`schema`]: JSON Schemas generated from the types.
 //! - [`watch`]: filesystem watching, incremental feeds, the live loop's input batches.
@@ -32,6 +33,7 @@ pub mod gate0;
 pub mod history;
 pub mod journal;
 pub mod model;
+pub mod notify;
 pub mod parse;
 pub mod recorder;
 pub mod redact;

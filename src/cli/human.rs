@@ -195,6 +195,8 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
         return Ok(ExitCode::from(2));
     }
     let rec = Recorder::new(pipeline.clone());
+    let notifier = notifier();
+    let mut attempted: Vec<u32> = Vec::new();
     loop {
         let Some(gate) = feed.state().human_gate(&a.id) else {
             anyhow::bail!("{} is no longer in the journal", shown(&a.id));
@@ -204,6 +206,12 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             return Ok(ExitCode::SUCCESS);
         }
         let mut wait = Duration::from_secs(5);
+        if notifier.is_active() && !feed.is_foreign() {
+            notify_if_due(&notifier, &pipeline, gate, &mut attempted);
+            if !notifier.settings.delay.is_zero() || notifier.settings.remind.is_some() {
+                wait = Duration::from_secs(1);
+            }
+        }
         if let Some(due) = expires_at(gate) {
             let left = due.duration_since(jiff::Timestamp::now());
             if left.is_negative() || left.is_zero() {
@@ -251,6 +259,59 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             feed.refresh();
         }
     }
+}
+
+/// The hook and webhook of the config file; none (with a warning) when the
+/// config cannot be read.
+fn notifier() -> crate::notify::Notifier {
+    let Some(path) = crate::tui::Config::path(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    ) else {
+        return Default::default();
+    };
+    match crate::tui::Config::load(&path) {
+        Ok(c) => crate::notify::Notifier {
+            hook: c.on_human_gate,
+            settings: c.notify,
+        },
+        Err(e) => {
+            eprintln!("loopwatch: {e} (no notifications)");
+            Default::default()
+        }
+    }
+}
+
+/// Sends, on a thread of its own, the gate's notification that is due (at
+/// most once per number from this process); failures go to stderr. A
+/// pipeline this process may not write is left to the one that writes it.
+fn notify_if_due(
+    notifier: &crate::notify::Notifier,
+    pipeline: &Pipeline,
+    gate: &HumanGate,
+    attempted: &mut Vec<u32>,
+) {
+    let Some(n) = crate::notify::due(gate, jiff::Timestamp::now(), &notifier.settings) else {
+        return;
+    };
+    if attempted.contains(&n)
+        || rustix::fs::access(pipeline.dir(), rustix::fs::Access::WRITE_OK).is_err()
+    {
+        return;
+    }
+    attempted.push(n);
+    let (notifier, pipeline, id) = (notifier.clone(), pipeline.clone(), gate.request.id.clone());
+    std::thread::spawn(move || match notifier.announce(&pipeline, &id, n) {
+        Ok(a) => {
+            for f in a.failures {
+                eprintln!("loopwatch: notification of {}: {f}", shown(&id));
+            }
+        }
+        Err(e) => eprintln!(
+            "loopwatch: notification of {}: cannot record notify.sent: {e}",
+            shown(&id)
+        ),
+    });
 }
 
 /// The JSON line `await` prints once a gate has an outcome.

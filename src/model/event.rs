@@ -117,6 +117,9 @@ pub enum EventBody {
     /// Nobody decided in time: the gate's expiry action applies.
     #[serde(rename = "human.expired")]
     HumanExpired(HumanExpired),
+    /// A gate's notification went out (once per gate across processes).
+    #[serde(rename = "notify.sent")]
+    NotifySent(NotifySent),
     /// Work handed back to the developer.
     #[serde(rename = "dev.dispatched")]
     DevDispatched {
@@ -155,6 +158,7 @@ impl EventBody {
             EventBody::HumanRequested(h) => &mut h.extra,
             EventBody::HumanDecided(d) => &mut d.extra,
             EventBody::HumanExpired(x) => &mut x.extra,
+            EventBody::NotifySent(n) => &mut n.extra,
             _ => return,
         };
         for k in ["v", "seq", "at"] {
@@ -177,6 +181,7 @@ impl EventBody {
             EventBody::HumanRequested(_) => "human.requested",
             EventBody::HumanDecided(_) => "human.decided",
             EventBody::HumanExpired(_) => "human.expired",
+            EventBody::NotifySent(_) => "notify.sent",
             EventBody::DevDispatched { .. } => "dev.dispatched",
             EventBody::RunEnded(_) => "run.ended",
             EventBody::Note { .. } => "note",
@@ -540,8 +545,10 @@ pub struct RunEnded {
 
 mod expiry;
 mod limits;
-pub use expiry::{ExpiryError, ExpiryRule, HumanExpired};
+mod notice;
+pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
 pub use limits::MAX_VALUES_PER_LINE;
+pub use notice::NotifySent;
 
 /// Why a journal line is not an event.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -700,7 +707,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 15] = [
+pub const KNOWN_TYPES: [&str; 16] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -713,6 +720,7 @@ pub const KNOWN_TYPES: [&str; 15] = [
     "human.requested",
     "human.decided",
     "human.expired",
+    "notify.sent",
     "dev.dispatched",
     "run.ended",
     "note",

@@ -119,6 +119,8 @@ impl State {
                         status: GateStatus::Open,
                         decision: None,
                         expired: None,
+                        notified: 0,
+                        notified_at: None,
                     });
                 }
             }
@@ -154,6 +156,12 @@ impl State {
                 });
                 let asked_by = gate.request.gate;
                 self.apply_outcome(x.action, asked_by);
+            }
+            EventBody::NotifySent(n) => {
+                if let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == n.id) {
+                    gate.notified = gate.notified.max(n.n);
+                    gate.notified_at = Some(ev.at.clone());
+                }
             }
             EventBody::DevDispatched { iteration, inputs } => {
                 self.iteration_mut(*iteration, ev)

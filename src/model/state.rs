@@ -210,6 +210,16 @@ pub struct HumanGate {
     /// The expiry, when nobody decided in time (never together with `decision`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expired: Option<ExpiryRecord>,
+    /// Notifications sent for it (`notify.sent`): 1 the first, more for reminders.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub notified: u32,
+    /// When the last one was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notified_at: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl HumanGate {

@@ -398,6 +398,7 @@ impl Recorder {
 }
 
 mod expiry;
+mod notice;
 pub use expiry::expires_at;
 
 /// A `gate.started`; GATE 0 carries the snapshot of the code it judges.

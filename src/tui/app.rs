@@ -137,9 +137,10 @@ impl App {
 
     /// A new state of run `index`. Events at or after the first new seq
     /// replace what was there (a re-read), and events past the state's seq
-    /// are dropped (a replay stepping back). Returns the bell and hook of
-    /// gates that opened since the last state (never on the first state,
-    /// never in replay).
+    /// are dropped (a replay stepping back). Returns the bell and terminal
+    /// notification of gates that opened since the last state (never on the
+    /// first state, never in replay); the hook and webhook are sent by the
+    /// event loop, once per gate across processes.
     pub fn on_run_state(
         &mut self,
         index: usize,
@@ -165,10 +166,15 @@ impl App {
                 if self.config.bell {
                     effects.push(Effect::Bell);
                 }
-                if let Some(cmd) = &self.config.on_human_gate {
-                    effects.push(Effect::RunHook {
-                        command: cmd.clone(),
+                if self.config.notify.terminal != crate::notify::TerminalNotice::Off
+                    && let Some(g) = state.human_gate(id)
+                {
+                    effects.push(Effect::TerminalNotice {
                         gate: id.clone(),
+                        text: format!(
+                            "{} ({}) waits on you: {}",
+                            id, g.request.kind, g.request.summary
+                        ),
                     });
                 }
             }
@@ -184,6 +190,21 @@ impl App {
         }
         self.refresh();
         effects
+    }
+
+    /// A gate's notification finished: a failure is shown (it is already
+    /// logged); a success says nothing.
+    pub fn on_notified(&mut self, id: &str, result: Result<crate::notify::Announced, String>) {
+        let failures = match result {
+            Ok(a) => a.failures,
+            Err(e) => vec![format!("cannot record notify.sent: {e}")],
+        };
+        if !failures.is_empty() {
+            self.status = Some(format!(
+                "notification of {id} failed: {}",
+                failures.join("; ")
+            ));
+        }
     }
 
     /// The write of a decision finished.
@@ -297,6 +318,18 @@ impl App {
     /// The run on screen.
     pub fn run(&self) -> &Run {
         &self.runs[self.current]
+    }
+
+    /// The terminal's title: the gates waiting in every run watched, and
+    /// the current run's id.
+    pub fn title(&self) -> String {
+        let waiting = self
+            .runs
+            .iter()
+            .map(|r| r.state.open_human_gates().count())
+            .sum();
+        let run = self.state().run.as_ref().map_or("", |r| r.id.as_str());
+        crate::notify::terminal::title(waiting, run)
     }
 
     /// The state of the run on screen.

@@ -1,5 +1,6 @@
 //! The config file: keymap, theme, bell, the command run when a human gate
-//! opens, and when the header's age turns to a warning.
+//! opens, notifications (`[notify]`), expiry per kind (`[expiry.<kind>]`),
+//! and when the header's age turns to a warning.
 //!
 //! Looked up at `$XDG_CONFIG_HOME/loopwatch/config.toml`, falling back to
 //! `~/.config/loopwatch/config.toml`; a missing file means the defaults of
@@ -80,6 +81,8 @@ pub struct Config {
     pub stale_after: Duration,
     /// Keys to actions.
     pub keymap: Keymap,
+    /// `[notify]`: terminal notification, webhook, delay and reminders.
+    pub notify: crate::notify::NotifySettings,
     /// Per kind of human gate, when it expires and what then applies
     /// (`[expiry.<kind>]`); a kind not listed never expires.
     pub expiry: HashMap<HumanGateKind, ExpiryRule>,
@@ -123,6 +126,7 @@ struct RawConfig {
     keys: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     expiry: BTreeMap<String, RawExpiry>,
+    notify: Option<crate::notify::RawNotify>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
 }
@@ -143,6 +147,7 @@ impl Default for Config {
             on_human_gate: None,
             stale_after: DEFAULT_STALE_AFTER,
             keymap: Keymap::default(),
+            notify: crate::notify::NotifySettings::default(),
             expiry: HashMap::new(),
             warnings: Vec::new(),
         }
@@ -212,6 +217,16 @@ impl Config {
                 .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
             expiry.insert(k, r);
         }
+        let notify = raw
+            .notify
+            .unwrap_or_default()
+            .resolve()
+            .map_err(|message| ConfigError::Parse {
+                path: path.to_path_buf(),
+                line: find_line(text, "[notify]"),
+                column: 1,
+                message,
+            })?;
         let (keymap, key_warnings) = build_keymap(&raw.keys);
         warnings.extend(
             key_warnings
@@ -224,6 +239,7 @@ impl Config {
             on_human_gate: raw.on_human_gate.filter(|c| !c.trim().is_empty()),
             stale_after,
             keymap,
+            notify,
             expiry,
             warnings,
         })

@@ -1,8 +1,10 @@
 //! What the event loop keeps beside the app: the pipelines, the replay
 //! position, the observed foreign states; and the effects it performs for
 //! the app (decisions written off the UI thread, logs read, clipboard, bell,
-//! hooks, replay moves).
+//! terminal notifications, replay moves), and the gates' notifications
+//! (hook, webhook) sent off the UI thread when due.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -15,6 +17,7 @@ use crate::history::History;
 use crate::journal::{Pipeline, TAIL_BYTES, read_tail};
 use crate::model::State;
 use crate::model::event::HumanDecision;
+use crate::notify::Notifier;
 use crate::recorder::Recorder;
 use crate::watch::{FeedUpdate, Live, ObservedLog};
 
@@ -27,6 +30,7 @@ pub(crate) enum Ui {
     Quit,
     WriteDone(Result<(), String>),
     LogLoaded(PathBuf, Result<Vec<u8>, String>),
+    Notified(String, Result<crate::notify::Announced, String>),
 }
 
 /// What the loop keeps beside the app: the pipelines and the replay position.
@@ -35,16 +39,58 @@ pub(crate) struct Controller {
     replay: Option<usize>,
     history: Option<Past>,
     observed: Option<ObservedLog>,
+    notifier: Notifier,
+    /// Notifications (pipeline, gate, n) this process has started: each at most once.
+    attempted: BTreeSet<(usize, String, u32)>,
 }
 
 impl Controller {
     /// A controller on these pipelines, live (not replaying).
-    pub(crate) fn new(pipelines: Vec<Pipeline>) -> Self {
+    pub(crate) fn new(pipelines: Vec<Pipeline>, notifier: Notifier) -> Self {
         Controller {
             pipelines,
             replay: None,
             history: None,
             observed: None,
+            notifier,
+            attempted: BTreeSet::new(),
+        }
+    }
+
+    /// Starts, off the UI thread, every gate notification now due (first
+    /// one after `delay`, reminders every `remind`). The journal's
+    /// `notify.sent` decides which process sends; a pipeline this process
+    /// may not write (a synced, read-only copy) or one without a journal is
+    /// left to the process that writes it.
+    pub(crate) fn send_due_notices(&mut self, live: &Live<Ui>) {
+        if !self.notifier.is_active() {
+            return;
+        }
+        let now = jiff::Timestamp::now();
+        for (i, feed) in live.feeds().iter().enumerate() {
+            if feed.is_foreign() || !feed.exists() || !writable(feed.pipeline()) {
+                continue;
+            }
+            for gate in feed.state().open_human_gates() {
+                let Some(n) = crate::notify::due(gate, now, &self.notifier.settings) else {
+                    continue;
+                };
+                if !self.attempted.insert((i, gate.request.id.clone(), n)) {
+                    continue;
+                }
+                let (notifier, pipeline, id) = (
+                    self.notifier.clone(),
+                    feed.pipeline().clone(),
+                    gate.request.id.clone(),
+                );
+                let tx = live.sender();
+                tokio::task::spawn_blocking(move || {
+                    let r = notifier
+                        .announce(&pipeline, &id, n)
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(crate::watch::Input::Other(Ui::Notified(id, r)));
+                });
+            }
         }
     }
 
@@ -137,17 +183,15 @@ impl Controller {
                 let mut out = std::io::stdout();
                 let _ = write!(out, "\x1b]52;c;{b64}\x07").and_then(|()| out.flush());
             }
-            Effect::RunHook { command, gate } => {
-                let spawned = std::process::Command::new("sh")
-                    .arg("-c")
-                    .arg(&command)
-                    .env("LOOPWATCH_GATE", &gate)
-                    .stdin(std::process::Stdio::null())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .spawn();
-                if let Err(e) = spawned {
-                    tracing::warn!(error = %e, "on_human_gate command failed to start");
+            Effect::TerminalNotice { text, .. } => {
+                let in_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
+                if let Some(bytes) = crate::notify::terminal::notification(
+                    self.notifier.settings.terminal,
+                    &text,
+                    in_tmux,
+                ) {
+                    let mut out = std::io::stdout();
+                    let _ = out.write_all(&bytes).and_then(|()| out.flush());
                 }
             }
             Effect::LoadLog(path) => {
@@ -328,4 +372,9 @@ fn problem_of(feed: &crate::watch::Feed, up: &FeedUpdate) -> Option<Problem> {
         partial_since,
     })
     .or(None)
+}
+
+/// True when this process may write into the pipeline's folder.
+fn writable(p: &Pipeline) -> bool {
+    rustix::fs::access(p.dir(), rustix::fs::Access::WRITE_OK).is_ok()
 }

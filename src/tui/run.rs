@@ -62,9 +62,14 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         }
         let mut live: Live<Ui> = Live::start(pipelines.clone());
-        let mut ctl = Controller::new(pipelines);
+        let notifier = crate::notify::Notifier {
+            hook: app.config.on_human_gate.clone(),
+            settings: app.config.notify.clone(),
+        };
+        let mut ctl = Controller::new(pipelines, notifier);
         let initial = live.refresh_all();
         ctl.apply_updates(&mut app, &live, initial, true);
+        let replaying = replay.is_some();
         if let Some(start) = replay {
             let snap = snapshot(ctl.first_pipeline())?
                 .context("nothing to replay: no events.jsonl and no state.json")?;
@@ -78,6 +83,11 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
         let (_guard, mut term) = TerminalGuard::enter(false)?;
         spawn_inputs(&live);
         term.draw(|f| view::render(f, &app))?;
+        let mut title = String::new();
+        set_title(&app, &mut title);
+        if !replaying {
+            ctl.send_due_notices(&live);
+        }
         loop {
             let Some(batch) = live.next_batch().await else {
                 break;
@@ -128,6 +138,10 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                         app.on_log_loaded(&p, r);
                         Vec::new()
                     }
+                    Ui::Notified(id, r) => {
+                        app.on_notified(&id, r);
+                        Vec::new()
+                    }
                 };
                 for e in effects {
                     if ctl.perform(&mut app, &live, e) {
@@ -138,6 +152,9 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             if quit {
                 break;
             }
+            if !replaying {
+                ctl.send_due_notices(&live);
+            }
             if full_redraw {
                 // Clear by "resizing" to the current size, not `Terminal::clear`:
                 // that one asks the terminal where the cursor is, and after a
@@ -145,15 +162,30 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                 // TUI with "the cursor position could not be read".
                 let size = term.size()?;
                 term.resize(size.into())?;
+                title.clear();
             }
             // The terminal may be gone (closed pty): stop instead of spinning.
             let panic_now = std::mem::take(&mut test_panic);
             if term.draw(|f| draw(f, &app, panic_now)).is_err() {
                 break;
             }
+            set_title(&app, &mut title);
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Writes the window title when it changed (the waiting count, the run).
+fn set_title(app: &App, last: &mut String) {
+    use std::io::Write;
+    let now = app.title();
+    if now != *last {
+        let mut out = std::io::stdout();
+        let _ = out
+            .write_all(&crate::notify::terminal::set_title(&now))
+            .and_then(|()| out.flush());
+        *last = now;
+    }
 }
 
 /// Draws one frame of the loop.

@@ -1,5 +1,5 @@
 //! The one terminal guard: raw mode, alternate screen, bracketed paste and
-//! mouse reporting on; everything restored exactly once on drop, on panic
+//! mouse reporting on, the window title saved; everything restored exactly once on drop, on panic
 //! (before the previous hook prints), on SIGTERM/SIGHUP/SIGINT and around a
 //! Ctrl-Z suspend.
 
@@ -46,6 +46,8 @@ impl Drop for TerminalGuard {
 fn setup(mouse: bool) -> io::Result<()> {
     terminal::enable_raw_mode()?;
     let mut out = io::stdout();
+    // The title stack keeps the title the terminal had: restored on exit.
+    out.write_all(crate::notify::terminal::PUSH_TITLE)?;
     execute!(
         out,
         EnterAlternateScreen,
@@ -71,6 +73,7 @@ pub fn restore() {
             LeaveAlternateScreen,
             cursor::Show
         );
+        let _ = out.write_all(crate::notify::terminal::POP_TITLE);
         let _ = terminal::disable_raw_mode();
         let _ = out.flush();
     }

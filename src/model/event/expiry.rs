@@ -68,6 +68,12 @@ impl ExpiryRule {
     }
 }
 
+/// Parses a duration as the config and the command line write it: `90s`,
+/// `30m`, `1h30m`, `2d` or a bare number of seconds (0 allowed here).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, ExpiryError> {
+    parse_secs(s).map(std::time::Duration::from_secs)
+}
+
 /// Parses `90s`, `30m`, `1h30m`, `2d` or a bare number of seconds.
 fn parse_secs(s: &str) -> Result<u64, ExpiryError> {
     let bad = || ExpiryError::NotADuration(s.trim().to_string());

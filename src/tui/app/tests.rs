@@ -8,7 +8,7 @@ use crate::model::{Decision, HumanGateKind};
 use crate::tui::testkit::*;
 
 #[test]
-fn a_new_gate_rings_once_and_runs_the_hook_but_not_on_first_load() {
+fn a_new_gate_rings_once_and_notifies_the_terminal_but_not_on_first_load() {
     let clock = crate::tui::ManualClock::new(t0());
     let config = Config {
         on_human_gate: Some("notify".into()),
@@ -31,9 +31,10 @@ fn a_new_gate_rings_once_and_runs_the_hook_but_not_on_first_load() {
         app.on_state(state_of(&events), std::slice::from_ref(&new)),
         vec![
             Effect::Bell,
-            Effect::RunHook {
-                command: "notify".into(),
-                gate: "hg-1-conformity-2".into()
+            Effect::TerminalNotice {
+                gate: "hg-1-conformity-2".into(),
+                text: "hg-1-conformity-2 (cap-reached) waits on you: cap-reached gate for a test"
+                    .into()
             }
         ]
     );
@@ -45,6 +46,27 @@ fn a_new_gate_rings_once_and_runs_the_hook_but_not_on_first_load() {
     );
     events.push(d.clone());
     assert_eq!(app.on_state(state_of(&events), &[d]), vec![]);
+    // With the terminal notification off, only the bell.
+    let mut off = Config::default();
+    off.notify.terminal = crate::notify::TerminalNotice::Off;
+    let mut app = App::new(
+        off,
+        ThemeKind::Dark,
+        Box::new(crate::tui::ManualClock::new(t0())),
+        "/p/.pipeline".into(),
+    );
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    app.on_state(state_of(&events), &events);
+    let new = ev(
+        5,
+        request("hg-1-conformity-3", HumanGateKind::CapReached, evidence()),
+    );
+    events.push(new.clone());
+    assert_eq!(
+        app.on_state(state_of(&events), std::slice::from_ref(&new)),
+        vec![Effect::Bell]
+    );
+    assert_eq!(app.title(), "loopwatch ⚑2 · 2026-11-02-demo-1000");
 }
 
 #[test]

@@ -124,6 +124,14 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             ),
             Tone::Warn,
         ),
+        EventBody::NotifySent(n) => (
+            if n.n > 1 {
+                format!("✉ {} reminder {} sent by {}", n.id, n.n - 1, n.by)
+            } else {
+                format!("✉ {} notification sent by {}", n.id, n.by)
+            },
+            Tone::Muted,
+        ),
         EventBody::DevDispatched { iteration, inputs } => (
             format!(
                 "to the developer (iter {iteration}): {} inputs",
