@@ -196,6 +196,22 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
     }
     let rec = Recorder::new(pipeline.clone());
     let notifier = notifier();
+    // A read-only copy is never written: its expiry is recorded by the host
+    // that writes the journal, and shows up here when the copy is synced.
+    let read_only = crate::recorder::is_read_only(&pipeline);
+    if read_only
+        && feed
+            .state()
+            .human_gate(&a.id)
+            .and_then(expires_at)
+            .is_some()
+    {
+        eprintln!(
+            "loopwatch: {} is read-only here: the expiry of {} is left to the host that writes it",
+            pipeline.dir().display(),
+            shown(&a.id)
+        );
+    }
     let mut attempted: Vec<u32> = Vec::new();
     loop {
         let Some(gate) = feed.state().human_gate(&a.id) else {
@@ -212,7 +228,7 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
                 wait = Duration::from_secs(1);
             }
         }
-        if let Some(due) = expires_at(gate) {
+        if let Some(due) = expires_at(gate).filter(|_| !read_only) {
             let left = due.duration_since(jiff::Timestamp::now());
             if left.is_negative() || left.is_zero() {
                 // Recorded under the lock: a decision that got there first
@@ -294,9 +310,7 @@ fn notify_if_due(
     let Some(n) = crate::notify::due(gate, jiff::Timestamp::now(), &notifier.settings) else {
         return;
     };
-    if attempted.contains(&n)
-        || rustix::fs::access(pipeline.dir(), rustix::fs::Access::WRITE_OK).is_err()
-    {
+    if attempted.contains(&n) || crate::recorder::is_read_only(pipeline) {
         return;
     }
     attempted.push(n);

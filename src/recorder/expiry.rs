@@ -22,6 +22,7 @@ impl Recorder {
     /// the gate does not exist, has no expiry, is not due yet, or already
     /// has an outcome: the error then says which decision or expiry won.
     pub fn expire(&self, id: &str) -> Result<Appended, JournalError> {
+        super::refuse_read_only(&self.pipeline, "its expiry is recorded")?;
         append_with(&self.pipeline, &self.opts, |s| {
             let gate = s.human_gate(id).ok_or_else(|| {
                 JournalError::Refused(format!("no human gate {id} in this pipeline"))

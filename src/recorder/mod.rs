@@ -336,6 +336,7 @@ impl Recorder {
     /// and after: a crash between the two leaves the contract tagged and the
     /// gate open, and deciding again finds the tag and changes nothing.
     pub fn decide(&self, mut decision: HumanDecision) -> Result<Appended, JournalError> {
+        refuse_read_only(&self.pipeline, "decide")?;
         let worktree = self.pipeline.worktree().to_path_buf();
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;
@@ -462,6 +463,35 @@ pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathB
         ));
     }
     Ok(joined)
+}
+
+/// True when the pipeline's folder is not to be written from here: this
+/// process may not write it, or nobody may (no write bit at all: a synced
+/// copy made read-only, respected even by root).
+pub fn is_read_only(pipeline: &Pipeline) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = pipeline.dir();
+    match std::fs::metadata(dir) {
+        Ok(m) => {
+            m.permissions().mode() & 0o222 == 0
+                || rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_err()
+        }
+        // Not there yet: the parent decides whether it can be made.
+        Err(_) => dir
+            .parent()
+            .is_some_and(|p| rustix::fs::access(p, rustix::fs::Access::WRITE_OK).is_err()),
+    }
+}
+
+/// The refusal for a read-only pipeline.
+fn refuse_read_only(pipeline: &Pipeline, what: &str) -> Result<(), JournalError> {
+    if is_read_only(pipeline) {
+        return Err(JournalError::Refused(format!(
+            "{} is read-only here (a synced copy?): {what} on the host that writes it",
+            pipeline.dir().display()
+        )));
+    }
+    Ok(())
 }
 
 /// Why a decision may not be recorded, if it may not.

@@ -14,6 +14,7 @@ impl Recorder {
     /// notifications were sent before; `None` (nothing written) when another
     /// process got there first or the gate no longer waits.
     pub fn claim_notice(&self, id: &str, n: u32) -> Result<Option<State>, JournalError> {
+        super::refuse_read_only(&self.pipeline, "notifications are sent")?;
         let appended = append_with(&self.pipeline, &self.opts, |s| {
             let Some(gate) = s.human_gate(id) else {
                 return Err(JournalError::Refused(format!(

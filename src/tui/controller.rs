@@ -68,7 +68,8 @@ impl Controller {
         }
         let now = jiff::Timestamp::now();
         for (i, feed) in live.feeds().iter().enumerate() {
-            if feed.is_foreign() || !feed.exists() || !writable(feed.pipeline()) {
+            if feed.is_foreign() || !feed.exists() || crate::recorder::is_read_only(feed.pipeline())
+            {
                 continue;
             }
             for gate in feed.state().open_human_gates() {
@@ -372,9 +373,4 @@ fn problem_of(feed: &crate::watch::Feed, up: &FeedUpdate) -> Option<Problem> {
         partial_since,
     })
     .or(None)
-}
-
-/// True when this process may write into the pipeline's folder.
-fn writable(p: &Pipeline) -> bool {
-    rustix::fs::access(p.dir(), rustix::fs::Access::WRITE_OK).is_ok()
 }
