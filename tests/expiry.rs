@@ -200,16 +200,23 @@ fn zero_negative_and_foreign_expiries_are_refused() {
     assert!(err.contains("--on-expiry"), "{err}");
     assert!(!p.root().join(".pipeline/events.jsonl").exists());
 
+    // A config refusing the expiry is reported, and never stops the recording.
     p.config("[expiry.out-of-scope]\nafter = \"0s\"\naction = \"deny\"\n");
-    let (_, err) = p.lw(
+    let (out, err) = p.lw(
         &["ask", "out-of-scope", "--subject", "a", "--summary", "b"],
-        2,
+        10,
     );
     assert!(
         err.contains("config.toml:1:1: [expiry.out-of-scope]"),
         "{err}"
     );
     assert!(err.contains("zero"), "{err}");
+    assert!(err.contains("(no expiry from the config)"), "{err}");
+    let id = out.lines().next().unwrap();
+    let (json, _) = p.lw(&["status", "--json"], 10);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["humanGates"][0]["id"], id);
+    assert!(v["humanGates"][0].get("expires").is_none(), "{v}");
 }
 
 /// A pipeline whose gate `hg-1-manual-1` was asked long ago with a 1s expiry:

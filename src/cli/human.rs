@@ -134,7 +134,8 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 }
 
 /// The per-kind expiry of the config file (`[expiry.<kind>]`); none when
-/// there is no config path.
+/// there is no config path. A config that cannot be read never stops the
+/// loop's recording: it is reported on stderr and no expiry applies.
 pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind, ExpiryRule>> {
     let Some(path) = crate::tui::Config::path(
         std::env::var_os("XDG_CONFIG_HOME"),
@@ -142,7 +143,13 @@ pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind
     ) else {
         return Ok(Default::default());
     };
-    Ok(crate::tui::Config::load(&path)?.expiry)
+    match crate::tui::Config::load(&path) {
+        Ok(c) => Ok(c.expiry),
+        Err(e) => {
+            eprintln!("loopwatch: {e} (no expiry from the config)");
+            Ok(Default::default())
+        }
+    }
 }
 
 /// Runs `decide`.
