@@ -1,6 +1,7 @@
 //! The terminal side of notifications, on a real pty: the window title
 //! shows the waiting count and is restored on exit, a new gate brings the
-//! bell and an OSC 9 notification (wrapped for tmux inside tmux).
+//! bell and an OSC 9 notification (wrapped for tmux inside tmux); coming
+//! back to the terminal (focus, or a new start) shows what happened meanwhile.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -50,6 +51,7 @@ impl Pty {
         cmd.cwd(root);
         cmd.env("TERM", "xterm-256color");
         cmd.env("XDG_CONFIG_HOME", config);
+        cmd.env("XDG_STATE_HOME", config.join("state"));
         if tmux {
             cmd.env("TMUX", "/tmp/tmux-test/default,1,0");
         } else {
@@ -96,15 +98,24 @@ impl Pty {
         }
     }
 
-    fn quit(mut self) -> Vec<u8> {
-        self.writer.write_all(b"q").unwrap();
+    fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
         self.writer.flush().unwrap();
+    }
+
+    /// Types `q` until the TUI ends (a first key may only dismiss a digest).
+    fn quit(mut self) -> Vec<u8> {
         let deadline = Instant::now() + Duration::from_secs(30);
+        let mut typed = Instant::now() - Duration::from_secs(1);
         loop {
             if let Ok(Some(_)) = self.child.try_wait() {
                 break;
             }
             assert!(Instant::now() < deadline, "the TUI did not quit");
+            if typed.elapsed() >= Duration::from_millis(300) {
+                self.send(b"q");
+                typed = Instant::now();
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
         // The reader drains what was written before the exit.
@@ -170,4 +181,34 @@ fn inside_tmux_the_notification_is_passed_through() {
     let all = pty.quit();
     assert!(find(&all, b"\x1b]777;notify").is_some());
     assert!(find(&all, b"\x1b]9;").is_none());
+}
+
+#[test]
+fn coming_back_shows_what_happened_while_away() {
+    let (_dir, root, config) = setup();
+    ask(&root, &config, "out-of-scope", "first");
+    let mut pty = Pty::spawn(&root, &config, false);
+    pty.wait_for(b"\x1b[?1004h");
+    pty.wait_for("\x1b]2;loopwatch ⚑1\x07".as_bytes());
+    pty.send(b"\x1b[O");
+    let second = ask(&root, &config, "structural", "second");
+    pty.wait_for("\x1b]2;loopwatch ⚑2\x07".as_bytes());
+    assert!(!pty.has(b"while you were away"));
+    pty.send(b"\x1b[I");
+    pty.wait_for(
+        format!("while you were away: 1 gate opened ({second}; 1 still waiting)").as_bytes(),
+    );
+    let all = pty.quit();
+    assert!(
+        find(&all, b"\x1b[?1004l").is_some(),
+        "focus events turned off on exit"
+    );
+
+    // The next start tells what happened since this one ended.
+    let third = ask(&root, &config, "structural", "third");
+    let pty = Pty::spawn(&root, &config, false);
+    pty.wait_for(
+        format!("while you were away: 1 gate opened ({third}; 1 still waiting)").as_bytes(),
+    );
+    pty.quit();
 }

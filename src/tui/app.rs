@@ -17,6 +17,7 @@ use super::rows::{self, CriterionLine, LogEntry, RowKey};
 use super::theme::Theme;
 use crate::model::{Event, State};
 
+mod away;
 mod parts;
 mod update;
 
@@ -53,6 +54,10 @@ pub struct App {
     pub(crate) diff: bool,
     pub(crate) dialog: Option<Dialog>,
     pub(crate) status: Option<String>,
+    /// What happened while the person was away, until a key dismisses it.
+    pub(crate) digest: Option<String>,
+    /// The seq of each run when the terminal lost focus.
+    pub(crate) away_from: Option<Vec<u64>>,
     pub(crate) warnings: Vec<String>,
     pub(crate) confirm_quit: bool,
     pub(crate) replay: Option<ReplayBar>,
@@ -91,6 +96,8 @@ impl App {
             diff: false,
             dialog: None,
             status: None,
+            digest: None,
+            away_from: None,
             warnings,
             confirm_quit: false,
             replay: None,
@@ -259,6 +266,10 @@ impl App {
     pub fn on_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
         let ctrl_c =
             key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.digest.take().is_some() {
+            // Any key dismisses the digest, and does nothing else.
+            return Vec::new();
+        }
         if self.confirm_quit {
             self.confirm_quit = false;
             if matches!(key.code, KeyCode::Char('y' | 'Y')) || ctrl_c {

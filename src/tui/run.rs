@@ -61,6 +61,8 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
         if pipelines.len() > 1 {
             app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         }
+        let pipelines_dirs: Vec<std::path::PathBuf> =
+            pipelines.iter().map(|p| p.dir().to_path_buf()).collect();
         let mut live: Live<Ui> = Live::start(pipelines.clone());
         let notifier = crate::notify::Notifier {
             hook: app.config.on_human_gate.clone(),
@@ -78,6 +80,18 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                 Source::ForeignState => ctl.observed_states(&live)?,
             };
             ctl.enter_replay(&mut app, past, start);
+        }
+        let looked_paths: Vec<Option<std::path::PathBuf>> =
+            pipelines_dirs.iter().map(|d| looked_path(d)).collect();
+        if !replaying {
+            let marks: Vec<Option<u64>> = looked_paths
+                .iter()
+                .map(|p| {
+                    let text = std::fs::read_to_string(p.as_ref()?).ok()?;
+                    text.trim().parse().ok()
+                })
+                .collect();
+            app.digest_since_last_look(&marks);
         }
         let mut test_panic = render_panics_for_tests();
         let (_guard, mut term) = TerminalGuard::enter(false)?;
@@ -123,6 +137,14 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                     Ui::Term(TermEvent::Resize(w, h)) => {
                         app.on_resize(w, h);
                         full_redraw = true;
+                        Vec::new()
+                    }
+                    Ui::Term(TermEvent::FocusLost) => {
+                        app.on_focus_lost();
+                        Vec::new()
+                    }
+                    Ui::Term(TermEvent::FocusGained) => {
+                        app.on_focus_gained();
                         Vec::new()
                     }
                     Ui::Term(_) | Ui::Tick => Vec::new(),
@@ -171,8 +193,39 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             }
             set_title(&app, &mut title);
         }
+        if !replaying {
+            save_looked(&looked_paths, &app.seen());
+        }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Where the seq last seen of a pipeline is kept (loopwatch's state
+/// folder, never the pipeline: a read-only copy stays untouched).
+fn looked_path(pipeline_dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let key = crate::util::sha256_tagged(pipeline_dir.display().to_string().as_bytes());
+    let name = key
+        .rsplit(':')
+        .next()
+        .unwrap_or(&key)
+        .chars()
+        .take(32)
+        .collect::<String>();
+    Some(crate::util::state_dir()?.join("looked").join(name))
+}
+
+/// Keeps the seq each run was seen at, for the next start's digest.
+fn save_looked(paths: &[Option<std::path::PathBuf>], seen: &[u64]) {
+    for (p, seq) in paths.iter().zip(seen) {
+        let Some(p) = p else { continue };
+        let saved = p
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| crate::util::replace_atomically(p, seq.to_string().as_bytes()));
+        if let Err(e) = saved {
+            tracing::warn!(error = %e, path = %p.display(), "cannot keep the last seq seen");
+        }
+    }
 }
 
 /// Writes the window title when it changed (the waiting count, the run).

@@ -1,5 +1,5 @@
 //! The one terminal guard: raw mode, alternate screen, bracketed paste and
-//! mouse reporting on, the window title saved; everything restored exactly once on drop, on panic
+//! mouse reporting and focus events on, the window title saved; everything restored exactly once on drop, on panic
 //! (before the previous hook prints), on SIGTERM/SIGHUP/SIGINT and around a
 //! Ctrl-Z suspend.
 
@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture,
 };
 use ratatui::crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::crossterm::{cursor, execute};
@@ -52,6 +53,7 @@ fn setup(mouse: bool) -> io::Result<()> {
         out,
         EnterAlternateScreen,
         EnableBracketedPaste,
+        EnableFocusChange,
         cursor::Hide
     )?;
     if mouse {
@@ -69,6 +71,7 @@ pub fn restore() {
         let _ = execute!(
             out,
             DisableMouseCapture,
+            DisableFocusChange,
             DisableBracketedPaste,
             LeaveAlternateScreen,
             cursor::Show

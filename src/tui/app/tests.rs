@@ -221,3 +221,77 @@ fn iteration_keys_move_between_iterations() {
     app.on_key(&ch(']'));
     assert_eq!((app.shown_iteration(), app.iteration), (2, None));
 }
+
+#[test]
+fn the_digest_after_focus_comes_back_lists_what_happened_and_any_key_dismisses_it() {
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    let (mut app, _clock) = app_with(&events);
+    // Focus back without anything new: no digest.
+    app.on_focus_lost();
+    app.on_focus_gained();
+    assert_eq!(app.digest(), None);
+    app.on_focus_lost();
+    let new = [
+        ev(
+            4,
+            request("hg-1-conformity-2", HumanGateKind::CapReached, evidence()),
+        ),
+        ev(
+            5,
+            decided("hg-1-conformity-2", Decision::Extend, "one more", "a@b"),
+        ),
+        ev(
+            6,
+            request("hg-1-conformity-3", HumanGateKind::Structural, evidence()),
+        ),
+        ev(
+            7,
+            crate::model::EventBody::RunEnded(crate::model::event::RunEnded {
+                status: crate::model::EndStatus::Aborted,
+                report: None,
+            }),
+        ),
+    ];
+    events.extend(new.iter().cloned());
+    app.on_state(state_of(&events), &new);
+    // Still away: nothing shown yet.
+    assert_eq!(app.digest(), None);
+    app.on_focus_gained();
+    assert_eq!(
+        app.digest(),
+        Some(
+            "while you were away: 2 gates opened (hg-1-conformity-2, hg-1-conformity-3; 1 still waiting), \
+             1 run ended (2026-11-02-demo-1000 aborted) · any key dismisses"
+        )
+    );
+    // The key that dismisses it does nothing else.
+    let tab = app.tab();
+    assert_eq!(app.on_key(&ch('5')), vec![]);
+    assert_eq!(app.digest(), None);
+    assert_eq!(app.tab(), tab);
+    app.on_key(&ch('5'));
+    assert_eq!(app.tab(), Tab::Timeline);
+}
+
+#[test]
+fn the_digest_on_start_counts_from_the_seq_last_seen() {
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    events.push(ev(
+        4,
+        request("hg-1-conformity-2", HumanGateKind::CapReached, evidence()),
+    ));
+    let (mut app, _clock) = app_with(&events);
+    app.digest_since_last_look(&[Some(3)]);
+    assert_eq!(
+        app.digest(),
+        Some(
+            "while you were away: 1 gate opened (hg-1-conformity-2; 1 still waiting) · any key dismisses"
+        )
+    );
+    // Never seen before, or a journal shorter than what was seen: nothing.
+    app.digest_since_last_look(&[None]);
+    assert_eq!(app.digest(), None);
+    app.digest_since_last_look(&[Some(99)]);
+    assert_eq!(app.digest(), None);
+    assert_eq!(app.seen(), vec![4]);
+}
