@@ -400,7 +400,10 @@ impl Recorder {
 
 mod expiry;
 mod notice;
+mod read_only;
 pub use expiry::expires_at;
+pub use read_only::is_read_only;
+use read_only::refuse_read_only;
 
 /// A `gate.started`; GATE 0 carries the snapshot of the code it judges.
 fn gate_started(
@@ -463,35 +466,6 @@ pub fn contract_path(worktree: &std::path::Path, recorded: &str) -> Result<PathB
         ));
     }
     Ok(joined)
-}
-
-/// True when the pipeline's folder is not to be written from here: this
-/// process may not write it, or nobody may (no write bit at all: a synced
-/// copy made read-only, respected even by root).
-pub fn is_read_only(pipeline: &Pipeline) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = pipeline.dir();
-    match std::fs::metadata(dir) {
-        Ok(m) => {
-            m.permissions().mode() & 0o222 == 0
-                || rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_err()
-        }
-        // Not there yet: the parent decides whether it can be made.
-        Err(_) => dir
-            .parent()
-            .is_some_and(|p| rustix::fs::access(p, rustix::fs::Access::WRITE_OK).is_err()),
-    }
-}
-
-/// The refusal for a read-only pipeline.
-fn refuse_read_only(pipeline: &Pipeline, what: &str) -> Result<(), JournalError> {
-    if is_read_only(pipeline) {
-        return Err(JournalError::Refused(format!(
-            "{} is read-only here (a synced copy?): {what} on the host that writes it",
-            pipeline.dir().display()
-        )));
-    }
-    Ok(())
 }
 
 /// Why a decision may not be recorded, if it may not.
