@@ -14,6 +14,7 @@
 //! - [`history`]: the one store of a run's events (shared, never copied), the state after any
 //!   event (checkpoints), the replay positioning rules, what changed between iterations.
 //! - [`redact`]: secret scrubbing for reports and copied text (`[redacted:<kind>]`).
+//! - [`notify`]: notifications of waiting gates (hook, webhook, terminal bytes), once per gate.
 //! - [`report`]: the run report (markdown, JSON, self-contained HTML).
 //! - [`schema`]: JSON Schemas generated from the types.
 //! - [`watch`]: filesystem watching; the feed, which reads a pipeline incrementally into its
@@ -42,6 +43,7 @@ pub mod gate0;
 pub mod history;
 pub mod journal;
 pub mod model;
+pub mod notify;
 pub mod parse;
 pub mod recorder;
 pub mod redact;

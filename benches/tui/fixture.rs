@@ -228,6 +228,7 @@ fn open_gate(it: u32) -> EventBody {
         summary: "criterion 3 cannot be checked against the working tree".into(),
         options: HumanGateKind::Unverifiable.options().to_vec(),
         evidence: json!({"paths": ["src/lib.rs"]}),
+        expires: None,
         extra: Default::default(),
     })
 }

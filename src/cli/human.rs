@@ -10,10 +10,10 @@ use clap::Args;
 use super::Globals;
 use super::output::{finish, say, shown, warn};
 use crate::journal::{JournalError, Pipeline};
-use crate::model::event::HumanDecision;
+use crate::model::event::{ExpiryRule, HumanDecision};
 use crate::model::rules::GateRequest;
 use crate::model::*;
-use crate::recorder::{Recorder, Refusal};
+use crate::recorder::{Recorder, Refusal, expires_at};
 use crate::watch::{Feed, PipelineWatch, WatchEvent};
 
 /// `ask`.
@@ -37,6 +37,18 @@ pub struct AskArgs {
     /// What to show the person, as JSON (rows, paths, output).
     #[arg(long)]
     pub evidence: Option<String>,
+    /// Expire the gate when nobody decided within DURATION (90s, 30m, 1h30m, 2d;
+    /// more than 0). Overrides `[expiry.<kind>]` of the config.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "on_expiry",
+        allow_hyphen_values = true
+    )]
+    pub expires: Option<String>,
+    /// The option that applies when the gate expires (one of the kind's options).
+    #[arg(long, value_name = "OPTION", requires = "expires")]
+    pub on_expiry: Option<Decision>,
 }
 
 /// `await`.
@@ -44,7 +56,13 @@ pub struct AskArgs {
 #[command(after_long_help = "\
 Blocks until the human gate ID is decided (in the TUI, by `loopwatch decide`, or by
 another program appending to the journal), then prints the decision as one JSON line:
-{\"id\",\"decision\",\"reason\",\"by\",\"at\"}. It wakes on filesystem events, not by polling.
+{\"id\",\"decision\",\"reason\",\"by\",\"at\",\"expired\"}. It wakes on filesystem events, not by polling.
+
+A gate asked with an expiry (`ask --expires`, or `[expiry.<kind>]` in the config)
+that is still open when it falls due is recorded as expired (`human.expired`, never
+a decision), and the JSON line says {\"expired\": true, \"decision\": <the expiry's
+option>, \"by\": \"\", \"after\": <the delay>}. When a person decides at the same
+moment, exactly one of the two is recorded; the other is told on stderr.
 
 What the orchestrator does with each decision:
   lift            the abandonment is lifted: the criterion is a normal criterion again and
@@ -63,7 +81,7 @@ What the orchestrator does with each decision:
 The JSON escapes control, bidirectional and invisible characters as \\uXXXX: it parses
 back to the very strings recorded.
 
-Exit codes: 0 decided (JSON on stdout), 124 timed out, 2 no such gate or bad input
+Exit codes: 0 decided or expired (JSON on stdout), 124 timed out, 2 no such gate or bad input
 (a --timeout that is negative, not finite or over a year), 3 no pipeline.")]
 pub struct AwaitArgs {
     /// The human gate id (`hg-<iter>-<gate>-<n>`).
@@ -112,16 +130,45 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         Some(s) => serde_json::from_str(&s).context("--evidence is not JSON")?,
         None => serde_json::Value::Null,
     };
-    let rec = Recorder::new(globals.pipeline_for_writing()?);
-    let (id, out) = rec.ask(GateRequest {
-        kind: a.kind,
-        gate: a.gate,
-        subject: a.subject,
-        summary: a.summary,
-        evidence,
-    })?;
+    let expires = match (&a.expires, a.on_expiry) {
+        (Some(after), Some(action)) => Some(
+            ExpiryRule::new(after, action, a.kind)
+                .map_err(|e| anyhow::anyhow!("--expires/--on-expiry: {e}"))?,
+        ),
+        _ => None,
+    };
+    let rec = Recorder::new(globals.pipeline_for_writing()?).with_expiry(expiry_policy()?);
+    let (id, out) = rec.ask_expiring(
+        GateRequest {
+            kind: a.kind,
+            gate: a.gate,
+            subject: a.subject,
+            summary: a.summary,
+            evidence,
+        },
+        expires,
+    )?;
     say(&shown(&id));
     Ok(finish(&out, false))
+}
+
+/// The per-kind expiry of the config file (`[expiry.<kind>]`); none when
+/// there is no config path. A config that cannot be read never stops the
+/// loop's recording: it is reported on stderr and no expiry applies.
+pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind, ExpiryRule>> {
+    let Some(path) = crate::tui::Config::path(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    ) else {
+        return Ok(Default::default());
+    };
+    match crate::tui::Config::load(&path) {
+        Ok(c) => Ok(c.expiry),
+        Err(e) => {
+            warn(&format!("loopwatch: {e} (no expiry from the config)"));
+            Ok(Default::default())
+        }
+    }
 }
 
 /// Runs `decide`.
@@ -171,26 +218,63 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
     if feed.state().human_gate(&a.id).is_none() {
         return Err(Refusal::UnknownGate { id: a.id }.into());
     }
-    loop {
-        if let Some(d) = feed
+    let rec = Recorder::new(pipeline.clone());
+    let notifier = notifier();
+    // A read-only copy is never written: its expiry is recorded by the host
+    // that writes the journal, and shows up here when the copy is synced.
+    let read_only = crate::recorder::is_read_only(&pipeline);
+    if read_only
+        && feed
             .state()
             .human_gate(&a.id)
-            .and_then(|g| g.decision.as_ref())
-        {
-            let out = serde_json::json!({
-                "id": d.decision.id,
-                "decision": d.decision.decision,
-                "reason": d.decision.reason,
-                "by": d.decision.by,
-                "at": d.at,
-            });
+            .and_then(expires_at)
+            .is_some()
+    {
+        warn(&format!(
+            "loopwatch: {} is read-only here: the expiry of {} is left to the host that writes it",
+            pipeline.dir().display(),
+            shown(&a.id)
+        ));
+    }
+    let mut attempted: Vec<u32> = Vec::new();
+    loop {
+        let Some(gate) = feed.state().human_gate(&a.id) else {
+            anyhow::bail!("{} is no longer in the journal", shown(&a.id));
+        };
+        if let Some(out) = outcome_json(gate) {
             say(&crate::sanitize::json::to_string(&out)?);
             return Ok(ExitCode::SUCCESS);
         }
+        let mut wait = Duration::from_secs(5);
+        if notifier.is_active() && !feed.is_foreign() {
+            notify_if_due(&notifier, &pipeline, gate, &mut attempted);
+            if !notifier.settings.delay.is_zero() || notifier.settings.remind.is_some() {
+                wait = Duration::from_secs(1);
+            }
+        }
+        if let Some(due) = expires_at(gate).filter(|_| !read_only) {
+            let left = due.duration_since(jiff::Timestamp::now());
+            if left.is_negative() || left.is_zero() {
+                // Recorded under the lock: a decision that got there first
+                // wins, and this process then prints that decision.
+                if let Err(e) = rec.expire(&a.id) {
+                    feed.refresh();
+                    let decided = feed.state().human_gate(&a.id).is_some_and(|g| !g.is_open());
+                    if !decided {
+                        return Err(anyhow::Error::new(e)
+                            .context(format!("recording the expiry of {}", shown(&a.id))));
+                    }
+                    warn(&format!("loopwatch: not expired: {e}"));
+                }
+                feed.refresh();
+                continue;
+            }
+            wait = wait.min(left.unsigned_abs());
+        }
         // Wake on filesystem events; a slow re-read guards against a missed one.
-        let wait = match deadline {
-            Some(d) => match d.checked_duration_since(Instant::now()) {
-                Some(left) => left.min(Duration::from_secs(5)),
+        if let Some(d) = deadline {
+            match d.checked_duration_since(Instant::now()) {
+                Some(left) => wait = wait.min(left),
                 None => {
                     warn(&format!(
                         "loopwatch: {} still open after the timeout",
@@ -198,9 +282,8 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
                     ));
                     return Ok(ExitCode::from(124));
                 }
-            },
-            None => Duration::from_secs(5),
-        };
+            }
+        }
         let mut rescan = false;
         match rx.recv_timeout(wait) {
             Ok(ev) => {
@@ -219,6 +302,81 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             feed.refresh();
         }
     }
+}
+
+/// The hook and webhook of the config file; none (with a warning) when the
+/// config cannot be read.
+fn notifier() -> crate::notify::Notifier {
+    let Some(path) = crate::tui::Config::path(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    ) else {
+        return Default::default();
+    };
+    match crate::tui::Config::load(&path) {
+        Ok(c) => crate::notify::Notifier {
+            hook: c.on_human_gate,
+            settings: c.notify,
+        },
+        Err(e) => {
+            warn(&format!("loopwatch: {e} (no notifications)"));
+            Default::default()
+        }
+    }
+}
+
+/// Sends, on a thread of its own, the gate's notification that is due (at
+/// most once per number from this process); failures go to stderr. A
+/// pipeline this process may not write is left to the one that writes it.
+fn notify_if_due(
+    notifier: &crate::notify::Notifier,
+    pipeline: &Pipeline,
+    gate: &HumanGate,
+    attempted: &mut Vec<u32>,
+) {
+    let Some(n) = crate::notify::due(gate, jiff::Timestamp::now(), &notifier.settings) else {
+        return;
+    };
+    if attempted.contains(&n) || crate::recorder::is_read_only(pipeline) {
+        return;
+    }
+    attempted.push(n);
+    let (notifier, pipeline, id) = (notifier.clone(), pipeline.clone(), gate.request.id.clone());
+    std::thread::spawn(move || match notifier.announce(&pipeline, &id, n) {
+        Ok(a) => {
+            for f in a.failures {
+                warn(&format!("loopwatch: notification of {}: {f}", shown(&id)));
+            }
+        }
+        Err(e) => warn(&format!(
+            "loopwatch: notification of {}: cannot record notify.sent: {e}",
+            shown(&id)
+        )),
+    });
+}
+
+/// The JSON line `await` prints once a gate has an outcome.
+fn outcome_json(gate: &HumanGate) -> Option<serde_json::Value> {
+    if let Some(d) = &gate.decision {
+        return Some(serde_json::json!({
+            "id": d.decision.id,
+            "decision": d.decision.decision,
+            "reason": d.decision.reason,
+            "by": d.decision.by,
+            "at": d.at,
+            "expired": false,
+        }));
+    }
+    let x = gate.expired.as_ref()?;
+    Some(serde_json::json!({
+        "id": gate.request.id,
+        "decision": x.action,
+        "reason": format!("expired: nobody decided within {}", x.after),
+        "by": "",
+        "at": x.at,
+        "expired": true,
+        "after": x.after,
+    }))
 }
 
 impl Globals {

@@ -207,7 +207,8 @@ fn parse_outcome(s: &str) -> Result<VerifyOutcome, String> {
 
 /// Runs `record`.
 pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let rec = Recorder::new(globals.pipeline_for_writing()?);
+    let rec =
+        Recorder::new(globals.pipeline_for_writing()?).with_expiry(super::human::expiry_policy()?);
     match args.what {
         RecordCommand::RunStart(a) => super::record_run::run_start(&rec, a),
         RecordCommand::Gate(a) => gate(&rec, a),

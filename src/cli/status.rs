@@ -164,6 +164,13 @@ pub fn text(s: &State) -> String {
                 shown(&d.decision.evidence_hash)
             );
         }
+        if let Some(x) = &g.expired {
+            let _ = writeln!(
+                out,
+                "EXPIRED {}: nobody decided within {}, {} applied at {}",
+                g.request.id, x.after, x.action, x.at
+            );
+        }
     }
     if let Some(e) = &s.ended {
         let _ = writeln!(out, "ended {}", e.status.as_str());

@@ -114,6 +114,12 @@ pub enum EventBody {
     /// A person decided.
     #[serde(rename = "human.decided")]
     HumanDecided(HumanDecision),
+    /// Nobody decided in time: the gate's expiry action applies.
+    #[serde(rename = "human.expired")]
+    HumanExpired(HumanExpired),
+    /// A gate's notification went out (once per gate across processes).
+    #[serde(rename = "notify.sent")]
+    NotifySent(NotifySent),
     /// Work handed back to the developer.
     #[serde(rename = "dev.dispatched")]
     DevDispatched {
@@ -159,6 +165,8 @@ impl EventBody {
             EventBody::HumanDecided(d) => &mut d.extra,
             EventBody::AgentStarted(a) => &mut a.extra,
             EventBody::AgentFinished(a) => &mut a.extra,
+            EventBody::HumanExpired(x) => &mut x.extra,
+            EventBody::NotifySent(n) => &mut n.extra,
             _ => return,
         };
         for k in ["v", "seq", "at"] {
@@ -180,6 +188,8 @@ impl EventBody {
             EventBody::FloorGuardFinished(_) => "floor-guard.finished",
             EventBody::HumanRequested(_) => "human.requested",
             EventBody::HumanDecided(_) => "human.decided",
+            EventBody::HumanExpired(_) => "human.expired",
+            EventBody::NotifySent(_) => "notify.sent",
             EventBody::DevDispatched { .. } => "dev.dispatched",
             EventBody::RunEnded(_) => "run.ended",
             EventBody::AgentStarted(_) => "agent.started",
@@ -497,6 +507,9 @@ pub struct HumanRequest {
     /// What to show the person (rows, paths, output).
     #[serde(default)]
     pub evidence: Value,
+    /// When nobody decides in time, what applies instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<ExpiryRule>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -550,9 +563,13 @@ pub struct RunEnded {
 }
 
 mod agent;
+mod expiry;
 mod limits;
+mod notice;
 pub use agent::{AgentFinished, AgentRole, AgentStarted};
+pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
 pub use limits::MAX_VALUES_PER_LINE;
+pub use notice::NotifySent;
 
 /// Why a journal line is not an event.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -711,7 +728,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 16] = [
+pub const KNOWN_TYPES: [&str; 18] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -723,6 +740,8 @@ pub const KNOWN_TYPES: [&str; 16] = [
     "floor-guard.finished",
     "human.requested",
     "human.decided",
+    "human.expired",
+    "notify.sent",
     "dev.dispatched",
     "run.ended",
     "agent.started",

@@ -86,11 +86,10 @@ impl State {
     /// True when a person accepted an abandonment as a partial delivery:
     /// a run that then passes every gate ends `partial`, not `complete`.
     pub fn accepted_partial(&self) -> bool {
-        self.human_gates.iter().any(|g| {
-            g.decision
-                .as_ref()
-                .is_some_and(|d| d.decision.decision == Decision::AcceptPartial)
-        })
+        // A decision or an expiry whose action accepts the partial delivery.
+        self.human_gates
+            .iter()
+            .any(|g| g.outcome() == Some(Decision::AcceptPartial))
     }
 }
 

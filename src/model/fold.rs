@@ -1,8 +1,9 @@
 //! Folding events into [`State`]: pure, deterministic, total.
 //!
 //! Every event is accepted: an event that refers to an iteration not yet
-//! started creates it, a decision on an unknown or already decided gate is
-//! ignored (the first decision stands), unknown types are counted.
+//! started creates it, a decision or an expiry on an unknown gate or one
+//! already decided or expired is ignored (the first outcome stands), unknown
+//! types are counted.
 
 use super::event::*;
 use super::rules;
@@ -117,6 +118,9 @@ impl State {
                         requested_seq: ev.seq,
                         status: GateStatus::Open,
                         decision: None,
+                        expired: None,
+                        notified: 0,
+                        notified_at: None,
                     });
                 }
             }
@@ -133,21 +137,32 @@ impl State {
                     at: ev.at.clone(),
                     seq: ev.seq,
                 });
-                if d.decision == Decision::Extend
-                    && let Some(g) = gate.request.gate
-                {
-                    *self.caps.get_mut(g) += 1;
-                    *self.structural_strikes.get_mut(g) = 0;
+                let asked_by = gate.request.gate;
+                let developer = rules::is_developer_gate(&gate.request);
+                self.apply_outcome(d.decision, asked_by, developer);
+            }
+            EventBody::HumanExpired(x) => {
+                let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == x.id) else {
+                    return;
+                };
+                if !gate.is_open() {
+                    return;
                 }
-                if d.decision == Decision::Retry
-                    && let Some(g) = gate.request.gate
-                {
-                    *self.structural_strikes.get_mut(g) = 0;
-                }
-                if matches!(d.decision, Decision::Retry | Decision::Extend)
-                    && rules::is_developer_gate(&gate.request)
-                {
-                    self.dev_strikes = 0;
+                gate.status = GateStatus::Expired;
+                gate.expired = Some(ExpiryRecord {
+                    after: x.after.clone(),
+                    action: x.action,
+                    at: ev.at.clone(),
+                    seq: ev.seq,
+                });
+                let asked_by = gate.request.gate;
+                let developer = rules::is_developer_gate(&gate.request);
+                self.apply_outcome(x.action, asked_by, developer);
+            }
+            EventBody::NotifySent(n) => {
+                if let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == n.id) {
+                    gate.notified = gate.notified.max(n.n);
+                    gate.notified_at = Some(ev.at.clone());
                 }
             }
             EventBody::DevDispatched { iteration, inputs } => {
@@ -174,6 +189,23 @@ impl State {
             EventBody::AgentFinished(f) => self.apply_agent_finished(f, ev),
             EventBody::Note { .. } => {}
             EventBody::Unknown { .. } => self.unknown_events += 1,
+        }
+    }
+
+    /// What a gate's outcome (decided or expired) changes in the counters.
+    fn apply_outcome(&mut self, outcome: Decision, asked_by: Option<GateName>, developer: bool) {
+        if developer && matches!(outcome, Decision::Retry | Decision::Extend) {
+            // A person let the developer try again: its failures count anew.
+            self.dev_strikes = 0;
+        }
+        let Some(g) = asked_by else { return };
+        match outcome {
+            Decision::Extend => {
+                *self.caps.get_mut(g) += 1;
+                *self.structural_strikes.get_mut(g) = 0;
+            }
+            Decision::Retry => *self.structural_strikes.get_mut(g) = 0,
+            _ => {}
         }
     }
 

@@ -18,5 +18,5 @@ pub use event::{Event, EventBody};
 pub use finding::{Bucket, severity_rank};
 pub use fold::fold;
 pub use rules::Next;
-pub use state::{HumanGate, Iteration, State};
+pub use state::{GateStatus, HumanGate, Iteration, State};
 pub use types::*;

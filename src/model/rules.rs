@@ -381,6 +381,7 @@ pub fn assign_ids(
                 summary: r.summary,
                 options: r.kind.options().to_vec(),
                 evidence: r.evidence,
+                expires: None,
                 extra: Default::default(),
             }
         })
@@ -401,13 +402,18 @@ pub fn next(s: &State) -> Next {
             end: None,
         };
     }
-    if let Some((id, d)) = s.human_gates.iter().find_map(|g| {
-        let d = g.decision.as_ref()?;
-        matches!(
-            d.decision.decision,
-            Decision::TakeOver | Decision::Abort | Decision::Reject
-        )
-        .then_some((&g.request.id, d.decision.decision))
+    if let Some((id, d, how)) = s.human_gates.iter().find_map(|g| {
+        let d = g.outcome()?;
+        let how = if g.expired.is_some() {
+            "expired with"
+        } else {
+            "decided"
+        };
+        matches!(d, Decision::TakeOver | Decision::Abort | Decision::Reject).then_some((
+            &g.request.id,
+            d,
+            how,
+        ))
     }) {
         let end = match d {
             Decision::Reject => EndStatus::NotConformant,
@@ -417,7 +423,7 @@ pub fn next(s: &State) -> Next {
         return Next::new(
             NextAction::Stop,
             None,
-            format!("{id} decided {d}: record the end of the run"),
+            format!("{id} {how} {d}: record the end of the run"),
         )
         .ending(end);
     }
@@ -460,9 +466,7 @@ pub fn next(s: &State) -> Next {
             h.request.kind == kind
                 && h.request.gate == Some(g.gate)
                 && h.request.iteration == g.iteration
-                && h.decision
-                    .as_ref()
-                    .is_some_and(|d| d.decision.decision == want)
+                && h.outcome() == Some(want)
         })
     };
     match round_outcome(g) {

@@ -158,7 +158,7 @@ impl Iteration {
     }
 }
 
-/// Open or decided.
+/// Open, decided, or expired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GateStatus {
@@ -166,6 +166,22 @@ pub enum GateStatus {
     Open,
     /// Decided.
     Decided,
+    /// Nobody decided in time: the expiry action applied.
+    Expired,
+}
+
+/// An expiry as folded: the event payload plus when it was recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpiryRecord {
+    /// How long the gate was allowed to wait.
+    pub after: String,
+    /// The option that applied.
+    pub action: Decision,
+    /// When it was recorded.
+    pub at: String,
+    /// Its seq.
+    pub seq: u64,
 }
 
 /// A decision as folded: the event payload plus when it was recorded.
@@ -197,12 +213,34 @@ pub struct HumanGate {
     /// The decision, once taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionRecord>,
+    /// The expiry, when nobody decided in time (never together with `decision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expired: Option<ExpiryRecord>,
+    /// Notifications sent for it (`notify.sent`): 1 the first, more for reminders.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub notified: u32,
+    /// When the last one was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notified_at: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl HumanGate {
     /// True while it waits on a person.
     pub fn is_open(&self) -> bool {
         self.status == GateStatus::Open
+    }
+
+    /// The option the loop goes on with: the person's decision, else the
+    /// expiry's action; `None` while open.
+    pub fn outcome(&self) -> Option<Decision> {
+        self.decision
+            .as_ref()
+            .map(|d| d.decision.decision)
+            .or(self.expired.as_ref().map(|x| x.action))
     }
 }
 
@@ -261,10 +299,6 @@ pub struct State {
     pub dev_strikes: u32,
     /// What the loop does next.
     pub next: Next,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 /// Positions the loop rules need.

@@ -58,6 +58,14 @@ pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), Refusal> {
             reason: prev.decision.reason.clone(),
         });
     }
+    if let Some(x) = &gate.expired {
+        return Err(Refusal::Expired {
+            id: d.id.clone(),
+            at: x.at.clone(),
+            after: x.after.clone(),
+            action: x.action,
+        });
+    }
     if !gate.request.options.contains(&d.decision) {
         return Err(Refusal::NotAnOption {
             decision: d.decision,

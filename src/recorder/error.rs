@@ -76,6 +76,74 @@ pub enum Refusal {
         /// The run's current iteration.
         last: u32,
     },
+    /// A gate that expired before anyone decided it.
+    #[error(
+        "{id} expired at {at} (nobody decided within {after}): {action} applied, and a decision can no longer be recorded"
+    )]
+    Expired {
+        /// The gate.
+        id: String,
+        /// When it expired.
+        at: String,
+        /// Its delay.
+        after: String,
+        /// The action applied.
+        action: Decision,
+    },
+    /// An expiry recorded after a person decided.
+    #[error("{id} was decided before it expired: {decision} by {by} at {at}")]
+    DecidedBeforeExpiry {
+        /// The gate.
+        id: String,
+        /// The decision.
+        decision: Decision,
+        /// Who.
+        by: String,
+        /// When.
+        at: String,
+    },
+    /// An expiry recorded twice.
+    #[error("{id} has already expired at {at} ({action} applied)")]
+    AlreadyExpired {
+        /// The gate.
+        id: String,
+        /// When.
+        at: String,
+        /// The action applied.
+        action: Decision,
+    },
+    /// An expiry asked of a gate that has none.
+    #[error("{id} has no expiry")]
+    NoExpiry {
+        /// The gate.
+        id: String,
+    },
+    /// An expiry recorded before it is due.
+    #[error("{id} does not expire before {due}")]
+    NotDue {
+        /// The gate.
+        id: String,
+        /// When it is due.
+        due: String,
+    },
+    /// An expiry whose times cannot be read.
+    #[error("{id}: its request time '{requested_at}' or its expiry '{after}' cannot be read")]
+    ExpiryUnreadable {
+        /// The gate.
+        id: String,
+        /// The request's time.
+        requested_at: String,
+        /// The expiry's delay.
+        after: String,
+    },
+    /// A pipeline this process cannot write (a synced copy).
+    #[error("{dir} is read-only here (a synced copy?): {what} on the host that writes it")]
+    ReadOnly {
+        /// The pipeline folder.
+        dir: String,
+        /// What would have been written.
+        what: &'static str,
+    },
     /// `run-end` twice.
     #[error("the run has already ended")]
     AlreadyEnded,

@@ -7,6 +7,7 @@
 //! [`Refusal`]s (nothing was written); journal failures are carried as
 //! [`RecordError::Journal`].
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -42,6 +43,7 @@ pub fn floor_round(rows: Vec<FloorRow>, verdict: Verdict) -> RoundResult {
 pub struct Recorder {
     pipeline: Pipeline,
     opts: AppendOptions,
+    expiry: HashMap<HumanGateKind, ExpiryRule>,
 }
 
 impl Recorder {
@@ -50,7 +52,15 @@ impl Recorder {
         Recorder {
             pipeline,
             opts: AppendOptions::default(),
+            expiry: HashMap::new(),
         }
+    }
+
+    /// The same recorder, giving the gates it opens an expiry by kind
+    /// (`[expiry.<kind>]` in the config) unless one is asked for explicitly.
+    pub fn with_expiry(mut self, expiry: HashMap<HumanGateKind, ExpiryRule>) -> Self {
+        self.expiry = expiry;
+        self
     }
 
     /// The pipeline written to.
@@ -155,7 +165,7 @@ impl Recorder {
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "manual")
                     .into_iter()
-                    .map(EventBody::HumanRequested),
+                    .map(|r| EventBody::HumanRequested(self.stamp(r, None))),
             );
             Ok(bodies)
         })?;
@@ -239,7 +249,7 @@ impl Recorder {
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "findings")
                     .into_iter()
-                    .map(EventBody::HumanRequested),
+                    .map(|r| EventBody::HumanRequested(self.stamp(r, None))),
             );
             Ok(bodies)
         })
@@ -313,6 +323,16 @@ impl Recorder {
     /// Opens a human gate by hand. Refused when the subject or the summary
     /// is blank (a person could not tell what the gate is about).
     pub fn ask(&self, req: GateRequest) -> Result<(String, Appended), RecordError> {
+        self.ask_expiring(req, None)
+    }
+
+    /// Opens a human gate by hand that expires as `expires` says (else as
+    /// the recorder's per-kind expiry says, else never).
+    pub fn ask_expiring(
+        &self,
+        req: GateRequest,
+        expires: Option<ExpiryRule>,
+    ) -> Result<(String, Appended), RecordError> {
         for (field, text) in [("--subject", &req.subject), ("--summary", &req.summary)] {
             if text.trim().is_empty() {
                 return Err(Refusal::Blank { field }.into());
@@ -320,12 +340,10 @@ impl Recorder {
         }
         let appended = append_with::<_, RecordError>(&self.pipeline, &self.opts, |s| {
             let iteration = s.iteration_number().max(1);
-            Ok::<_, RecordError>(
-                rules::assign_ids(s, iteration, vec![req], "manual")
-                    .into_iter()
-                    .map(EventBody::HumanRequested)
-                    .collect(),
-            )
+            Ok(rules::assign_ids(s, iteration, vec![req], "manual")
+                .into_iter()
+                .map(|r| EventBody::HumanRequested(self.stamp(r, expires.clone())))
+                .collect())
         })?;
         let id = match appended.events.first().map(|e| &e.body) {
             Some(EventBody::HumanRequested(r)) => r.id.clone(),
@@ -342,6 +360,7 @@ impl Recorder {
     /// and after: a crash between the two leaves the contract tagged and the
     /// gate open, and deciding again finds the tag and changes nothing.
     pub fn decide(&self, mut decision: HumanDecision) -> Result<Appended, RecordError> {
+        refuse_read_only(&self.pipeline, "decide")?;
         let worktree = self.pipeline.worktree().to_path_buf();
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;
@@ -397,6 +416,13 @@ impl Recorder {
         })
     }
 }
+
+mod expiry;
+mod notice;
+mod read_only;
+pub use expiry::expires_at;
+pub use read_only::is_read_only;
+use read_only::refuse_read_only;
 
 /// A `gate.started`; GATE 0 carries the snapshot of the code it judges.
 fn gate_started(

@@ -118,6 +118,24 @@ pre{margin:0;white-space:pre-wrap;font-size:13px}td code{word-break:break-all}.l
         }
         b.push_str("</table>\n");
     }
+    if !r.expirations.is_empty() {
+        b.push_str("<h2>Expired gates (nobody decided)</h2>\n");
+        b.push_str("<table><tr><th>gate</th><th>kind</th><th>subject</th><th>outcome</th><th>after</th><th>when</th><th>asked</th></tr>\n");
+        for x in &r.expirations {
+            b.push_str(&format!(
+                "<tr class=\"expired\"><td>{}</td><td>{}</td><td>{}</td><td>EXPIRED: {} applied</td><td>{}</td><td>{}</td><td>{}: {}</td></tr>\n",
+                esc(&x.id),
+                esc(&x.kind),
+                esc(&x.subject),
+                esc(&x.action),
+                esc(&x.after),
+                esc(&x.at),
+                esc(&x.requested_at),
+                esc(&x.summary)
+            ));
+        }
+        b.push_str("</table>\n");
+    }
     code(&mut b, &r.code);
     usage(&mut b, r);
     b.push_str("<h2>Red tests kept</h2>\n");

@@ -65,6 +65,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(o);
     }
     decisions(&mut o, r);
+    expirations(&mut o, r);
     code(&mut o, r);
     usage(&mut o, r);
     let _ = writeln!(o, "## Red tests kept\n");
@@ -196,6 +197,36 @@ fn decisions(o: &mut String, r: &Report) {
     if !r.decisions.is_empty() {
         let _ = writeln!(o);
     }
+}
+
+fn expirations(o: &mut String, r: &Report) {
+    if r.expirations.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "## Expired gates (nobody decided)
+"
+    );
+    for x in &r.expirations {
+        let _ = writeln!(
+            o,
+            "- {} ({} {}): **EXPIRED** after {} at {}: {} applied",
+            md(&x.id),
+            x.kind,
+            md(&x.subject),
+            md(&x.after),
+            md(&x.at),
+            x.action
+        );
+        let _ = writeln!(
+            o,
+            "  - asked at {}: {}",
+            md(&x.requested_at),
+            md(&x.summary)
+        );
+    }
+    let _ = writeln!(o);
 }
 
 fn code(o: &mut String, r: &Report) {

@@ -59,6 +59,8 @@ pub struct Report {
     pub unreadable_triage: Vec<UnreadableTriage>,
     /// Every human decision.
     pub decisions: Vec<DecisionLine>,
+    /// Gates nobody decided in time (never counted as decisions).
+    pub expirations: Vec<ExpiryLine>,
     /// Human gates still open.
     pub open_gates: Vec<String>,
     /// Repro tests kept red.
@@ -117,6 +119,28 @@ pub struct DeferredFinding {
     pub title: String,
     /// Why deferred.
     pub reason: String,
+}
+
+/// A gate that expired: its action applied without a person.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpiryLine {
+    /// Gate id.
+    pub id: String,
+    /// Kind.
+    pub kind: String,
+    /// Subject.
+    pub subject: String,
+    /// How long it was allowed to wait.
+    pub after: String,
+    /// The option that applied.
+    pub action: String,
+    /// When it expired.
+    pub at: String,
+    /// When it was asked.
+    pub requested_at: String,
+    /// The request's summary.
+    pub summary: String,
 }
 
 /// A decision.
@@ -183,10 +207,11 @@ impl Report {
             abandonments.push(Abandonment {
                 criterion: g.request.subject.clone(),
                 reason: g.request.summary.clone(),
-                decision: g
-                    .decision
-                    .as_ref()
-                    .map_or("open".into(), |d| d.decision.decision.as_str().into()),
+                decision: match (&g.decision, &g.expired) {
+                    (Some(d), _) => d.decision.decision.as_str().into(),
+                    (None, Some(x)) => format!("EXPIRED ({} applied)", x.action),
+                    (None, None) => "open".into(),
+                },
             });
         }
         let decisions = s
@@ -235,6 +260,23 @@ impl Report {
             deferred,
             unreadable_triage,
             decisions,
+            expirations: s
+                .human_gates
+                .iter()
+                .filter_map(|g| {
+                    let x = g.expired.as_ref()?;
+                    Some(ExpiryLine {
+                        id: g.request.id.clone(),
+                        kind: g.request.kind.as_str().into(),
+                        subject: g.request.subject.clone(),
+                        after: x.after.clone(),
+                        action: x.action.as_str().into(),
+                        at: x.at.clone(),
+                        requested_at: g.requested_at.clone(),
+                        summary: g.request.summary.clone(),
+                    })
+                })
+                .collect(),
             open_gates: s.open_human_gates().map(|g| g.request.id.clone()).collect(),
             red_tests,
             code: Vec::new(),

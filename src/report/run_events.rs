@@ -75,7 +75,7 @@ pub struct Span {
     pub start: f64,
     /// Seconds from the run's start (the last event's time while open).
     pub end: f64,
-    /// pass, fail, running (a gate), decided, open (a wait on a person).
+    /// pass, fail, running (a gate), decided, expired, open (a wait on a person).
     pub outcome: String,
 }
 
@@ -240,6 +240,17 @@ pub fn timeline(events: &[Event]) -> Vec<Span> {
                         start,
                         end: t,
                         outcome: "decided".into(),
+                    });
+                }
+            }
+            EventBody::HumanExpired(x) => {
+                if let Some(start) = open_waits.remove(&x.id) {
+                    spans.push(Span {
+                        lane: "person".into(),
+                        label: x.id.clone(),
+                        start,
+                        end: t,
+                        outcome: "expired".into(),
                     });
                 }
             }

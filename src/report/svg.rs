@@ -69,6 +69,7 @@ pub fn picture(spans: &[Span]) -> Option<String> {
             "pass" => "#2e9d4f",
             "fail" => "#d0453a",
             "decided" => "#c07a10",
+            "expired" => "#7a5cc0",
             "open" => "#f0a020",
             _ => "#8a8a8a",
         };

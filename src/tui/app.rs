@@ -18,6 +18,7 @@ use super::theme::Theme;
 use crate::history::Events;
 use crate::model::State;
 
+mod away;
 mod parts;
 mod update;
 
@@ -69,6 +70,10 @@ pub struct App {
     pub(crate) sort: FindingSort,
     pub(crate) iteration: Option<u32>,
     pub(crate) status: Option<String>,
+    /// What happened while the person was away, until a key dismisses it.
+    pub(crate) digest: Option<String>,
+    /// The seq of each run when the terminal lost focus.
+    pub(crate) away_from: Option<Vec<u64>>,
     pub(crate) warnings: Vec<String>,
     pub(crate) replay: Option<ReplayBar>,
     /// How the data arrives, when it is worth saying (polling, a foreign state.json).
@@ -103,6 +108,8 @@ impl App {
             sort: FindingSort::Severity,
             iteration: None,
             status: None,
+            digest: None,
+            away_from: None,
             warnings,
             replay: None,
             source_note: None,
@@ -148,8 +155,9 @@ impl App {
 
     /// The state of run `index` to show, with the events up to it (a shared
     /// handle on the store's events: nothing is copied). Returns the bell
-    /// and hook of gates that opened since the last state (never on the
-    /// first state, never in replay).
+    /// and terminal notification of gates that opened since the last state
+    /// (never on the first state, never in replay); the hook and webhook are
+    /// sent by the event loop, once per gate across processes.
     pub fn on_run_state(
         &mut self,
         index: usize,
@@ -171,10 +179,15 @@ impl App {
                 if self.config.bell {
                     effects.push(Effect::Bell);
                 }
-                if let Some(cmd) = &self.config.on_human_gate {
-                    effects.push(Effect::RunHook {
-                        command: cmd.clone(),
+                if self.config.notify.terminal != crate::notify::TerminalNotice::Off
+                    && let Some(g) = state.human_gate(id)
+                {
+                    effects.push(Effect::TerminalNotice {
                         gate: id.clone(),
+                        text: format!(
+                            "{} ({}) waits on you: {}",
+                            id, g.request.kind, g.request.summary
+                        ),
                     });
                 }
             }
@@ -191,6 +204,21 @@ impl App {
         }
         self.refresh();
         effects
+    }
+
+    /// A gate's notification finished: a failure is shown (it is already
+    /// logged); a success says nothing.
+    pub fn on_notified(&mut self, id: &str, result: Result<crate::notify::Announced, String>) {
+        let failures = match result {
+            Ok(a) => a.failures,
+            Err(e) => vec![format!("cannot record notify.sent: {e}")],
+        };
+        if !failures.is_empty() {
+            self.status = Some(format!(
+                "notification of {id} failed: {}",
+                failures.join("; ")
+            ));
+        }
     }
 
     /// The write of a decision finished.
@@ -251,6 +279,10 @@ impl App {
     pub fn on_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
         let ctrl_c =
             key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.digest.take().is_some() {
+            // Any key dismisses the digest, and does nothing else.
+            return Vec::new();
+        }
         match std::mem::replace(&mut self.mode, Mode::Browse) {
             Mode::ConfirmQuit(d) => self.confirm_quit_key(key, ctrl_c, d),
             mode if ctrl_c => {
@@ -325,6 +357,18 @@ impl App {
     /// The run on screen.
     pub fn run(&self) -> &Run {
         &self.runs[self.current]
+    }
+
+    /// The terminal's title: the gates waiting in every run watched, and
+    /// the current run's id.
+    pub fn title(&self) -> String {
+        let waiting = self
+            .runs
+            .iter()
+            .map(|r| r.state.open_human_gates().count())
+            .sum();
+        let run = self.state().run.as_ref().map_or("", |r| r.id.as_str());
+        crate::notify::terminal::title(waiting, run)
     }
 
     /// The state of the run on screen.

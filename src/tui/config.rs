@@ -1,5 +1,6 @@
 //! The config file: keymap, theme, bell, the command run when a human gate
-//! opens, and when the header's age turns to a warning.
+//! opens, notifications (`[notify]`), expiry per kind (`[expiry.<kind>]`),
+//! and when the header's age turns to a warning.
 //!
 //! Looked up at `$XDG_CONFIG_HOME/loopwatch/config.toml`, falling back to
 //! `~/.config/loopwatch/config.toml`; a missing file means the defaults of
@@ -7,7 +8,7 @@
 //! naming the file, line and column; an unknown setting, an unknown action
 //! or key name, or a key bound twice is a warning the app shows at start.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,6 +17,8 @@ use serde::Deserialize;
 
 use super::action::Action;
 use super::keymap::{Key, Keymap};
+use crate::model::event::ExpiryRule;
+use crate::model::{Decision, HumanGateKind};
 
 /// The default config file, as `loopwatch config --default` prints it.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config/default.toml");
@@ -78,6 +81,11 @@ pub struct Config {
     pub stale_after: Duration,
     /// Keys to actions.
     pub keymap: Keymap,
+    /// `[notify]`: terminal notification, webhook, delay and reminders.
+    pub notify: crate::notify::NotifySettings,
+    /// Per kind of human gate, when it expires and what then applies
+    /// (`[expiry.<kind>]`); a kind not listed never expires.
+    pub expiry: HashMap<HumanGateKind, ExpiryRule>,
     /// Problems found in the file that did not stop it from loading.
     pub warnings: Vec<String>,
 }
@@ -116,8 +124,19 @@ struct RawConfig {
     stale_after: Option<String>,
     #[serde(default)]
     keys: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    expiry: BTreeMap<String, RawExpiry>,
+    notify: Option<crate::notify::RawNotify>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
+}
+
+/// `[expiry.<kind>]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpiry {
+    after: String,
+    action: Decision,
 }
 
 impl Default for Config {
@@ -128,6 +147,8 @@ impl Default for Config {
             on_human_gate: None,
             stale_after: DEFAULT_STALE_AFTER,
             keymap: Keymap::default(),
+            notify: crate::notify::NotifySettings::default(),
+            expiry: HashMap::new(),
             warnings: Vec::new(),
         }
     }
@@ -181,6 +202,31 @@ impl Config {
                 message: format!("stale_after: '{s}' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")"),
             })?,
         };
+        let mut expiry = HashMap::new();
+        for (kind, rule) in &raw.expiry {
+            let bad = |message: String| ConfigError::Parse {
+                path: path.to_path_buf(),
+                line: find_line(text, &format!("[expiry.{kind}]")),
+                column: 1,
+                message,
+            };
+            let k: HumanGateKind = kind
+                .parse()
+                .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
+            let r = ExpiryRule::new(&rule.after, rule.action, k)
+                .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
+            expiry.insert(k, r);
+        }
+        let notify = raw
+            .notify
+            .unwrap_or_default()
+            .resolve()
+            .map_err(|message| ConfigError::Parse {
+                path: path.to_path_buf(),
+                line: find_line(text, "[notify]"),
+                column: 1,
+                message,
+            })?;
         let (keymap, key_warnings) = build_keymap(&raw.keys);
         warnings.extend(
             key_warnings
@@ -193,6 +239,8 @@ impl Config {
             on_human_gate: raw.on_human_gate.filter(|c| !c.trim().is_empty()),
             stale_after,
             keymap,
+            notify,
+            expiry,
             warnings,
         })
     }

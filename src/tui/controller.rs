@@ -1,9 +1,11 @@
 //! What the event loop keeps beside the app: the pipelines, what is being
 //! replayed, the observed foreign states; and the effects it performs for
 //! the app (decisions written off the UI thread, logs read, clipboard, bell,
-//! hooks, replay moves). Replay positions live in the feed's store; this
-//! only moves them and hands what is there to the app.
+//! terminal notifications, replay moves), and the gates' notifications
+//! (hook, webhook) sent off the UI thread when due. Replay positions live in
+//! the feed's store; this only moves them and hands what is there to the app.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -14,6 +16,7 @@ use super::effect::{Effect, ReplayMove};
 use super::replay::{Observed, ReplayStart, move_target, show_position, start_position};
 use crate::journal::{Pipeline, TAIL_BYTES, read_tail};
 use crate::model::event::HumanDecision;
+use crate::notify::Notifier;
 use crate::recorder::Recorder;
 use crate::watch::{Feed, FeedUpdate, Live, ObservedLog};
 
@@ -26,6 +29,7 @@ pub(crate) enum Ui {
     Quit,
     WriteDone(Result<(), String>),
     LogLoaded(PathBuf, Result<Vec<u8>, String>),
+    Notified(String, Result<crate::notify::Announced, String>),
 }
 
 /// What a replay steps through.
@@ -46,16 +50,59 @@ pub(crate) struct Controller {
     replaying: Replaying,
     observed: Observed,
     observed_log: Option<ObservedLog>,
+    notifier: Notifier,
+    /// Notifications (pipeline, gate, n) this process has started: each at most once.
+    attempted: BTreeSet<(usize, String, u32)>,
 }
 
 impl Controller {
     /// A controller on these pipelines, live (not replaying).
-    pub(crate) fn new(pipelines: Vec<Pipeline>) -> Self {
+    pub(crate) fn new(pipelines: Vec<Pipeline>, notifier: Notifier) -> Self {
         Controller {
             pipelines,
             replaying: Replaying::No,
             observed: Observed::default(),
             observed_log: None,
+            notifier,
+            attempted: BTreeSet::new(),
+        }
+    }
+
+    /// Starts, off the UI thread, every gate notification now due (first
+    /// one after `delay`, reminders every `remind`). The journal's
+    /// `notify.sent` decides which process sends; a pipeline this process
+    /// may not write (a synced, read-only copy) or one without a journal is
+    /// left to the process that writes it.
+    pub(crate) fn send_due_notices(&mut self, live: &Live<Ui>) {
+        if !self.notifier.is_active() {
+            return;
+        }
+        let now = jiff::Timestamp::now();
+        for (i, feed) in live.feeds().iter().enumerate() {
+            if feed.is_foreign() || !feed.exists() || crate::recorder::is_read_only(feed.pipeline())
+            {
+                continue;
+            }
+            for gate in feed.state().open_human_gates() {
+                let Some(n) = crate::notify::due(gate, now, &self.notifier.settings) else {
+                    continue;
+                };
+                if !self.attempted.insert((i, gate.request.id.clone(), n)) {
+                    continue;
+                }
+                let (notifier, pipeline, id) = (
+                    self.notifier.clone(),
+                    feed.pipeline().clone(),
+                    gate.request.id.clone(),
+                );
+                let tx = live.sender();
+                tokio::task::spawn_blocking(move || {
+                    let r = notifier
+                        .announce(&pipeline, &id, n)
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(crate::watch::Input::Other(Ui::Notified(id, r)));
+                });
+            }
         }
     }
 
@@ -124,17 +171,15 @@ impl Controller {
                 let mut out = std::io::stdout();
                 let _ = write!(out, "\x1b]52;c;{b64}\x07").and_then(|()| out.flush());
             }
-            Effect::RunHook { command, gate } => {
-                let spawned = std::process::Command::new("sh")
-                    .arg("-c")
-                    .arg(&command)
-                    .env("LOOPWATCH_GATE", &gate)
-                    .stdin(std::process::Stdio::null())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .spawn();
-                if let Err(e) = spawned {
-                    tracing::warn!(error = %e, "on_human_gate command failed to start");
+            Effect::TerminalNotice { text, .. } => {
+                let in_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
+                if let Some(bytes) = crate::notify::terminal::notification(
+                    self.notifier.settings.terminal,
+                    &text,
+                    in_tmux,
+                ) {
+                    let mut out = std::io::stdout();
+                    let _ = out.write_all(&bytes).and_then(|()| out.flush());
                 }
             }
             Effect::LoadLog(path) => {
@@ -325,7 +370,7 @@ mod tests {
         let (mut app, _clock) = app_with(&[]);
         app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         let mut live: Live<Ui> = Live::start(pipelines.clone());
-        let mut ctl = Controller::new(pipelines);
+        let mut ctl = Controller::new(pipelines, crate::notify::Notifier::default());
         let initial = live.refresh_all();
         ctl.apply_updates(&mut app, &mut live, initial, true);
         assert_eq!(app.runs[0].problem, None);
@@ -356,7 +401,7 @@ mod tests {
         std::fs::write(&journal_path, format!("{first}{more}")).unwrap();
         let (mut app, _clock) = app_with(&[]);
         let mut live: Live<Ui> = Live::start(vec![pipeline.clone()]);
-        let mut ctl = Controller::new(vec![pipeline]);
+        let mut ctl = Controller::new(vec![pipeline], crate::notify::Notifier::default());
         let initial = live.refresh_all();
         ctl.apply_updates(&mut app, &mut live, initial, true);
         ctl.enter_replay(&mut app, &mut live, ReplayStart::Seq(2))

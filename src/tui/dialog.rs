@@ -17,7 +17,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::effect::DecisionRequest;
 use super::evidence::{evidence_hash, evidence_lines};
-use crate::model::state::DecisionRecord;
+use crate::model::state::{DecisionRecord, ExpiryRecord};
 use crate::model::{Decision, HumanGate, HumanGateKind, State};
 use crate::sanitize::sanitize_input;
 
@@ -47,6 +47,8 @@ pub enum Phase {
     Failed(String),
     /// Someone else decided this gate while the dialog was open.
     DecidedElsewhere(Box<DecisionRecord>),
+    /// The gate expired while the dialog was open: nothing can be decided.
+    Expired(Box<ExpiryRecord>),
 }
 
 /// What the app should do after a key.
@@ -118,6 +120,8 @@ impl Dialog {
         };
         if let Some(rec) = &gate.decision {
             d.phase = Phase::DecidedElsewhere(Box::new(rec.clone()));
+        } else if let Some(x) = &gate.expired {
+            d.phase = Phase::Expired(Box::new(x.clone()));
         }
         d
     }
@@ -138,7 +142,8 @@ impl Dialog {
 
     /// True when a reason has been typed that closing would lose.
     pub fn has_typed_reason(&self) -> bool {
-        !self.reason.trim().is_empty() && !matches!(self.phase, Phase::DecidedElsewhere(_))
+        !self.reason.trim().is_empty()
+            && !matches!(self.phase, Phase::DecidedElsewhere(_) | Phase::Expired(_))
     }
 
     /// Handles a key at time `now`.
@@ -149,7 +154,7 @@ impl Dialog {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match self.phase {
             Phase::Saving => return Outcome::Stay,
-            Phase::DecidedElsewhere(_) => {
+            Phase::DecidedElsewhere(_) | Phase::Expired(_) => {
                 return match key.code {
                     KeyCode::Esc | KeyCode::Enter => Outcome::Cancel,
                     _ => Outcome::Unhandled,
@@ -226,6 +231,10 @@ impl Dialog {
             if !ours {
                 self.phase = Phase::DecidedElsewhere(Box::new(rec.clone()));
             }
+            return;
+        }
+        if let Some(x) = &gate.expired {
+            self.phase = Phase::Expired(Box::new(x.clone()));
             return;
         }
         let evidence = evidence_lines(&gate.request);

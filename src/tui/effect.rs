@@ -35,12 +35,12 @@ pub enum Effect {
     LoadLog(PathBuf),
     /// Ring the terminal bell.
     Bell,
-    /// Run the configured command for a new human gate.
-    RunHook {
-        /// The shell command from the config file.
-        command: String,
-        /// The gate that opened (for `LOOPWATCH_GATE`).
+    /// Write a terminal notification (OSC 9 / OSC 777) for a new human gate.
+    TerminalNotice {
+        /// The gate that opened.
         gate: String,
+        /// One line for the person (sanitised when written).
+        text: String,
     },
     /// Move the replay position.
     Replay(ReplayMove),

@@ -58,19 +58,43 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
         if pipelines.len() > 1 {
             app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         }
+        let pipelines_dirs: Vec<std::path::PathBuf> =
+            pipelines.iter().map(|p| p.dir().to_path_buf()).collect();
         let mut live: Live<Ui> = Live::start(pipelines.clone());
-        let mut ctl = Controller::new(pipelines);
+        let notifier = crate::notify::Notifier {
+            hook: app.config.on_human_gate.clone(),
+            settings: app.config.notify.clone(),
+        };
+        let mut ctl = Controller::new(pipelines, notifier);
         let initial = live.refresh_all();
         ctl.apply_updates(&mut app, &mut live, initial, true);
+        let replaying = replay.is_some();
         if let Some(start) = replay {
             // Replay reads nothing of its own: it is a position in what the
             // live feed has just read.
             ctl.enter_replay(&mut app, &mut live, start)?;
         }
+        let looked_paths: Vec<Option<std::path::PathBuf>> =
+            pipelines_dirs.iter().map(|d| looked_path(d)).collect();
+        if !replaying {
+            let marks: Vec<Option<u64>> = looked_paths
+                .iter()
+                .map(|p| {
+                    let text = std::fs::read_to_string(p.as_ref()?).ok()?;
+                    text.trim().parse().ok()
+                })
+                .collect();
+            app.digest_since_last_look(&marks);
+        }
         let mut test_panic = render_panics_for_tests();
         let (_guard, mut term) = TerminalGuard::enter(false)?;
         spawn_inputs(&live);
         term.draw(|f| view::render(f, &app))?;
+        let mut title = String::new();
+        set_title(&app, &mut title);
+        if !replaying {
+            ctl.send_due_notices(&live);
+        }
         loop {
             let Some(batch) = live.next_batch().await else {
                 break;
@@ -108,6 +132,14 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                         full_redraw = true;
                         Vec::new()
                     }
+                    Ui::Term(TermEvent::FocusLost) => {
+                        app.on_focus_lost();
+                        Vec::new()
+                    }
+                    Ui::Term(TermEvent::FocusGained) => {
+                        app.on_focus_gained();
+                        Vec::new()
+                    }
                     Ui::Term(_) | Ui::Tick => Vec::new(),
                     Ui::TermClosed | Ui::Quit => {
                         quit = true;
@@ -121,6 +153,10 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                         app.on_log_loaded(&p, r);
                         Vec::new()
                     }
+                    Ui::Notified(id, r) => {
+                        app.on_notified(&id, r);
+                        Vec::new()
+                    }
                 };
                 for e in effects {
                     if ctl.perform(&mut app, &mut live, e) {
@@ -131,6 +167,9 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             if quit {
                 break;
             }
+            if !replaying {
+                ctl.send_due_notices(&live);
+            }
             if full_redraw {
                 // Clear by "resizing" to the current size, not `Terminal::clear`:
                 // that one asks the terminal where the cursor is, and after a
@@ -138,15 +177,61 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                 // TUI with "the cursor position could not be read".
                 let size = term.size()?;
                 term.resize(size.into())?;
+                title.clear();
             }
             // The terminal may be gone (closed pty): stop instead of spinning.
             let panic_now = std::mem::take(&mut test_panic);
             if term.draw(|f| draw(f, &app, panic_now)).is_err() {
                 break;
             }
+            set_title(&app, &mut title);
+        }
+        if !replaying {
+            save_looked(&looked_paths, &app.seen());
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Where the seq last seen of a pipeline is kept (loopwatch's state
+/// folder, never the pipeline: a read-only copy stays untouched).
+fn looked_path(pipeline_dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let key = crate::util::sha256_tagged(pipeline_dir.display().to_string().as_bytes());
+    let name = key
+        .rsplit(':')
+        .next()
+        .unwrap_or(&key)
+        .chars()
+        .take(32)
+        .collect::<String>();
+    Some(crate::util::state_dir()?.join("looked").join(name))
+}
+
+/// Keeps the seq each run was seen at, for the next start's digest.
+fn save_looked(paths: &[Option<std::path::PathBuf>], seen: &[u64]) {
+    for (p, seq) in paths.iter().zip(seen) {
+        let Some(p) = p else { continue };
+        let saved = p
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| crate::util::replace_atomically(p, seq.to_string().as_bytes()));
+        if let Err(e) = saved {
+            tracing::warn!(error = %e, path = %p.display(), "cannot keep the last seq seen");
+        }
+    }
+}
+
+/// Writes the window title when it changed (the waiting count, the run).
+fn set_title(app: &App, last: &mut String) {
+    use std::io::Write;
+    let now = app.title();
+    if now != *last {
+        let mut out = std::io::stdout();
+        let _ = out
+            .write_all(&crate::notify::terminal::set_title(&now))
+            .and_then(|()| out.flush());
+        *last = now;
+    }
 }
 
 /// Draws one frame of the loop.

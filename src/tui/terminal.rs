@@ -1,8 +1,9 @@
-//! The one terminal guard: raw mode, alternate screen and bracketed paste
-//! on (mouse reporting only when asked for: the TUI asks for none, so the
-//! terminal's own text selection keeps working); everything restored exactly
-//! once on drop, on panic (before the previous hook prints), on
-//! SIGTERM/SIGHUP/SIGINT and around a Ctrl-Z suspend.
+//! The one terminal guard: raw mode, alternate screen, bracketed paste and
+//! focus events on (mouse reporting only when asked for: the TUI asks for
+//! none, so the terminal's own text selection keeps working), the window
+//! title saved; everything restored exactly once on drop, on panic (before
+//! the previous hook prints), on SIGTERM/SIGHUP/SIGINT and around a Ctrl-Z
+//! suspend.
 
 use std::io::{self, Stdout, Write};
 use std::sync::Mutex;
@@ -11,7 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture,
 };
 use ratatui::crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::crossterm::{cursor, execute};
@@ -47,10 +49,13 @@ impl Drop for TerminalGuard {
 fn setup(mouse: bool) -> io::Result<()> {
     terminal::enable_raw_mode()?;
     let mut out = io::stdout();
+    // The title stack keeps the title the terminal had: restored on exit.
+    out.write_all(crate::notify::terminal::PUSH_TITLE)?;
     execute!(
         out,
         EnterAlternateScreen,
         EnableBracketedPaste,
+        EnableFocusChange,
         cursor::Hide
     )?;
     if mouse {
@@ -68,10 +73,12 @@ pub fn restore() {
         let _ = execute!(
             out,
             DisableMouseCapture,
+            DisableFocusChange,
             DisableBracketedPaste,
             LeaveAlternateScreen,
             cursor::Show
         );
+        let _ = out.write_all(crate::notify::terminal::POP_TITLE);
         let _ = terminal::disable_raw_mode();
         let _ = out.flush();
     }

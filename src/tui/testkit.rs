@@ -54,6 +54,7 @@ pub fn request(id: &str, kind: HumanGateKind, evidence: Value) -> EventBody {
         summary: format!("{kind} gate for a test"),
         options: kind.options().to_vec(),
         evidence,
+        expires: None,
         extra: Default::default(),
     })
 }

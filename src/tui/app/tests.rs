@@ -8,7 +8,7 @@ use crate::model::{Decision, HumanGateKind};
 use crate::tui::testkit::*;
 
 #[test]
-fn a_new_gate_rings_once_and_runs_the_hook_but_not_on_first_load() {
+fn a_new_gate_rings_once_and_notifies_the_terminal_but_not_on_first_load() {
     let clock = crate::tui::ManualClock::new(t0());
     let config = Config {
         on_human_gate: Some("notify".into()),
@@ -31,9 +31,10 @@ fn a_new_gate_rings_once_and_runs_the_hook_but_not_on_first_load() {
         app.on_state(state_of(&events), std::slice::from_ref(&new)),
         vec![
             Effect::Bell,
-            Effect::RunHook {
-                command: "notify".into(),
-                gate: "hg-1-conformity-2".into()
+            Effect::TerminalNotice {
+                gate: "hg-1-conformity-2".into(),
+                text: "hg-1-conformity-2 (cap-reached) waits on you: cap-reached gate for a test"
+                    .into()
             }
         ]
     );
@@ -45,6 +46,27 @@ fn a_new_gate_rings_once_and_runs_the_hook_but_not_on_first_load() {
     );
     events.push(d.clone());
     assert_eq!(app.on_state(state_of(&events), &[d]), vec![]);
+    // With the terminal notification off, only the bell.
+    let mut off = Config::default();
+    off.notify.terminal = crate::notify::TerminalNotice::Off;
+    let mut app = App::new(
+        off,
+        ThemeKind::Dark,
+        Box::new(crate::tui::ManualClock::new(t0())),
+        "/p/.pipeline".into(),
+    );
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    app.on_state(state_of(&events), &events);
+    let new = ev(
+        5,
+        request("hg-1-conformity-3", HumanGateKind::CapReached, evidence()),
+    );
+    events.push(new.clone());
+    assert_eq!(
+        app.on_state(state_of(&events), std::slice::from_ref(&new)),
+        vec![Effect::Bell]
+    );
+    assert_eq!(app.title(), "loopwatch ⚑2 · 2026-11-02-demo-1000");
 }
 
 #[test]
@@ -215,4 +237,78 @@ fn ctrl_c_quits_while_typing_a_filter_and_esc_leaves_it() {
     assert_eq!(app.filter, "");
     app.on_key(&ch('/'));
     assert_eq!(app.on_key(&ctrl('c')), vec![Effect::Quit]);
+}
+
+#[test]
+fn the_digest_after_focus_comes_back_lists_what_happened_and_any_key_dismisses_it() {
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    let (mut app, _clock) = app_with(&events);
+    // Focus back without anything new: no digest.
+    app.on_focus_lost();
+    app.on_focus_gained();
+    assert_eq!(app.digest(), None);
+    app.on_focus_lost();
+    let new = [
+        ev(
+            4,
+            request("hg-1-conformity-2", HumanGateKind::CapReached, evidence()),
+        ),
+        ev(
+            5,
+            decided("hg-1-conformity-2", Decision::Extend, "one more", "a@b"),
+        ),
+        ev(
+            6,
+            request("hg-1-conformity-3", HumanGateKind::Structural, evidence()),
+        ),
+        ev(
+            7,
+            crate::model::EventBody::RunEnded(crate::model::event::RunEnded {
+                status: crate::model::EndStatus::Aborted,
+                report: None,
+            }),
+        ),
+    ];
+    events.extend(new.iter().cloned());
+    app.on_state(state_of(&events), &new);
+    // Still away: nothing shown yet.
+    assert_eq!(app.digest(), None);
+    app.on_focus_gained();
+    assert_eq!(
+        app.digest(),
+        Some(
+            "while you were away: 2 gates opened (hg-1-conformity-2, hg-1-conformity-3; 1 still waiting), \
+             1 run ended (2026-11-02-demo-1000 aborted) · any key dismisses"
+        )
+    );
+    // The key that dismisses it does nothing else.
+    let tab = app.tab();
+    assert_eq!(app.on_key(&ch('5')), vec![]);
+    assert_eq!(app.digest(), None);
+    assert_eq!(app.tab(), tab);
+    app.on_key(&ch('5'));
+    assert_eq!(app.tab(), Tab::Timeline);
+}
+
+#[test]
+fn the_digest_on_start_counts_from_the_seq_last_seen() {
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    events.push(ev(
+        4,
+        request("hg-1-conformity-2", HumanGateKind::CapReached, evidence()),
+    ));
+    let (mut app, _clock) = app_with(&events);
+    app.digest_since_last_look(&[Some(3)]);
+    assert_eq!(
+        app.digest(),
+        Some(
+            "while you were away: 1 gate opened (hg-1-conformity-2; 1 still waiting) · any key dismisses"
+        )
+    );
+    // Never seen before, or a journal shorter than what was seen: nothing.
+    app.digest_since_last_look(&[None]);
+    assert_eq!(app.digest(), None);
+    app.digest_since_last_look(&[Some(99)]);
+    assert_eq!(app.digest(), None);
+    assert_eq!(app.seen(), vec![4]);
 }

@@ -170,6 +170,11 @@ impl App {
                         "{} is already decided: {}",
                         gate.request.id, rec.decision.decision
                     ));
+                } else if let Some(x) = &gate.expired {
+                    self.status = Some(format!(
+                        "{} EXPIRED after {}: {} applied",
+                        gate.request.id, x.after, x.action
+                    ));
                 } else {
                     self.mode = Mode::Dialog(Box::new(Dialog::open(gate, self.clock.now())));
                 }

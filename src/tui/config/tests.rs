@@ -113,3 +113,51 @@ fn durations() {
     assert_eq!(parse_duration("5m3"), None);
     assert_eq!(parse_duration(""), None);
 }
+
+#[test]
+fn notify_and_expiry_sections() {
+    let d = Config::parse(DEFAULT_CONFIG, Path::new("default.toml")).unwrap();
+    assert_eq!(d.notify, crate::notify::NotifySettings::default());
+    assert!(d.expiry.is_empty());
+    let text = "[notify]\nterminal = \"osc777\"\nwebhook = \"http://127.0.0.1:9/h\"\nformat = \"ntfy\"\n\
+                timeout = \"3s\"\ndelay = \"2m\"\nremind = \"1h\"\n\
+                [expiry.cap-reached]\nafter = \"1d\"\naction = \"abort\"\n";
+    let c = Config::parse(text, Path::new("c.toml")).unwrap();
+    assert_eq!(c.notify.terminal, crate::notify::TerminalNotice::Osc777);
+    assert_eq!(
+        c.notify.webhook.as_ref().map(|w| w.url()),
+        Some("http://127.0.0.1:9/h")
+    );
+    assert_eq!(c.notify.delay, Duration::from_secs(120));
+    assert_eq!(c.notify.remind, Some(Duration::from_secs(3600)));
+    let rule = &c.expiry[&crate::model::HumanGateKind::CapReached];
+    assert_eq!(
+        (rule.after.as_str(), rule.action),
+        ("1d", crate::model::Decision::Abort)
+    );
+    for (bad, want) in [
+        (
+            "[notify]\nremind = \"0\"\n",
+            "c.toml:1:1: [notify] remind: must be longer than 0",
+        ),
+        (
+            "[notify]\ndelay = \"-1m\"\n",
+            "c.toml:1:1: [notify] delay: '-1m' is not a duration",
+        ),
+        ("[notify]\nterminal = \"loud\"\n", "c.toml:2:"),
+        ("[notify]\ncolour = 1\n", "c.toml:2:"),
+        (
+            "\n[expiry.out-of-scope]\nafter = \"30m\"\naction = \"lift\"\n",
+            "c.toml:2:1: [expiry.out-of-scope]: lift is not an option",
+        ),
+        (
+            "[expiry.someday]\nafter = \"30m\"\naction = \"deny\"\n",
+            "c.toml:1:1: [expiry.someday]: unknown",
+        ),
+    ] {
+        let err = Config::parse(bad, Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with(want), "{bad:?}: {err}");
+    }
+}

@@ -154,6 +154,38 @@ fn gate_decided_elsewhere_shows_that_decision() {
 }
 
 #[test]
+fn gate_expiring_while_the_dialog_is_open_says_expired_and_saves_nothing() {
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    let (mut app, _clock) = opened(HumanGateKind::OutOfScope);
+    app.on_key(&ch('a'));
+    type_text(&mut app, "looks fine");
+    let new = ev(
+        4,
+        crate::model::EventBody::HumanExpired(crate::model::event::HumanExpired {
+            id: ID.into(),
+            after: "30m".into(),
+            action: Decision::Deny,
+            extra: Default::default(),
+        }),
+    );
+    events.push(new.clone());
+    let _ = app.on_state(state_of(&events), &[new]);
+    match phase(&app) {
+        Phase::Expired(x) => assert_eq!((x.action, x.after.as_str()), (Decision::Deny, "30m")),
+        other => panic!("expected expired, got {other:?}"),
+    }
+    assert!(!app.dialog().is_some_and(|d| d.has_typed_reason()));
+    assert_eq!(app.on_key(&ctrl('s')), vec![]);
+    assert_eq!(app.on_key(&key(KeyCode::Esc)), vec![]);
+    assert!(app.dialog().is_none());
+    // The Gates tab marks it EXPIRED, not as a decision; enter says so.
+    let mark = crate::tui::rows::human_gates::status_mark(&app, 0);
+    assert_eq!((mark.symbol, mark.word.as_str()), ("⌛", "EXPIRED deny"));
+    assert_eq!(app.on_key(&key(KeyCode::Enter)), vec![]);
+    assert!(app.dialog().is_none());
+}
+
+#[test]
 fn own_decision_seen_before_the_write_result_is_not_someone_elses() {
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
     let (mut app, _clock) = opened(HumanGateKind::OutOfScope);

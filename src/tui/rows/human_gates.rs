@@ -1,5 +1,6 @@
 //! The Gates tab: human gates waiting on a person (oldest first), then the
-//! decided ones with decision, reason, who and when.
+//! decided ones with decision, reason, who and when; an expired gate is
+//! marked EXPIRED, never shown as a decision.
 
 use super::cells::{Cell, Column, col, wide};
 use super::marks::Mark;
@@ -18,14 +19,17 @@ pub const COLUMNS: &[Column] = &[
     wide("when", 8, 140),
 ];
 
-/// The mark of a gate: ⚑ waiting, or ✓ and its decision.
+/// The mark of a gate: ⚑ waiting, ✓ and its decision, or ⌛ EXPIRED.
 pub fn status_mark(app: &App, i: usize) -> Mark {
-    match app
-        .state()
-        .human_gates
-        .get(i)
-        .and_then(|g| g.decision.as_ref())
-    {
+    let gate = app.state().human_gates.get(i);
+    if let Some(x) = gate.and_then(|g| g.expired.as_ref()) {
+        return Mark {
+            symbol: "⌛",
+            word: format!("EXPIRED {}", x.action),
+            tone: Tone::Warn,
+        };
+    }
+    match gate.and_then(|g| g.decision.as_ref()) {
         Some(d) => Mark {
             symbol: "✓",
             word: d.decision.decision.to_string(),
@@ -44,13 +48,18 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
     let Some(g) = app.state().human_gates.get(i) else {
         return Vec::new();
     };
-    let (reason, by, when) = match &g.decision {
-        Some(d) => (
+    let (reason, by, when) = match (&g.decision, &g.expired) {
+        (Some(d), _) => (
             d.decision.reason.clone(),
             d.decision.by.clone(),
             time_of(&d.at),
         ),
-        None => (String::new(), String::new(), time_of(&g.requested_at)),
+        (None, Some(x)) => (
+            format!("nobody decided within {}", x.after),
+            String::new(),
+            time_of(&x.at),
+        ),
+        (None, None) => (String::new(), String::new(), time_of(&g.requested_at)),
     };
     vec![
         Cell::mark(&status_mark(app, i)),

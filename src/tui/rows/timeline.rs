@@ -127,6 +127,21 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason),
             Tone::Good,
         ),
+        EventBody::HumanExpired(x) => (
+            format!(
+                "⌛ {} EXPIRED after {}: {} applied (nobody decided)",
+                x.id, x.after, x.action
+            ),
+            Tone::Warn,
+        ),
+        EventBody::NotifySent(n) => (
+            if n.n > 1 {
+                format!("✉ {} reminder {} sent by {}", n.id, n.n - 1, n.by)
+            } else {
+                format!("✉ {} notification sent by {}", n.id, n.by)
+            },
+            Tone::Muted,
+        ),
         EventBody::DevDispatched { iteration, inputs } => (
             format!(
                 "to the developer (iter {iteration}): {} inputs",

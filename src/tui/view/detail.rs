@@ -176,8 +176,22 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
                             Tone::Muted,
                         ));
                     }
+                    None if g.expired.is_some() => {
+                        if let Some(x) = &g.expired {
+                            t.push((
+                                format!(
+                                    "EXPIRED at {}: nobody decided within {}, {} applied",
+                                    x.at, x.after, x.action
+                                ),
+                                Tone::Warn,
+                            ));
+                        }
+                    }
                     None if app.replay.is_none() => {
-                        t.push(("enter: decide".to_string(), Tone::Human))
+                        let expiry = g.request.expires.as_ref().map_or(String::new(), |r| {
+                            format!(" · expires after {} ({})", r.after, r.action)
+                        });
+                        t.push((format!("enter: decide{expiry}"), Tone::Human))
                     }
                     None => {}
                 }

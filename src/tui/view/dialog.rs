@@ -79,6 +79,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             ),
             Tone::Human,
         ),
+        Phase::Expired(x) => (
+            format!(
+                "EXPIRED at {} (nobody decided within {}): {} applied · esc closes",
+                x.at, x.after, x.action
+            ),
+            Tone::Warn,
+        ),
     };
     bottom.push(Line::styled(sanitize_line(&msg, w), theme.tone(tone)));
     bottom.push(Line::styled(

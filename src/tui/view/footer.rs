@@ -62,6 +62,8 @@ pub fn render_status(frame: &mut Frame, area: Rect, app: &App) {
             format!(" / {}▏  (enter keeps, esc clears)", app.filter),
             Tone::Accent,
         )
+    } else if let Some(d) = app.digest() {
+        (format!(" {d}"), Tone::Human)
     } else if matches!(app.mode, Mode::ConfirmQuit(_)) {
         (
             format!(" {}", app.status.as_deref().unwrap_or("quit? (y/n)")),
