@@ -158,7 +158,10 @@ impl Controller {
                         contract_edit: None,
                         extra: Default::default(),
                     };
-                    let r = rec.decide(d).map(|_| ()).map_err(|e| e.to_string());
+                    let r = rec
+                        .decide_on(d, req.evidence.as_bytes())
+                        .map(|_| ())
+                        .map_err(|e| e.to_string());
                     let _ = tx.send(crate::watch::Input::Other(Ui::WriteDone(r)));
                 });
             }

@@ -17,8 +17,10 @@ pub struct DecisionRequest {
     pub decision: Decision,
     /// Why (never empty).
     pub reason: String,
-    /// `sha256:<hex>` of the exact evidence text shown in the dialog.
+    /// `sha256:<hex>` of `evidence`.
     pub evidence_hash: String,
+    /// The exact evidence text shown in the dialog (the evidence file's bytes).
+    pub evidence: String,
 }
 
 /// A move asked of the replay driver (the rules live with the history).
