@@ -395,7 +395,10 @@ fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output(
         .iter()
         .filter_map(|l| l.as_str())
         .collect();
-    assert_eq!(code[0], "Makefile: changed against HEAD, the run's diff base");
+    assert_eq!(
+        code[0],
+        "Makefile: changed against HEAD, the run's diff base"
+    );
     assert!(code.contains(&"+++ b/Makefile"), "{code:#?}");
     assert!(code.contains(&"+all:"), "{code:#?}");
     assert!(code.contains(&"+\techo hi"), "{code:#?}");

@@ -96,6 +96,30 @@ fn copy_yields_the_row_text() {
 }
 
 #[test]
+fn copy_scrubs_secrets_and_says_so() {
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    if let crate::model::EventBody::HumanRequested(r) = &mut events[2].body {
+        r.summary = format!("leaked {key} in Cargo.lock");
+    }
+    let (mut app, _clock) = app_with(&events);
+    app.on_key(&ch('4'));
+    let effects = app.on_key(&ch('y'));
+    let [Effect::CopyToClipboard(text)] = &effects[..] else {
+        panic!("{effects:?}");
+    };
+    assert!(!text.contains(key), "{text}");
+    assert!(
+        text.contains("leaked [redacted:aws-access-key] in Cargo.lock"),
+        "{text}"
+    );
+    assert_eq!(
+        app.status(),
+        Some("row copied to the clipboard, secrets redacted")
+    );
+}
+
+#[test]
 fn logs_load_once_and_never_outside_the_pipeline() {
     let events = vec![
         ev(1, run_started()),

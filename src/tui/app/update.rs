@@ -94,9 +94,17 @@ impl App {
             }
             Action::Copy => {
                 if let Some(key) = self.selected_row() {
+                    // What leaves for the clipboard (another program, a
+                    // chat, a ticket) never carries a secret a row shows.
                     let text = rows::row_text(self, key);
-                    self.status = Some("row copied to the clipboard".into());
-                    effects.push(Effect::CopyToClipboard(text));
+                    let scrubbed = crate::redact::scrub(&text);
+                    self.status = Some(match scrubbed {
+                        std::borrow::Cow::Borrowed(_) => "row copied to the clipboard".into(),
+                        std::borrow::Cow::Owned(_) => {
+                            "row copied to the clipboard, secrets redacted".into()
+                        }
+                    });
+                    effects.push(Effect::CopyToClipboard(scrubbed.into_owned()));
                 }
             }
             Action::Sort => {
