@@ -26,6 +26,8 @@ pub(crate) enum Ui {
     Quit,
     WriteDone(Result<(), String>),
     LogLoaded(PathBuf, Result<Vec<u8>, String>),
+    /// The code diff of the `d` overlay, iterations from → to.
+    CodeLoaded(u32, u32, Result<Vec<crate::code::FileDiff>, String>),
 }
 
 /// What a replay steps through.
@@ -143,6 +145,16 @@ impl Controller {
                 tokio::task::spawn_blocking(move || {
                     let r = read_tail(&pipeline, &path, TAIL_BYTES).map_err(|e| e.to_string());
                     let _ = tx.send(crate::watch::Input::Other(Ui::LogLoaded(path, r)));
+                });
+            }
+            Effect::LoadCode(req) => {
+                let tx = live.sender();
+                tokio::task::spawn_blocking(move || {
+                    let r =
+                        crate::code::diff(&req.worktree, &req.a, &req.b).map_err(|e| e.to_string());
+                    let _ = tx.send(crate::watch::Input::Other(Ui::CodeLoaded(
+                        req.from, req.to, r,
+                    )));
                 });
             }
             Effect::WriteDecision(req) => {

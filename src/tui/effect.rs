@@ -35,6 +35,8 @@ pub enum Effect {
     CopyToClipboard(String),
     /// Read the tail of a file (then call `App::on_log_loaded` with this path).
     LoadLog(PathBuf),
+    /// Compute the code diff of the `d` overlay (then call `App::on_code_loaded`).
+    LoadCode(crate::tui::code_pane::CodeRequest),
     /// Ring the terminal bell.
     Bell,
     /// Run the configured command for a new human gate.

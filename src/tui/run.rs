@@ -121,6 +121,10 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                         app.on_log_loaded(&p, r);
                         Vec::new()
                     }
+                    Ui::CodeLoaded(from, to, r) => {
+                        app.on_code_loaded(from, to, r);
+                        Vec::new()
+                    }
                 };
                 for e in effects {
                     if ctl.perform(&mut app, &mut live, e) {

@@ -79,11 +79,26 @@ impl App {
             Action::ReplayFirst => effects.push(Effect::Replay(ReplayMove::First)),
             Action::ReplayLive => effects.push(Effect::Replay(ReplayMove::Live)),
             Action::Diff => {
-                if matches!(self.mode, Mode::Diff) {
+                if matches!(self.mode, Mode::Diff(_)) {
                     self.mode = Mode::Browse;
-                } else if rows::previous_iteration(self.state(), self.shown_iteration()).is_some() {
+                } else if let Some(before) =
+                    rows::previous_iteration(self.state(), self.shown_iteration())
+                {
                     if matches!(self.mode, Mode::Browse) {
-                        self.mode = Mode::Diff;
+                        let (from, to) = (before.iteration, self.shown_iteration());
+                        let trees = crate::code::RunTrees::from_events(self.run().events.iter());
+                        let worktree = crate::journal::Pipeline::at(self.run().pipeline.clone())
+                            .worktree()
+                            .to_path_buf();
+                        let (pane, req) = crate::tui::code_pane::CodePane::open(
+                            worktree,
+                            from,
+                            to,
+                            trees.of(from),
+                            trees.of(to),
+                        );
+                        self.mode = Mode::Diff(Box::new(pane));
+                        effects.extend(req.map(Effect::LoadCode));
                     }
                 } else {
                     self.status = Some(format!(
@@ -118,7 +133,7 @@ impl App {
                 self.mode = match std::mem::replace(&mut self.mode, Mode::Browse) {
                     Mode::Help(under) => under.map_or(Mode::Browse, Mode::Dialog),
                     Mode::Dialog(d) | Mode::ConfirmQuit(d) => Mode::Help(Some(d)),
-                    Mode::Browse | Mode::Filter | Mode::Diff => Mode::Help(None),
+                    Mode::Browse | Mode::Filter | Mode::Diff(_) => Mode::Help(None),
                 }
             }
             Action::Quit => match std::mem::replace(&mut self.mode, Mode::Browse) {
@@ -230,7 +245,7 @@ impl App {
     }
 
     fn back(&mut self) {
-        if matches!(self.mode, Mode::Help(_) | Mode::Diff) {
+        if matches!(self.mode, Mode::Help(_) | Mode::Diff(_)) {
             self.mode = match std::mem::replace(&mut self.mode, Mode::Browse) {
                 Mode::Help(Some(d)) => Mode::Dialog(d),
                 _ => Mode::Browse,
