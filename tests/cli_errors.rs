@@ -328,7 +328,7 @@ fn completions_and_man_are_generated() {
 }
 
 #[test]
-fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_output() {
+fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output() {
     let w = wt();
     std::fs::remove_dir(w.root.join(".git")).unwrap();
     let git = |args: &[&str]| {
@@ -388,9 +388,20 @@ fn an_out_of_scope_gate_records_the_files_diff_stat_and_a_structural_one_the_out
             .events,
     );
     let gate = state.human_gate("hg-1-conformity-1").unwrap();
-    let stat = gate.request.evidence["diffStat"].as_str().unwrap();
-    assert!(stat.contains("Makefile | 2 ++"), "{stat}");
-    assert!(stat.ends_with("1 file changed, 2 insertions(+)"), "{stat}");
+    // The file's hunks against the run's base, captured when the gate opened.
+    let code: Vec<&str> = gate.request.evidence["code"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l.as_str())
+        .collect();
+    assert_eq!(
+        code[0],
+        "Makefile: changed against HEAD, the run's diff base"
+    );
+    assert!(code.contains(&"+++ b/Makefile"), "{code:#?}");
+    assert!(code.contains(&"+all:"), "{code:#?}");
+    assert!(code.contains(&"+\techo hi"), "{code:#?}");
 
     // A structural failure twice: the person sees the head of the output.
     w.run(&[

@@ -236,7 +236,7 @@ fn write(p: &Pipeline, req: &DecisionRequest) -> Result<(), String> {
         extra: Default::default(),
     };
     Recorder::new(p.clone())
-        .decide(d)
+        .decide_on(d, req.evidence.as_bytes())
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

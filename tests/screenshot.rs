@@ -1,6 +1,7 @@
 //! The README picture, made by the project's own code from a real frame:
 //! `loopwatch demo --no-tui` records a run, the journal is folded up to a
-//! moment a human gate is waiting, and the live screen is drawn at 120x36
+//! moment a human gate is waiting, its decision dialog is opened on the
+//! evidence the gate carries, and the screen is drawn at 120x36
 //! on a `TestBackend`, then written as `assets/screenshot/loopwatch.svg`
 //! (monospace text with the cells' colours) and `loopwatch.txt`.
 //!
@@ -62,20 +63,31 @@ fn readme_picture_from_a_recorded_demo_run() {
         root.join(".pipeline"),
     );
     let _ = app.on_state(state, shown);
-    let _ = app.on_key(&KeyEvent::new(KeyCode::Char('2'), KeyModifiers::NONE));
-    assert_eq!(app.tab(), Tab::Findings);
+    // The gate waiting, its dialog open on the evidence it was opened with.
+    let _ = app.on_key(&KeyEvent::new(KeyCode::Char('4'), KeyModifiers::NONE));
+    assert_eq!(app.tab(), Tab::Gates);
+    let _ = app.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let dialog = app.dialog().expect("the gate's dialog is open");
+    assert!(
+        dialog
+            .evidence
+            .iter()
+            .any(|l| l == "code (as captured when the gate opened):"),
+        "the gate carries no code evidence: {:#?}",
+        dialog.evidence
+    );
 
     let mut term = Terminal::new(TestBackend::new(COLS, ROWS)).expect("test backend");
     term.draw(|f| render(f, &app)).expect("draw");
     let buf = term.backend().buffer();
     let text = svg::plain_text(buf);
     assert!(
-        text.contains("1 waiting on you"),
-        "no open gate on screen:\n{text}"
+        text.contains("decide hg-"),
+        "no gate dialog on screen:\n{text}"
     );
     assert!(
-        text.contains("Findings"),
-        "no Findings tab on screen:\n{text}"
+        text.contains("code (as captured when the gate opened)"),
+        "no evidence on screen:\n{text}"
     );
     assert!(
         !text.contains(&root.display().to_string()),

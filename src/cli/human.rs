@@ -175,11 +175,14 @@ pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind
 pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = globals.pipeline_for_reading()?;
     let rec = Recorder::new(pipeline);
-    let evidence_hash = crate::journal::snapshot(rec.pipeline())?
+    // The evidence the dialog would show, saved and hashed the same way.
+    let evidence = crate::journal::snapshot(rec.pipeline())?
         .and_then(|s| {
-            s.state
-                .human_gate(&a.id)
-                .map(|g| crate::util::sha256_tagged(g.request.evidence.to_string().as_bytes()))
+            s.state.human_gate(&a.id).map(|g| {
+                crate::tui::evidence::evidence_text(&crate::tui::evidence::evidence_lines(
+                    &g.request,
+                ))
+            })
         })
         .unwrap_or_default();
     let decision = HumanDecision {
@@ -187,11 +190,11 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         decision: a.decision,
         reason: a.reason,
         by: crate::util::user_at_host(),
-        evidence_hash,
+        evidence_hash: String::new(),
         contract_edit: None,
         extra: Default::default(),
     };
-    let out = rec.decide(decision)?;
+    let out = rec.decide_on(decision, evidence.as_bytes())?;
     say(&format!(
         "decision saved ({}: {})",
         shown(&a.id),

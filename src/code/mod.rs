@@ -31,7 +31,9 @@ pub use diff::{DiffLimits, FileDiff, FileStatus, Hunk, diff, diff_with};
 pub use excerpt::{Excerpt, ExcerptLine, excerpt};
 pub use refs::{KeptSnapshot, keep, kept, ref_prefix, remove_kept};
 pub use run::{CodeChanges, RunTrees};
-pub use snapshot::{CodeSnapshot, SNAPSHOTS_ENV, snapshot, snapshot_excluding, take};
+pub use snapshot::{
+    CodeSnapshot, SNAPSHOTS_ENV, revision_tree, snapshot, snapshot_excluding, take,
+};
 pub use text::{diff_text, file_list};
 
 /// A git tree object id (40 hex digits, 64 in a SHA-256 repository).

@@ -31,7 +31,7 @@ pub enum CodeChanges {
 
 impl RunTrees {
     /// Reads the snapshots from the events (of the last `run.started` on).
-    pub fn from_events(events: &[Event]) -> RunTrees {
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> RunTrees {
         let mut t = RunTrees::default();
         for ev in events {
             match &ev.body {

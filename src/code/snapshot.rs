@@ -85,6 +85,30 @@ pub fn snapshot(worktree: &Path) -> Result<TreeId, CodeError> {
     snapshot_excluding(worktree, &worktree.join(".pipeline"))
 }
 
+/// The tree of a committed revision (`HEAD`, a branch, a commit id), for a
+/// diff against what a run names as its base. The revision, which may come
+/// from a journal, is never read as an option.
+pub fn revision_tree(worktree: &Path, rev: &str) -> Result<TreeId, CodeError> {
+    let top = toplevel(worktree)?;
+    let spec = format!("{rev}^{{tree}}");
+    let out = Git::new(
+        &top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ],
+    )
+    .run()?;
+    let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    TreeId::parse(&id).ok_or_else(|| CodeError::Unexpected {
+        command: "rev-parse".into(),
+        detail: format!("{id:?} is not a tree id"),
+    })
+}
+
 /// The tree of the git worktree holding `worktree` as it is now (the whole
 /// worktree, from its top), with the folder `exclude` left out.
 pub fn snapshot_excluding(worktree: &Path, exclude: &Path) -> Result<TreeId, CodeError> {

@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::code::CodeSnapshot;
 mod checks;
 mod error;
+pub mod evidence;
 
 pub use checks::{accepted_partial, check_decision, check_iteration, contract_path};
 pub use error::{Expected, RecordError, Refusal};
@@ -160,7 +161,15 @@ impl Recorder {
                 Err(st) => st.into_finished(gate, iteration, round, Some(output)),
             };
             let mut requests = rules::gates_for_round(s, &finished);
-            enrich_evidence(&mut requests, s, self.pipeline.worktree(), raw_output);
+            structural_excerpt(&mut requests, raw_output);
+            let run_diff = s.run.as_ref().map(|r| r.diff.as_str());
+            evidence::capture(
+                &mut requests,
+                &self.pipeline,
+                run_diff,
+                Some(&finished),
+                iteration,
+            );
             bodies.push(EventBody::GateFinished(finished));
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "manual")
@@ -241,7 +250,8 @@ impl Recorder {
                 .filter(|f| !known.contains(&f.id.as_str()))
                 .cloned()
                 .collect();
-            let requests = rules::gates_for_findings(&fresh);
+            let mut requests = rules::gates_for_findings(&fresh);
+            evidence::capture(&mut requests, &self.pipeline, None, None, iteration);
             let mut bodies = vec![EventBody::FindingsVerified {
                 iteration,
                 findings,
@@ -359,11 +369,34 @@ impl Recorder {
     /// (atomically; never twice) and records the contract's hashes before
     /// and after: a crash between the two leaves the contract tagged and the
     /// gate open, and deciding again finds the tag and changes nothing.
-    pub fn decide(&self, mut decision: HumanDecision) -> Result<Appended, RecordError> {
+    pub fn decide(&self, decision: HumanDecision) -> Result<Appended, RecordError> {
+        self.decide_inner(decision, None)
+    }
+
+    /// Records a decision on the evidence shown: `evidence` (the exact
+    /// bytes) is saved as `evidence/<gate-id>.txt` once the decision is
+    /// accepted, and the decision's `evidenceHash` is their sha256.
+    pub fn decide_on(
+        &self,
+        mut decision: HumanDecision,
+        evidence: &[u8],
+    ) -> Result<Appended, RecordError> {
+        decision.evidence_hash = crate::util::sha256_tagged(evidence);
+        self.decide_inner(decision, Some(evidence))
+    }
+
+    fn decide_inner(
+        &self,
+        mut decision: HumanDecision,
+        evidence: Option<&[u8]>,
+    ) -> Result<Appended, RecordError> {
         refuse_read_only(&self.pipeline, "decide")?;
         let worktree = self.pipeline.worktree().to_path_buf();
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;
+            if let Some(bytes) = evidence {
+                evidence::save(&self.pipeline, &decision.id, bytes)?;
+            }
             let is_approval = s
                 .human_gate(&decision.id)
                 .is_some_and(|g| g.request.kind == HumanGateKind::OutOfScope)
@@ -449,60 +482,20 @@ fn code_fields(code: &CodeSnapshot) -> (Option<String>, Option<String>) {
     )
 }
 
-/// What the dialog shows beyond the round's rows, captured when the gate
-/// opens so the evidence is recorded with it: the `git diff --stat` of an
-/// out-of-scope file against the run's diff base, and the head of a
-/// structurally broken output.
-fn enrich_evidence(
-    requests: &mut [GateRequest],
-    s: &State,
-    worktree: &std::path::Path,
-    raw_output: &[u8],
-) {
-    for r in requests.iter_mut() {
-        let Some(ev) = r.evidence.as_object_mut() else {
-            continue;
-        };
-        match r.kind {
-            HumanGateKind::OutOfScope => {
-                let base = s
-                    .run
-                    .as_ref()
-                    .map(|run| run.diff.split("..").next().unwrap_or("").to_string())
-                    .unwrap_or_default();
-                if let Some(stat) = git_diff_stat(worktree, &base, &r.subject) {
-                    ev.insert("diffStat".into(), Value::from(stat));
-                }
-            }
-            HumanGateKind::Structural => {
-                let text =
-                    String::from_utf8_lossy(&raw_output[..raw_output.len().min(4096)]).into_owned();
-                let head: Vec<&str> = text.lines().take(40).collect();
-                ev.insert("excerpt".into(), Value::from(head.join("\n")));
-            }
-            _ => {}
+/// The head of a structurally broken output, captured with the gate it
+/// opens (the code evidence of the other kinds is [`evidence::capture`]).
+fn structural_excerpt(requests: &mut [GateRequest], raw_output: &[u8]) {
+    for r in requests
+        .iter_mut()
+        .filter(|r| r.kind == HumanGateKind::Structural)
+    {
+        if let Some(ev) = r.evidence.as_object_mut() {
+            let text =
+                String::from_utf8_lossy(&raw_output[..raw_output.len().min(4096)]).into_owned();
+            let head: Vec<&str> = text.lines().take(40).collect();
+            ev.insert("excerpt".into(), Value::from(head.join("\n")));
         }
     }
-}
-
-/// `git diff --stat <base> -- <path>` in the worktree (HEAD when there is no
-/// base); `None` when git is missing or says nothing.
-fn git_diff_stat(worktree: &std::path::Path, base: &str, path: &str) -> Option<String> {
-    let base = if base.trim().is_empty() {
-        "HEAD"
-    } else {
-        base.trim()
-    };
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(worktree)
-        .args(["diff", "--stat=120", "--no-color", base, "--", path])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout).trim_end().to_string();
-    (out.status.success() && !text.is_empty()).then_some(text)
 }
 
 /// The events that open a round of `gate` (a new iteration when the loop

@@ -105,7 +105,7 @@ pub enum Action {
     /// Show what changed since the previous iteration.
     #[strum(message = "what changed since the previous iteration")]
     Diff,
-    /// Copy the selected row to the clipboard.
+    /// Copy the selected row to the clipboard, secrets scrubbed.
     #[strum(message = "copy the selected row (OSC 52)")]
     Copy,
     /// Cycle the sort order (Findings tab).

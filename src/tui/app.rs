@@ -10,6 +10,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::action::Action;
 use super::clock::Clock;
+use super::code_pane::CodePane;
 use super::config::{Config, ThemeKind};
 use super::dialog::{Dialog, Outcome};
 use super::effect::Effect;
@@ -45,8 +46,9 @@ pub enum Mode {
     Filter,
     /// The help overlay (any key closes it), over the dialog when one is open.
     Help(Option<Box<Dialog>>),
-    /// What changed since the previous iteration (any key closes it).
-    Diff,
+    /// What changed since the previous iteration, verdicts then code:
+    /// arrows and pages scroll, `/` searches, `n` finds again, esc closes.
+    Diff(Box<CodePane>),
     /// The decision dialog.
     Dialog(Box<Dialog>),
     /// "Quit anyway?" while the dialog holds a typed reason; the dialog waits under it.
@@ -296,7 +298,7 @@ impl App {
                 Vec::new()
             }
             Mode::Help(under) => self.overlay_key(key, under),
-            Mode::Diff => self.overlay_key(key, None),
+            Mode::Diff(pane) => self.diff_key(key, pane),
             Mode::Browse => match self.config.keymap.action(key) {
                 Some(a) => self.update(a),
                 None => Vec::new(),
@@ -340,6 +342,59 @@ impl App {
         match self.config.keymap.action(key) {
             Some(Action::Quit) => self.update(Action::Quit),
             _ => Vec::new(),
+        }
+    }
+
+    /// A key in the `d` overlay: scrolling and search; esc, `d` or any
+    /// other key closes it (quit still quits).
+    fn diff_key(&mut self, key: &KeyEvent, mut pane: Box<CodePane>) -> Vec<Effect> {
+        let page = isize::try_from(self.page.max(1)).unwrap_or(10);
+        if let Some(typed) = pane.typing.as_mut() {
+            match key.code {
+                KeyCode::Enter => {
+                    pane.query = pane.typing.take().unwrap_or_default();
+                    pane.find_next(true);
+                }
+                KeyCode::Esc => pane.typing = None,
+                KeyCode::Backspace => {
+                    typed.pop();
+                }
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    typed.push_str(&crate::sanitize::sanitize_input(&c.to_string()));
+                }
+                _ => {}
+            }
+            self.mode = Mode::Diff(pane);
+            return Vec::new();
+        }
+        match key.code {
+            KeyCode::Up => pane.scroll_by(-1),
+            KeyCode::Down => pane.scroll_by(1),
+            KeyCode::PageUp => pane.scroll_by(-page),
+            KeyCode::PageDown => pane.scroll_by(page),
+            KeyCode::Home => pane.scroll = 0,
+            KeyCode::End => pane.scroll_by(isize::MAX),
+            KeyCode::Char('/') => pane.typing = Some(String::new()),
+            KeyCode::Char('n') => pane.find_next(false),
+            _ => return self.overlay_key(key, None),
+        }
+        self.mode = Mode::Diff(pane);
+        Vec::new()
+    }
+
+    /// The code diff asked for the `d` overlay arrived; ignored when the
+    /// overlay was closed or now shows other iterations.
+    pub fn on_code_loaded(
+        &mut self,
+        from: u32,
+        to: u32,
+        result: Result<Vec<crate::code::FileDiff>, String>,
+    ) {
+        if let Mode::Diff(pane) = &mut self.mode
+            && (pane.from, pane.to) == (from, to)
+            && pane.state == crate::tui::code_pane::CodeState::Loading
+        {
+            pane.on_loaded(result);
         }
     }
 

@@ -30,6 +30,8 @@ pub(crate) enum Ui {
     WriteDone(Result<(), String>),
     LogLoaded(PathBuf, Result<Vec<u8>, String>),
     Notified(String, Result<crate::notify::Announced, String>),
+    /// The code diff of the `d` overlay, iterations from → to.
+    CodeLoaded(u32, u32, Result<Vec<crate::code::FileDiff>, String>),
 }
 
 /// What a replay steps through.
@@ -190,6 +192,16 @@ impl Controller {
                     let _ = tx.send(crate::watch::Input::Other(Ui::LogLoaded(path, r)));
                 });
             }
+            Effect::LoadCode(req) => {
+                let tx = live.sender();
+                tokio::task::spawn_blocking(move || {
+                    let r =
+                        crate::code::diff(&req.worktree, &req.a, &req.b).map_err(|e| e.to_string());
+                    let _ = tx.send(crate::watch::Input::Other(Ui::CodeLoaded(
+                        req.from, req.to, r,
+                    )));
+                });
+            }
             Effect::WriteDecision(req) => {
                 let rec = Recorder::new(self.current_pipeline(app).clone());
                 let tx = live.sender();
@@ -203,7 +215,10 @@ impl Controller {
                         contract_edit: None,
                         extra: Default::default(),
                     };
-                    let r = rec.decide(d).map(|_| ()).map_err(|e| e.to_string());
+                    let r = rec
+                        .decide_on(d, req.evidence.as_bytes())
+                        .map(|_| ())
+                        .map_err(|e| e.to_string());
                     let _ = tx.send(crate::watch::Input::Other(Ui::WriteDone(r)));
                 });
             }

@@ -16,7 +16,7 @@ use jiff::Timestamp;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::effect::DecisionRequest;
-use super::evidence::{evidence_hash, evidence_lines};
+use super::evidence::{evidence_hash, evidence_lines, evidence_text};
 use crate::model::state::{DecisionRecord, ExpiryRecord};
 use crate::model::{Decision, HumanGate, HumanGateKind, State};
 use crate::sanitize::sanitize_input;
@@ -26,6 +26,9 @@ pub const KEY_GUARD: Duration = Duration::from_millis(300);
 
 /// Longest reason kept, in characters.
 pub const REASON_MAX: usize = 2000;
+
+/// Evidence lines one PageUp / PageDown moves.
+pub const EVIDENCE_PAGE: usize = 20;
 
 /// Where the keyboard goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,7 +180,16 @@ impl Dialog {
                 return Outcome::Stay;
             }
             KeyCode::Down => {
-                self.scroll = (self.scroll + 1).min(self.evidence.len().saturating_sub(1));
+                self.scroll_by(1);
+                return Outcome::Stay;
+            }
+            // Long evidence (a file's hunks) is read a page at a time.
+            KeyCode::PageUp => {
+                self.scroll = self.scroll.saturating_sub(EVIDENCE_PAGE);
+                return Outcome::Stay;
+            }
+            KeyCode::PageDown => {
+                self.scroll_by(EVIDENCE_PAGE);
                 return Outcome::Stay;
             }
             _ => {}
@@ -267,6 +279,10 @@ impl Dialog {
         }
     }
 
+    fn scroll_by(&mut self, n: usize) {
+        self.scroll = (self.scroll + n).min(self.evidence.len().saturating_sub(1));
+    }
+
     fn too_soon(&self, now: Timestamp) -> bool {
         let guard = i64::try_from(KEY_GUARD.as_millis()).unwrap_or(i64::MAX);
         now.as_millisecond()
@@ -300,6 +316,7 @@ impl Dialog {
             decision,
             reason: reason.to_string(),
             evidence_hash: self.evidence_hash.clone(),
+            evidence: evidence_text(&self.evidence),
         })
     }
 }

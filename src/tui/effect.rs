@@ -17,8 +17,10 @@ pub struct DecisionRequest {
     pub decision: Decision,
     /// Why (never empty).
     pub reason: String,
-    /// `sha256:<hex>` of the exact evidence text shown in the dialog.
+    /// `sha256:<hex>` of `evidence`.
     pub evidence_hash: String,
+    /// The exact evidence text shown in the dialog (the evidence file's bytes).
+    pub evidence: String,
 }
 
 /// A move asked of the replay driver (the rules live with the history).
@@ -33,6 +35,8 @@ pub enum Effect {
     CopyToClipboard(String),
     /// Read the tail of a file (then call `App::on_log_loaded` with this path).
     LoadLog(PathBuf),
+    /// Compute the code diff of the `d` overlay (then call `App::on_code_loaded`).
+    LoadCode(crate::tui::code_pane::CodeRequest),
     /// Ring the terminal bell.
     Bell,
     /// Write a terminal notification (OSC 9 / OSC 777) for a new human gate.

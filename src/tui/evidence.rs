@@ -52,6 +52,14 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     for f in array(ev, "findings") {
         raw.extend(finding_lines(f));
     }
+    for l in array(ev, "justification").filter_map(Value::as_str) {
+        raw.push(format!("justification: {l}"));
+    }
+    let code: Vec<&str> = array(ev, "code").filter_map(Value::as_str).collect();
+    if !code.is_empty() {
+        raw.push("code (as captured when the gate opened):".into());
+        raw.extend(code.iter().map(|l| format!("  {l}")));
+    }
     if let Some(s) = ev.get("reason").and_then(Value::as_str) {
         raw.push(format!("reason: {s}"));
     }
@@ -80,9 +88,18 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         .collect()
 }
 
-/// The evidence hash of the lines shown: `sha256:<hex>` of the lines joined by `\n`.
+/// The bytes of the evidence file saved with a decision: the lines shown,
+/// each ended by `\n`.
+pub fn evidence_text(lines: &[String]) -> String {
+    let mut t = lines.join("\n");
+    t.push('\n');
+    t
+}
+
+/// The evidence hash of the lines shown: `sha256:<hex>` of exactly the
+/// bytes of [`evidence_text`], the evidence file's content.
 pub fn evidence_hash(lines: &[String]) -> String {
-    sha256_tagged(lines.join("\n").as_bytes())
+    sha256_tagged(evidence_text(lines).as_bytes())
 }
 
 fn array<'a>(ev: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {

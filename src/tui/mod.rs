@@ -13,6 +13,7 @@
 pub mod action;
 pub mod app;
 pub mod clock;
+pub mod code_pane;
 pub mod config;
 pub mod controller;
 pub mod dialog;

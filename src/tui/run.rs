@@ -157,6 +157,10 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                         app.on_notified(&id, r);
                         Vec::new()
                     }
+                    Ui::CodeLoaded(from, to, r) => {
+                        app.on_code_loaded(from, to, r);
+                        Vec::new()
+                    }
                 };
                 for e in effects {
                     if ctl.perform(&mut app, &mut live, e) {

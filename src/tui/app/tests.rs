@@ -118,6 +118,30 @@ fn copy_yields_the_row_text() {
 }
 
 #[test]
+fn copy_scrubs_secrets_and_says_so() {
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    if let crate::model::EventBody::HumanRequested(r) = &mut events[2].body {
+        r.summary = format!("leaked {key} in Cargo.lock");
+    }
+    let (mut app, _clock) = app_with(&events);
+    app.on_key(&ch('4'));
+    let effects = app.on_key(&ch('y'));
+    let [Effect::CopyToClipboard(text)] = &effects[..] else {
+        panic!("{effects:?}");
+    };
+    assert!(!text.contains(key), "{text}");
+    assert!(
+        text.contains("leaked [redacted:aws-access-key] in Cargo.lock"),
+        "{text}"
+    );
+    assert_eq!(
+        app.status(),
+        Some("row copied to the clipboard, secrets redacted")
+    );
+}
+
+#[test]
 fn logs_load_once_and_never_outside_the_pipeline() {
     let events = vec![
         ev(1, run_started()),
@@ -311,4 +335,158 @@ fn the_digest_on_start_counts_from_the_seq_last_seen() {
     app.digest_since_last_look(&[Some(99)]);
     assert_eq!(app.digest(), None);
     assert_eq!(app.seen(), vec![4]);
+}
+
+/// Two iterations, each with a GATE 0 snapshot.
+fn two_iterations() -> Vec<crate::model::Event> {
+    use crate::model::EventBody;
+    let started = |seq, iteration| {
+        ev(
+            seq,
+            EventBody::IterationStarted {
+                iteration,
+                trigger: "initial".into(),
+            },
+        )
+    };
+    let floor = |seq, iteration, tree: &str| {
+        ev(
+            seq,
+            EventBody::GateStarted {
+                gate: crate::model::GateName::Floor,
+                iteration,
+                round: 1,
+                tree: Some(tree.into()),
+                tree_missing: None,
+            },
+        )
+    };
+    vec![
+        ev(1, run_started()),
+        started(2, 1),
+        floor(3, 1, &"a".repeat(40)),
+        started(4, 2),
+        floor(5, 2, &"b".repeat(40)),
+    ]
+}
+
+fn hunk_file(n: usize) -> crate::code::FileDiff {
+    let mut lines = vec![" context".to_string(), "-old line".into()];
+    lines.extend((0..n).map(|i| format!("+new line {i}")));
+    lines.push("+the needle".into());
+    crate::code::FileDiff {
+        path: "src/lib.rs".into(),
+        status: crate::code::FileStatus::Modified,
+        old_path: None,
+        added: u32::try_from(n + 1).unwrap(),
+        removed: 1,
+        summary: None,
+        hunks: vec![crate::code::Hunk {
+            old_start: 1,
+            old_lines: 2,
+            new_start: 1,
+            new_lines: u32::try_from(n + 2).unwrap(),
+            lines,
+        }],
+    }
+}
+
+fn pane(app: &App) -> &crate::tui::code_pane::CodePane {
+    match &app.mode {
+        Mode::Diff(p) => p,
+        _ => panic!("the d overlay is not open"),
+    }
+}
+
+#[test]
+fn the_diff_overlay_asks_for_the_code_off_the_render_path_and_shows_it() {
+    use crate::tui::code_pane::{CodeLineKind, CodeState};
+    let (mut app, _clock) = app_with(&two_iterations());
+    let effects = app.on_key(&ch('d'));
+    let [Effect::LoadCode(req)] = &effects[..] else {
+        panic!("{effects:?}");
+    };
+    assert_eq!((req.from, req.to), (1, 2));
+    assert_eq!(req.a.as_str(), "a".repeat(40));
+    assert_eq!(req.b.as_str(), "b".repeat(40));
+    assert_eq!(pane(&app).state, CodeState::Loading);
+    // A late answer for other iterations is ignored.
+    app.on_code_loaded(0, 2, Ok(vec![]));
+    assert_eq!(pane(&app).state, CodeState::Loading);
+    app.on_code_loaded(1, 2, Ok(vec![hunk_file(60)]));
+    let lines = pane(&app).lines();
+    assert_eq!(lines[0].text, "M  src/lib.rs  +61 -1");
+    let kind_of = |t: &str| lines.iter().find(|l| l.text == t).map(|l| l.kind);
+    assert_eq!(kind_of("-old line"), Some(CodeLineKind::Removed));
+    assert_eq!(kind_of("+new line 0"), Some(CodeLineKind::Added));
+    assert_eq!(kind_of("@@ -1,2 +1,62 @@"), Some(CodeLineKind::Hunk));
+    // Scrolling and search.
+    app.on_key(&key(KeyCode::PageDown));
+    assert_eq!(pane(&app).scroll, app.page);
+    app.on_key(&key(KeyCode::Home));
+    for c in "/NEEDLE".chars() {
+        app.on_key(&ch(c));
+    }
+    assert_eq!(pane(&app).typing.as_deref(), Some("NEEDLE"));
+    app.on_key(&key(KeyCode::Enter));
+    let p = pane(&app);
+    assert_eq!(p.lines()[p.scroll].text, "+the needle");
+    app.on_key(&ch('n'));
+    assert_eq!(
+        pane(&app).lines()[pane(&app).scroll].text,
+        "+the needle",
+        "wraps to itself"
+    );
+    for c in "/absent".chars() {
+        app.on_key(&ch(c));
+    }
+    app.on_key(&key(KeyCode::Enter));
+    assert_eq!(
+        pane(&app).message.as_deref(),
+        Some("no line holds \"absent\"")
+    );
+    app.on_key(&key(KeyCode::Esc));
+    assert!(matches!(app.mode, Mode::Browse));
+}
+
+#[test]
+fn the_diff_overlay_says_why_when_a_snapshot_is_missing() {
+    use crate::tui::code_pane::CodeState;
+    let mut events = two_iterations();
+    events.truncate(4);
+    let (mut app, _clock) = app_with(&events);
+    assert_eq!(app.on_key(&ch('d')), vec![], "nothing to compute");
+    assert_eq!(
+        pane(&app).state,
+        CodeState::Unavailable("no snapshot of iteration 2 in the journal".into())
+    );
+}
+
+#[test]
+fn added_and_removed_lines_are_coloured_and_marked() {
+    let (mut app, _clock) = app_on(
+        crate::tui::config::ThemeKind::Light,
+        t0(),
+        "/p/.pipeline",
+        &two_iterations(),
+    );
+    app.on_key(&ch('d'));
+    app.on_code_loaded(1, 2, Ok(vec![hunk_file(3)]));
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+    term.draw(|f| crate::tui::view::render(f, &app)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let find = |needle: &str| {
+        (0..buf.area.height).find_map(|y| {
+            let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+            row.find(needle).map(|i| {
+                let x = u16::try_from(row[..i].chars().count()).unwrap();
+                buf[(x, y)].fg
+            })
+        })
+    };
+    let good = app.theme.tone(crate::tui::theme::Tone::Good).fg;
+    let bad = app.theme.tone(crate::tui::theme::Tone::Bad).fg;
+    assert_ne!(good, bad);
+    assert_eq!(find("+new line 0"), good);
+    assert_eq!(find("-old line"), bad);
 }

@@ -79,11 +79,26 @@ impl App {
             Action::ReplayFirst => effects.push(Effect::Replay(ReplayMove::First)),
             Action::ReplayLive => effects.push(Effect::Replay(ReplayMove::Live)),
             Action::Diff => {
-                if matches!(self.mode, Mode::Diff) {
+                if matches!(self.mode, Mode::Diff(_)) {
                     self.mode = Mode::Browse;
-                } else if rows::previous_iteration(self.state(), self.shown_iteration()).is_some() {
+                } else if let Some(before) =
+                    rows::previous_iteration(self.state(), self.shown_iteration())
+                {
                     if matches!(self.mode, Mode::Browse) {
-                        self.mode = Mode::Diff;
+                        let (from, to) = (before.iteration, self.shown_iteration());
+                        let trees = crate::code::RunTrees::from_events(self.run().events.iter());
+                        let worktree = crate::journal::Pipeline::at(self.run().pipeline.clone())
+                            .worktree()
+                            .to_path_buf();
+                        let (pane, req) = crate::tui::code_pane::CodePane::open(
+                            worktree,
+                            from,
+                            to,
+                            trees.of(from),
+                            trees.of(to),
+                        );
+                        self.mode = Mode::Diff(Box::new(pane));
+                        effects.extend(req.map(Effect::LoadCode));
                     }
                 } else {
                     self.status = Some(format!(
@@ -94,9 +109,17 @@ impl App {
             }
             Action::Copy => {
                 if let Some(key) = self.selected_row() {
+                    // What leaves for the clipboard (another program, a
+                    // chat, a ticket) never carries a secret a row shows.
                     let text = rows::row_text(self, key);
-                    self.status = Some("row copied to the clipboard".into());
-                    effects.push(Effect::CopyToClipboard(text));
+                    let scrubbed = crate::redact::scrub(&text);
+                    self.status = Some(match scrubbed {
+                        std::borrow::Cow::Borrowed(_) => "row copied to the clipboard".into(),
+                        std::borrow::Cow::Owned(_) => {
+                            "row copied to the clipboard, secrets redacted".into()
+                        }
+                    });
+                    effects.push(Effect::CopyToClipboard(scrubbed.into_owned()));
                 }
             }
             Action::Sort => {
@@ -110,7 +133,7 @@ impl App {
                 self.mode = match std::mem::replace(&mut self.mode, Mode::Browse) {
                     Mode::Help(under) => under.map_or(Mode::Browse, Mode::Dialog),
                     Mode::Dialog(d) | Mode::ConfirmQuit(d) => Mode::Help(Some(d)),
-                    Mode::Browse | Mode::Filter | Mode::Diff => Mode::Help(None),
+                    Mode::Browse | Mode::Filter | Mode::Diff(_) => Mode::Help(None),
                 }
             }
             Action::Quit => match std::mem::replace(&mut self.mode, Mode::Browse) {
@@ -227,7 +250,7 @@ impl App {
     }
 
     fn back(&mut self) {
-        if matches!(self.mode, Mode::Help(_) | Mode::Diff) {
+        if matches!(self.mode, Mode::Help(_) | Mode::Diff(_)) {
             self.mode = match std::mem::replace(&mut self.mode, Mode::Browse) {
                 Mode::Help(Some(d)) => Mode::Dialog(d),
                 _ => Mode::Browse,

@@ -6,7 +6,7 @@ use super::*;
 use crate::model::{Decision, HumanGateKind};
 use crate::tui::app::Tab;
 use crate::tui::effect::Effect;
-use crate::tui::evidence::{evidence_hash, evidence_lines};
+use crate::tui::evidence::{evidence_hash, evidence_lines, evidence_text};
 use crate::tui::testkit::*;
 
 const ID: &str = "hg-1-conformity-1";
@@ -33,10 +33,16 @@ fn every_option_of_every_kind_confirms_with_its_key() {
             let (mut app, _clock) = opened(kind);
             let d = app.dialog().expect("open");
             assert_eq!(d.options, kind.options().to_vec());
-            let expected_hash = {
+            let (expected_hash, expected_text) = {
                 let state = state_of(&events_with_gate(kind));
-                evidence_hash(&evidence_lines(&state.human_gates[0].request))
+                let lines = evidence_lines(&state.human_gates[0].request);
+                (evidence_hash(&lines), evidence_text(&lines))
             };
+            assert_eq!(
+                expected_hash,
+                crate::util::sha256_tagged(expected_text.as_bytes()),
+                "the hash covers exactly the evidence file's bytes"
+            );
             assert_eq!(app.on_key(&ch(Dialog::option_key(*option))), vec![]);
             assert_eq!(
                 app.dialog().map(|d| (d.chosen, d.focus)),
@@ -51,6 +57,7 @@ fn every_option_of_every_kind_confirms_with_its_key() {
                     decision: *option,
                     reason: "checked by hand".into(),
                     evidence_hash: expected_hash,
+                    evidence: expected_text,
                 })],
                 "{kind} {option}"
             );
@@ -336,4 +343,56 @@ fn help_over_the_dialog_closes_back_to_it_and_ctrl_c_asks_before_losing_a_reason
     assert_eq!(app.dialog().map(|d| d.reason.as_str()), Some("because"));
     assert_eq!(app.on_key(&ctrl('c')), vec![]);
     assert_eq!(app.on_key(&ch('y')), vec![Effect::Quit]);
+}
+
+#[test]
+fn a_captured_hunk_is_shown_and_read_a_page_at_a_time() {
+    let mut code = vec!["--- a/Cargo.lock".to_string(), "+++ b/Cargo.lock".into()];
+    code.push("@@ -1,1 +1,60 @@".into());
+    code.extend((0..60).map(|i| format!("+line {i}")));
+    let events = vec![
+        ev(1, run_started()),
+        ev(
+            2,
+            crate::model::EventBody::IterationStarted {
+                iteration: 1,
+                trigger: "initial".into(),
+            },
+        ),
+        ev(
+            3,
+            request(
+                ID,
+                HumanGateKind::OutOfScope,
+                serde_json::json!({"paths": ["Cargo.lock"], "code": code}),
+            ),
+        ),
+    ];
+    let (mut app, clock) = app_with(&events);
+    app.on_key(&ch('4'));
+    app.on_key(&key(KeyCode::Enter));
+    clock.advance(PAST_GUARD);
+    let d = app.dialog().expect("open");
+    let at = |l: &str| d.evidence.iter().position(|e| e == l);
+    let header = at("code (as captured when the gate opened):").expect("code heading");
+    assert_eq!(at("  +line 0"), Some(header + 4), "{:#?}", d.evidence);
+    assert!(at("  +line 59").is_some());
+    let last = d.evidence.len() - 1;
+    app.on_key(&key(KeyCode::PageDown));
+    assert_eq!(app.dialog().map(|d| d.scroll), Some(EVIDENCE_PAGE));
+    for _ in 0..10 {
+        app.on_key(&key(KeyCode::PageDown));
+    }
+    assert_eq!(
+        app.dialog().map(|d| d.scroll),
+        Some(last),
+        "stops at the last line"
+    );
+    app.on_key(&key(KeyCode::PageUp));
+    assert_eq!(app.dialog().map(|d| d.scroll), Some(last - EVIDENCE_PAGE));
+    app.on_key(&key(KeyCode::Up));
+    assert_eq!(
+        app.dialog().map(|d| d.scroll),
+        Some(last - EVIDENCE_PAGE - 1)
+    );
 }

@@ -90,7 +90,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     bottom.push(Line::styled(sanitize_line(&msg, w), theme.tone(tone)));
     bottom.push(Line::styled(
         sanitize_line(
-            "option key, type the reason, ctrl-s confirms · tab options · esc cancels · ↑↓ scroll",
+            "option key, type the reason, ctrl-s confirms · tab options · esc cancels · ↑↓ pgup pgdn scroll",
             w,
         ),
         theme.tone(Tone::Muted),

@@ -79,7 +79,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     footer::render(frame, foot, app);
     footer::render_status(frame, status, app);
     match app.mode {
-        Mode::Diff => diff::render(frame, area, app),
+        Mode::Diff(ref pane) => diff::render(frame, area, app, pane.as_ref()),
         Mode::Dialog(_) | Mode::ConfirmQuit(_) => dialog::render(frame, area, app),
         Mode::Help(ref under) => {
             if under.is_some() {
