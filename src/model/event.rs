@@ -34,7 +34,7 @@ pub enum EventBody {
     #[serde(rename = "run.started")]
     RunStarted {
         /// What the run is about.
-        run: RunInfo,
+        run: Box<RunInfo>,
         /// The base snapshot: the worktree's git tree when the run started.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tree: Option<String>,
@@ -77,7 +77,7 @@ pub enum EventBody {
     },
     /// A gate round ended with a verdict.
     #[serde(rename = "gate.finished")]
-    GateFinished(GateFinished),
+    GateFinished(Box<GateFinished>),
     /// The finding verifier's verdicts.
     #[serde(rename = "findings.verified")]
     FindingsVerified {
@@ -97,23 +97,23 @@ pub enum EventBody {
         counts: TriageCounts,
         /// Finding ids per bucket (absent in journals written by other programs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        buckets: Option<TriageBuckets>,
+        buckets: Option<Box<TriageBuckets>>,
     },
     /// One verify-by-test result.
     #[serde(rename = "verify.result")]
-    VerifyResult(VerifyResult),
+    VerifyResult(Box<VerifyResult>),
     /// The verify-by-test summary of an iteration.
     #[serde(rename = "verify.summary")]
-    VerifySummary(VerifySummary),
+    VerifySummary(Box<VerifySummary>),
     /// The floor-guard result of an iteration.
     #[serde(rename = "floor-guard.finished")]
     FloorGuardFinished(FloorGuardResult),
     /// The run waits for a person.
     #[serde(rename = "human.requested")]
-    HumanRequested(HumanRequest),
+    HumanRequested(Box<HumanRequest>),
     /// A person decided.
     #[serde(rename = "human.decided")]
-    HumanDecided(HumanDecision),
+    HumanDecided(Box<HumanDecision>),
     /// Work handed back to the developer.
     #[serde(rename = "dev.dispatched")]
     DevDispatched {
@@ -125,7 +125,7 @@ pub enum EventBody {
     },
     /// The run ended.
     #[serde(rename = "run.ended")]
-    RunEnded(RunEnded),
+    RunEnded(Box<RunEnded>),
     /// Free text.
     #[serde(rename = "note")]
     Note {
@@ -138,9 +138,30 @@ pub enum EventBody {
         /// Its `type`.
         type_name: String,
         /// Every field but v, seq, at and type.
-        fields: Map<String, Value>,
+        fields: Box<Map<String, Value>>,
     },
 }
+
+/// The payloads kept behind a box (so that every event is small whatever
+/// its type: a long run is mostly small events) convert into the body.
+macro_rules! boxed_body {
+    ($($variant:ident($ty:ty)),* $(,)?) => {$(
+        impl From<$ty> for EventBody {
+            fn from(payload: $ty) -> Self {
+                EventBody::$variant(Box::new(payload))
+            }
+        }
+    )*};
+}
+
+boxed_body!(
+    GateFinished(GateFinished),
+    VerifyResult(VerifyResult),
+    VerifySummary(VerifySummary),
+    HumanRequested(HumanRequest),
+    HumanDecided(HumanDecision),
+    RunEnded(RunEnded),
+);
 
 impl EventBody {
     /// Payloads parsed from a whole line see `v`, `seq` and `at` as unknown
@@ -632,7 +653,7 @@ impl Event {
             map.shift_remove("type");
             EventBody::Unknown {
                 type_name,
-                fields: map,
+                fields: Box::new(map),
             }
         };
         Ok(Event {
@@ -652,7 +673,7 @@ impl Event {
         match &self.body {
             EventBody::Unknown { type_name, fields } => {
                 out.insert("type".into(), Value::from(type_name.clone()));
-                for (k, v) in fields {
+                for (k, v) in fields.iter() {
                     out.insert(k.clone(), v.clone());
                 }
             }

@@ -74,7 +74,7 @@ impl Recorder {
             }
             Ok(vec![
                 EventBody::RunStarted {
-                    run,
+                    run: Box::new(run),
                     tree,
                     tree_missing,
                 },
@@ -151,11 +151,11 @@ impl Recorder {
             };
             let mut requests = rules::gates_for_round(s, &finished);
             enrich_evidence(&mut requests, s, self.pipeline.worktree(), raw_output);
-            bodies.push(EventBody::GateFinished(finished));
+            bodies.push(EventBody::from(finished));
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "manual")
                     .into_iter()
-                    .map(EventBody::HumanRequested),
+                    .map(EventBody::from),
             );
             Ok(bodies)
         })?;
@@ -239,7 +239,7 @@ impl Recorder {
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "findings")
                     .into_iter()
-                    .map(EventBody::HumanRequested),
+                    .map(EventBody::from),
             );
             Ok(bodies)
         })
@@ -259,7 +259,7 @@ impl Recorder {
                 iteration,
                 file,
                 counts,
-                buckets: Some(buckets),
+                buckets: Some(Box::new(buckets)),
             }])
         })
     }
@@ -278,9 +278,8 @@ impl Recorder {
             {
                 check_iteration(s, i)?;
             }
-            let mut bodies: Vec<EventBody> =
-                results.into_iter().map(EventBody::VerifyResult).collect();
-            bodies.extend(summary.map(EventBody::VerifySummary));
+            let mut bodies: Vec<EventBody> = results.into_iter().map(EventBody::from).collect();
+            bodies.extend(summary.map(EventBody::from));
             Ok(bodies)
         })
     }
@@ -323,7 +322,7 @@ impl Recorder {
             Ok::<_, RecordError>(
                 rules::assign_ids(s, iteration, vec![req], "manual")
                     .into_iter()
-                    .map(EventBody::HumanRequested)
+                    .map(EventBody::from)
                     .collect(),
             )
         })?;
@@ -369,7 +368,7 @@ impl Recorder {
                     after: edit.after,
                 });
             }
-            Ok(vec![EventBody::HumanDecided(decision)])
+            Ok(vec![EventBody::from(decision)])
         })
     }
 
@@ -386,7 +385,7 @@ impl Recorder {
             if status == EndStatus::Complete && accepted_partial(s) {
                 return Err(Refusal::CompleteAfterPartial.into());
             }
-            Ok(vec![EventBody::RunEnded(RunEnded { status, report })])
+            Ok(vec![EventBody::from(RunEnded { status, report })])
         })
     }
 

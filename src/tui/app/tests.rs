@@ -101,7 +101,7 @@ fn logs_load_once_and_never_outside_the_pipeline() {
         ev(1, run_started()),
         ev(
             2,
-            crate::model::EventBody::VerifyResult(crate::model::event::VerifyResult {
+            crate::model::EventBody::from(crate::model::event::VerifyResult {
                 iteration: 1,
                 finding: "F1".into(),
                 result: crate::model::VerifyOutcome::Confirmed,
@@ -115,7 +115,7 @@ fn logs_load_once_and_never_outside_the_pipeline() {
         ),
         ev(
             3,
-            crate::model::EventBody::VerifyResult(crate::model::event::VerifyResult {
+            crate::model::EventBody::from(crate::model::event::VerifyResult {
                 iteration: 1,
                 finding: "F2".into(),
                 result: crate::model::VerifyOutcome::Inconclusive,
