@@ -46,7 +46,7 @@ fn requests(events: &[loopwatch::model::Event]) -> Vec<HumanRequest> {
     events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::HumanRequested(r) => Some(r.clone()),
+            EventBody::HumanRequested(r) => Some(HumanRequest::clone(r)),
             _ => None,
         })
         .collect()

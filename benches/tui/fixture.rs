@@ -85,7 +85,7 @@ pub fn long_run(iterations: u32, findings: usize) -> Vec<Event> {
             iteration: it,
             findings: list,
         });
-        push(EventBody::VerifyResult(verify_result(
+        push(EventBody::from(verify_result(
             it,
             &format!("F{it}-0"),
             &format!("verify-{it}.test.log"),
@@ -142,7 +142,7 @@ pub fn big_log_run(wt: &Worktree, size: u64) -> anyhow::Result<()> {
             iteration: 1,
             findings: vec![finding(1, 0)],
         },
-        EventBody::VerifyResult(verify_result(1, "F1-0", "verify-1.test.log")),
+        EventBody::from(verify_result(1, "F1-0", "verify-1.test.log")),
     ];
     wt.write_journal(&number(bodies))?;
     Ok(())
@@ -163,7 +163,7 @@ fn number(bodies: Vec<EventBody>) -> Vec<Event> {
 
 fn run_started() -> EventBody {
     EventBody::RunStarted {
-        run: RunInfo {
+        run: Box::new(RunInfo {
             id: "2026-11-02-bench-0900".into(),
             flow: "feat".into(),
             branch: "feature/bench".into(),
@@ -172,7 +172,7 @@ fn run_started() -> EventBody {
             test: "cargo test".into(),
             worktree: ".".into(),
             ..RunInfo::default()
-        },
+        }),
         tree: None,
         tree_missing: None,
     }
@@ -219,7 +219,7 @@ fn verify_result(it: u32, finding: &str, log: &str) -> VerifyResult {
 }
 
 fn open_gate(it: u32) -> EventBody {
-    EventBody::HumanRequested(HumanRequest {
+    EventBody::from(HumanRequest {
         id: format!("hg-{it}-conformity-1"),
         kind: HumanGateKind::Unverifiable,
         gate: Some(GateName::Conformity),

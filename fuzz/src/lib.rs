@@ -62,7 +62,7 @@ pub fn gate_output(data: &[u8]) {
             Ok(out) => out.into_finished(1, 1, Some("gates/1-x-1.out".into())),
             Err(st) => st.into_finished(gate, 1, 1, Some("gates/1-x-1.out".into())),
         };
-        round_trip(EventBody::GateFinished(finished));
+        round_trip(EventBody::from(finished));
     }
 }
 

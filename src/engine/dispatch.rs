@@ -165,7 +165,7 @@ pub async fn dispatch(
             };
             record(
                 &set.pipeline,
-                vec![EventBody::AgentStarted(started.clone())],
+                vec![EventBody::from(started.clone())],
                 Some((&started, &finished)),
             )?;
             return Ok(Dispatched {
@@ -176,11 +176,7 @@ pub async fn dispatch(
     };
     started.pid = running.pid();
     started.pgid = running.pid();
-    record(
-        &set.pipeline,
-        vec![EventBody::AgentStarted(started.clone())],
-        None,
-    )?;
+    record(&set.pipeline, vec![EventBody::from(started.clone())], None)?;
     let outcome = running.finish(stop).await.map_err(|e| DispatchError::Io {
         op: "run the agent of",
         path: log_path.clone(),
@@ -230,12 +226,12 @@ pub fn record(
     append_with(pipeline, &AppendOptions::default(), |s| {
         let mut out = bodies.clone();
         if let Some((st, f)) = finish {
-            out.push(EventBody::AgentFinished(f.clone()));
+            out.push(EventBody::from(f.clone()));
             let reqs = rules::gates_for_dispatch(s, st, f);
             out.extend(
                 rules::assign_ids(s, st.iteration, reqs, rules::DEVELOPER_SUBJECT)
                     .into_iter()
-                    .map(EventBody::HumanRequested),
+                    .map(EventBody::from),
             );
         }
         Ok(out)

@@ -34,7 +34,7 @@ pub enum EventBody {
     #[serde(rename = "run.started")]
     RunStarted {
         /// What the run is about.
-        run: RunInfo,
+        run: Box<RunInfo>,
         /// The base snapshot: the worktree's git tree when the run started.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tree: Option<String>,
@@ -77,7 +77,7 @@ pub enum EventBody {
     },
     /// A gate round ended with a verdict.
     #[serde(rename = "gate.finished")]
-    GateFinished(GateFinished),
+    GateFinished(Box<GateFinished>),
     /// The finding verifier's verdicts.
     #[serde(rename = "findings.verified")]
     FindingsVerified {
@@ -97,29 +97,29 @@ pub enum EventBody {
         counts: TriageCounts,
         /// Finding ids per bucket (absent in journals written by other programs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        buckets: Option<TriageBuckets>,
+        buckets: Option<Box<TriageBuckets>>,
     },
     /// One verify-by-test result.
     #[serde(rename = "verify.result")]
-    VerifyResult(VerifyResult),
+    VerifyResult(Box<VerifyResult>),
     /// The verify-by-test summary of an iteration.
     #[serde(rename = "verify.summary")]
-    VerifySummary(VerifySummary),
+    VerifySummary(Box<VerifySummary>),
     /// The floor-guard result of an iteration.
     #[serde(rename = "floor-guard.finished")]
     FloorGuardFinished(FloorGuardResult),
     /// The run waits for a person.
     #[serde(rename = "human.requested")]
-    HumanRequested(HumanRequest),
+    HumanRequested(Box<HumanRequest>),
     /// A person decided.
     #[serde(rename = "human.decided")]
-    HumanDecided(HumanDecision),
+    HumanDecided(Box<HumanDecision>),
     /// Nobody decided in time: the gate's expiry action applies.
     #[serde(rename = "human.expired")]
-    HumanExpired(HumanExpired),
+    HumanExpired(Box<HumanExpired>),
     /// A gate's notification went out (once per gate across processes).
     #[serde(rename = "notify.sent")]
-    NotifySent(NotifySent),
+    NotifySent(Box<NotifySent>),
     /// Work handed back to the developer.
     #[serde(rename = "dev.dispatched")]
     DevDispatched {
@@ -131,13 +131,13 @@ pub enum EventBody {
     },
     /// The run ended.
     #[serde(rename = "run.ended")]
-    RunEnded(RunEnded),
+    RunEnded(Box<RunEnded>),
     /// An agent process was started by `loopwatch run`.
     #[serde(rename = "agent.started")]
-    AgentStarted(AgentStarted),
+    AgentStarted(Box<AgentStarted>),
     /// An agent process started by `loopwatch run` was reaped.
     #[serde(rename = "agent.finished")]
-    AgentFinished(AgentFinished),
+    AgentFinished(Box<AgentFinished>),
     /// Free text.
     #[serde(rename = "note")]
     Note {
@@ -150,9 +150,34 @@ pub enum EventBody {
         /// Its `type`.
         type_name: String,
         /// Every field but v, seq, at and type.
-        fields: Map<String, Value>,
+        fields: Box<Map<String, Value>>,
     },
 }
+
+/// The payloads kept behind a box (so that every event is small whatever
+/// its type: a long run is mostly small events) convert into the body.
+macro_rules! boxed_body {
+    ($($variant:ident($ty:ty)),* $(,)?) => {$(
+        impl From<$ty> for EventBody {
+            fn from(payload: $ty) -> Self {
+                EventBody::$variant(Box::new(payload))
+            }
+        }
+    )*};
+}
+
+boxed_body!(
+    GateFinished(GateFinished),
+    VerifyResult(VerifyResult),
+    VerifySummary(VerifySummary),
+    HumanRequested(HumanRequest),
+    HumanDecided(HumanDecision),
+    HumanExpired(HumanExpired),
+    NotifySent(NotifySent),
+    RunEnded(RunEnded),
+    AgentStarted(AgentStarted),
+    AgentFinished(AgentFinished),
+);
 
 impl EventBody {
     /// Payloads parsed from a whole line see `v`, `seq` and `at` as unknown
@@ -670,7 +695,7 @@ impl Event {
             map.shift_remove("type");
             EventBody::Unknown {
                 type_name,
-                fields: map,
+                fields: Box::new(map),
             }
         };
         Ok(Event {
@@ -690,7 +715,7 @@ impl Event {
         match &self.body {
             EventBody::Unknown { type_name, fields } => {
                 out.insert("type".into(), Value::from(type_name.clone()));
-                for (k, v) in fields {
+                for (k, v) in fields.iter() {
                     out.insert(k.clone(), v.clone());
                 }
             }

@@ -32,7 +32,7 @@ impl State {
                 self.seq = ev.seq;
                 self.last_event_at = Some(ev.at.clone());
                 self.caps = PerGate::splat(run.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS).max(1));
-                self.run = Some(run.clone());
+                self.run = Some(RunInfo::clone(run));
             }
             EventBody::IterationStarted { iteration, trigger } => {
                 let it = self.iteration_mut(*iteration, ev);
@@ -70,7 +70,9 @@ impl State {
                 if self.current_gate.as_ref().is_some_and(|c| c.gate == g.gate) {
                     self.current_gate = None;
                 }
-                self.iteration_mut(g.iteration, ev).gates.push(g.clone());
+                self.iteration_mut(g.iteration, ev)
+                    .gates
+                    .push(GateFinished::clone(g));
                 self.marks.last_gate_seq = ev.seq;
             }
             EventBody::FindingsVerified {
@@ -94,18 +96,18 @@ impl State {
                 self.iteration_mut(*iteration, ev).triage = Some(TriageRecord {
                     file: file.clone(),
                     counts: *counts,
-                    buckets: buckets.clone(),
+                    buckets: buckets.as_deref().cloned(),
                 });
             }
             EventBody::VerifyResult(r) => {
                 let it = self.iteration_mut(r.iteration, ev);
                 match it.verifications.iter_mut().find(|x| x.finding == r.finding) {
-                    Some(slot) => *slot = r.clone(),
-                    None => it.verifications.push(r.clone()),
+                    Some(slot) => *slot = VerifyResult::clone(r),
+                    None => it.verifications.push(VerifyResult::clone(r)),
                 }
             }
             EventBody::VerifySummary(s) => {
-                self.iteration_mut(s.iteration, ev).verify_by_test = Some(s.clone());
+                self.iteration_mut(s.iteration, ev).verify_by_test = Some(VerifySummary::clone(s));
             }
             EventBody::FloorGuardFinished(f) => {
                 self.iteration_mut(f.iteration, ev).floor_guard = Some(f.clone());
@@ -113,7 +115,7 @@ impl State {
             EventBody::HumanRequested(req) => {
                 if self.human_gate(&req.id).is_none() {
                     self.human_gates.push(HumanGate {
-                        request: req.clone(),
+                        request: HumanRequest::clone(req),
                         requested_at: ev.at.clone(),
                         requested_seq: ev.seq,
                         status: GateStatus::Open,
@@ -133,7 +135,7 @@ impl State {
                 }
                 gate.status = GateStatus::Decided;
                 gate.decision = Some(DecisionRecord {
-                    decision: d.clone(),
+                    decision: HumanDecision::clone(d),
                     at: ev.at.clone(),
                     seq: ev.seq,
                 });
@@ -172,13 +174,13 @@ impl State {
                 self.marks.last_dev_seq = ev.seq;
             }
             EventBody::RunEnded(end) => {
-                self.ended = Some(end.clone());
+                self.ended = Some(RunEnded::clone(end));
                 self.current_gate = None;
             }
             EventBody::AgentStarted(a) => {
                 if self.dispatch(a.dispatch).is_none() {
                     self.agents.push(AgentDispatch {
-                        started: a.clone(),
+                        started: AgentStarted::clone(a),
                         started_at: ev.at.clone(),
                         started_seq: ev.seq,
                         finished: None,

@@ -65,7 +65,7 @@ impl Recorder {
                     .into());
                 }
             }
-            Ok(vec![EventBody::HumanExpired(HumanExpired {
+            Ok(vec![EventBody::from(HumanExpired {
                 id: id.to_string(),
                 after: rule.after,
                 action: rule.action,

@@ -85,7 +85,7 @@ impl Recorder {
             }
             Ok(vec![
                 EventBody::RunStarted {
-                    run,
+                    run: Box::new(run),
                     tree,
                     tree_missing,
                 },
@@ -170,11 +170,11 @@ impl Recorder {
                 Some(&finished),
                 iteration,
             );
-            bodies.push(EventBody::GateFinished(finished));
+            bodies.push(EventBody::from(finished));
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "manual")
                     .into_iter()
-                    .map(|r| EventBody::HumanRequested(self.stamp(r, None))),
+                    .map(|r| EventBody::from(self.stamp(r, None))),
             );
             Ok(bodies)
         })?;
@@ -259,7 +259,7 @@ impl Recorder {
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "findings")
                     .into_iter()
-                    .map(|r| EventBody::HumanRequested(self.stamp(r, None))),
+                    .map(|r| EventBody::from(self.stamp(r, None))),
             );
             Ok(bodies)
         })
@@ -279,7 +279,7 @@ impl Recorder {
                 iteration,
                 file,
                 counts,
-                buckets: Some(buckets),
+                buckets: Some(Box::new(buckets)),
             }])
         })
     }
@@ -298,9 +298,8 @@ impl Recorder {
             {
                 check_iteration(s, i)?;
             }
-            let mut bodies: Vec<EventBody> =
-                results.into_iter().map(EventBody::VerifyResult).collect();
-            bodies.extend(summary.map(EventBody::VerifySummary));
+            let mut bodies: Vec<EventBody> = results.into_iter().map(EventBody::from).collect();
+            bodies.extend(summary.map(EventBody::from));
             Ok(bodies)
         })
     }
@@ -352,7 +351,7 @@ impl Recorder {
             let iteration = s.iteration_number().max(1);
             Ok(rules::assign_ids(s, iteration, vec![req], "manual")
                 .into_iter()
-                .map(|r| EventBody::HumanRequested(self.stamp(r, expires.clone())))
+                .map(|r| EventBody::from(self.stamp(r, expires.clone())))
                 .collect())
         })?;
         let id = match appended.events.first().map(|e| &e.body) {
@@ -421,7 +420,7 @@ impl Recorder {
                     after: edit.after,
                 });
             }
-            Ok(vec![EventBody::HumanDecided(decision)])
+            Ok(vec![EventBody::from(decision)])
         })
     }
 
@@ -438,7 +437,7 @@ impl Recorder {
             if status == EndStatus::Complete && accepted_partial(s) {
                 return Err(Refusal::CompleteAfterPartial.into());
             }
-            Ok(vec![EventBody::RunEnded(RunEnded { status, report })])
+            Ok(vec![EventBody::from(RunEnded { status, report })])
         })
     }
 

@@ -22,7 +22,7 @@ impl Recorder {
             if !gate.is_open() || gate.notified + 1 != n {
                 return Ok(Vec::new());
             }
-            Ok(vec![EventBody::NotifySent(NotifySent {
+            Ok(vec![EventBody::from(NotifySent {
                 id: id.to_string(),
                 n,
                 by: crate::util::user_at_host(),

@@ -32,12 +32,12 @@ pub fn ev(seq: u64, body: EventBody) -> Event {
 /// `run.started`.
 pub fn run_started() -> EventBody {
     EventBody::RunStarted {
-        run: RunInfo {
+        run: Box::new(RunInfo {
             id: "2026-11-02-demo-1000".into(),
             flow: "feat".into(),
             contract: "contracts/2026-11-02-demo-1000.md".into(),
             ..RunInfo::default()
-        },
+        }),
         tree: None,
         tree_missing: None,
     }
@@ -45,7 +45,7 @@ pub fn run_started() -> EventBody {
 
 /// A `human.requested` of a kind, with evidence.
 pub fn request(id: &str, kind: HumanGateKind, evidence: Value) -> EventBody {
-    EventBody::HumanRequested(HumanRequest {
+    EventBody::from(HumanRequest {
         id: id.into(),
         kind,
         gate: Some(GateName::Conformity),
@@ -61,7 +61,7 @@ pub fn request(id: &str, kind: HumanGateKind, evidence: Value) -> EventBody {
 
 /// A `human.decided`.
 pub fn decided(id: &str, decision: crate::model::Decision, reason: &str, by: &str) -> EventBody {
-    EventBody::HumanDecided(HumanDecision {
+    EventBody::from(HumanDecision {
         id: id.into(),
         decision,
         reason: reason.into(),

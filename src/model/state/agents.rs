@@ -164,7 +164,7 @@ mod tests {
         iteration: u32,
         gate: Option<GateName>,
     ) -> EventBody {
-        EventBody::AgentStarted(AgentStarted {
+        EventBody::from(AgentStarted {
             dispatch,
             role,
             iteration,
@@ -181,7 +181,7 @@ mod tests {
     }
 
     fn finished(dispatch: u32, role: AgentRole, code: i32, cost: Option<f64>) -> EventBody {
-        EventBody::AgentFinished(AgentFinished {
+        EventBody::from(AgentFinished {
             dispatch,
             role,
             exit_code: Some(code),
@@ -202,12 +202,12 @@ mod tests {
             ev(
                 1,
                 EventBody::RunStarted {
-                    run: RunInfo {
+                    run: Box::new(RunInfo {
                         id: "r".into(),
                         contract: "c.md".into(),
                         engine: true,
                         ..RunInfo::default()
-                    },
+                    }),
                     tree: None,
                     tree_missing: None,
                 },
@@ -297,11 +297,11 @@ mod tests {
         assert_eq!(req.id, "hg-1-developer-1");
         evs.push(ev(5, started(2, AgentRole::Developer, 1, None)));
         evs.push(ev(6, finished(2, AgentRole::Developer, 1, None)));
-        evs.push(ev(7, EventBody::HumanRequested(req)));
+        evs.push(ev(7, EventBody::from(req)));
         assert_eq!(fold(&evs).next.action, NextAction::Human);
         evs.push(ev(
             8,
-            EventBody::HumanDecided(HumanDecision {
+            EventBody::from(HumanDecision {
                 id: "hg-1-developer-1".into(),
                 decision: Decision::Retry,
                 reason: "flaky network".into(),

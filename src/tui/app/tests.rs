@@ -147,7 +147,7 @@ fn logs_load_once_and_never_outside_the_pipeline() {
         ev(1, run_started()),
         ev(
             2,
-            crate::model::EventBody::VerifyResult(crate::model::event::VerifyResult {
+            crate::model::EventBody::from(crate::model::event::VerifyResult {
                 iteration: 1,
                 finding: "F1".into(),
                 result: crate::model::VerifyOutcome::Confirmed,
@@ -161,7 +161,7 @@ fn logs_load_once_and_never_outside_the_pipeline() {
         ),
         ev(
             3,
-            crate::model::EventBody::VerifyResult(crate::model::event::VerifyResult {
+            crate::model::EventBody::from(crate::model::event::VerifyResult {
                 iteration: 1,
                 finding: "F2".into(),
                 result: crate::model::VerifyOutcome::Inconclusive,
@@ -287,7 +287,7 @@ fn the_digest_after_focus_comes_back_lists_what_happened_and_any_key_dismisses_i
         ),
         ev(
             7,
-            crate::model::EventBody::RunEnded(crate::model::event::RunEnded {
+            crate::model::EventBody::from(crate::model::event::RunEnded {
                 status: crate::model::EndStatus::Aborted,
                 report: None,
             }),

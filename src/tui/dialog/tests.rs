@@ -168,7 +168,7 @@ fn gate_expiring_while_the_dialog_is_open_says_expired_and_saves_nothing() {
     type_text(&mut app, "looks fine");
     let new = ev(
         4,
-        crate::model::EventBody::HumanExpired(crate::model::event::HumanExpired {
+        crate::model::EventBody::from(crate::model::event::HumanExpired {
             id: ID.into(),
             after: "30m".into(),
             action: Decision::Deny,

@@ -152,7 +152,7 @@ pub fn summary(ev: &Event) -> (String, Tone) {
         EventBody::RunEnded(e) => (format!("run ended: {}", e.status.as_str()), Tone::Accent),
         EventBody::Note { text } => (text.clone(), Tone::Muted),
         EventBody::Unknown { fields, .. } => (
-            serde_json::Value::Object(fields.clone()).to_string(),
+            serde_json::Value::Object(fields.as_ref().clone()).to_string(),
             Tone::Warn,
         ),
     }
