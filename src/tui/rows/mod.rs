@@ -3,6 +3,7 @@
 //! ([`cells`]), for the app (filter, copy, sort) and the views alike. The
 //! views format only the rows they show. No terminal type is used here.
 
+pub mod agents;
 pub mod cells;
 pub mod criteria;
 pub mod findings;
