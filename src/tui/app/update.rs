@@ -2,7 +2,7 @@
 
 use std::path::{Component, Path};
 
-use super::{App, LogView, Mode, Screen, Tab};
+use super::{App, LogView, Mode, STOP_QUESTION, Screen, Tab};
 use crate::tui::action::Action;
 use crate::tui::dialog::Dialog;
 use crate::tui::effect::{Effect, ReplayMove};
@@ -110,10 +110,25 @@ impl App {
                 self.mode = match std::mem::replace(&mut self.mode, Mode::Browse) {
                     Mode::Help(under) => under.map_or(Mode::Browse, Mode::Dialog),
                     Mode::Dialog(d) | Mode::ConfirmQuit(d) => Mode::Help(Some(d)),
+                    Mode::ConfirmStop(under) => Mode::Help(under),
                     Mode::Browse | Mode::Filter | Mode::Diff => Mode::Help(None),
                 }
             }
             Action::Quit => match std::mem::replace(&mut self.mode, Mode::Browse) {
+                // Leaving stops the engine of a run still going: ask first
+                // (one question, even over a typed reason).
+                mode if self.owns_engine && self.state().ended.is_none() => {
+                    let typed = matches!(&mode, Mode::Dialog(d) if d.has_typed_reason());
+                    self.mode = Mode::ConfirmStop(match mode {
+                        Mode::Dialog(d) | Mode::ConfirmQuit(d) | Mode::Help(Some(d)) => Some(d),
+                        _ => None,
+                    });
+                    self.status = Some(if typed {
+                        format!("{STOP_QUESTION} · the reason being typed is lost")
+                    } else {
+                        STOP_QUESTION.to_string()
+                    });
+                }
                 Mode::Dialog(d) if d.has_typed_reason() => {
                     self.mode = Mode::ConfirmQuit(d);
                     self.status =
