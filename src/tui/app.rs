@@ -233,6 +233,9 @@ impl App {
             return;
         };
         let key = rel.to_string_lossy().into_owned();
+        if run.following.as_deref() == Some(key.as_str()) {
+            run.following = None;
+        }
         let view = match result {
             Ok(bytes) => LogView::Loaded(bytes),
             Err(e) => LogView::Failed(e),

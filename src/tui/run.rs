@@ -119,7 +119,8 @@ fn run(
                         full_redraw = true;
                         Vec::new()
                     }
-                    Ui::Term(_) | Ui::Tick => Vec::new(),
+                    Ui::Tick => app.on_tick(),
+                    Ui::Term(_) => Vec::new(),
                     Ui::TermClosed | Ui::Quit => {
                         quit = true;
                         Vec::new()

@@ -78,3 +78,45 @@ fn an_unknown_cost_is_never_shown_as_zero() {
     assert!(text.contains("GATE 1: 800 in / 90 out · $?"), "{text}");
     assert!(!text.contains("$0"), "{text}");
 }
+
+#[test]
+fn the_running_agents_log_comes_first_and_is_followed_as_it_grows() {
+    use loopwatch::tui::Effect;
+    let log = std::path::Path::new("/work/proj/.pipeline/agents/3-auditor.log");
+    let (mut a, _clock) = app(ThemeKind::NoColor, &with_agents(false));
+    // Not followed outside the Logs tab.
+    assert_eq!(a.on_tick(), vec![]);
+    press(&mut a, "6");
+    let text = frame_text(&draw(&a, 160, 48));
+    let first = text
+        .lines()
+        .find(|l| l.starts_with('›'))
+        .expect("a selected row");
+    assert!(
+        first.contains("agents/3-auditor.log")
+            && first.contains("iter 2 agent #3 auditor GATE 2 round 2 · running"),
+        "{text}"
+    );
+    let developer = text.find("agents/1-developer.log").expect("listed");
+    assert!(text.find("agents/2-verifier.log").expect("listed") < developer);
+
+    assert_eq!(a.on_tick(), vec![Effect::LoadLog(log.to_path_buf())]);
+    // One read at a time.
+    assert_eq!(a.on_tick(), vec![]);
+    a.on_log_loaded(log, Ok(b"reading src/\n\x1b[31mstep one\x1b[0m\n".to_vec()));
+    let text = frame_text(&draw(&a, 160, 48));
+    assert!(text.contains("step one"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
+    // The next tick reads it again: what was appended shows.
+    assert_eq!(a.on_tick(), vec![Effect::LoadLog(log.to_path_buf())]);
+    a.on_log_loaded(
+        log,
+        Ok(b"reading src/\nstep one\nstep two: report.rs\n".to_vec()),
+    );
+    assert!(frame_text(&draw(&a, 160, 48)).contains("step two: report.rs"));
+
+    // Once it finished, nothing is followed.
+    let (mut done, _clock) = app(ThemeKind::NoColor, &with_agents(true));
+    press(&mut done, "6");
+    assert_eq!(done.on_tick(), vec![]);
+}

@@ -215,10 +215,33 @@ impl App {
         }
     }
 
+    /// The 1 s tick: while the Logs tab is up on a live run, the running
+    /// agent's log is read again (its tail), so it is followed as it grows.
+    /// One read at a time; the tail shown stays until the new one arrives.
+    pub fn on_tick(&mut self) -> Vec<Effect> {
+        if self.screen != Screen::Run || self.tab != Tab::Logs || self.replay.is_some() {
+            return Vec::new();
+        }
+        let run = &mut self.runs[self.current];
+        let Some(a) = run.state.running_agent() else {
+            return Vec::new();
+        };
+        let rel = a.started.log.clone();
+        if run.following.is_some() || !stays_inside(&rel) {
+            return Vec::new();
+        }
+        if matches!(run.logs.get(&rel), Some(LogView::Loading)) {
+            return Vec::new();
+        }
+        let path = run.pipeline.join(&rel);
+        run.following = Some(rel);
+        vec![Effect::LoadLog(path)]
+    }
+
     /// Asks for a log, relative to `.pipeline/`; a path leaving the folder is refused.
     fn load_log(&mut self, rel: &str) -> Vec<Effect> {
         let p = Path::new(rel);
-        if rel.is_empty() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+        if !stays_inside(rel) {
             self.status = Some(format!(
                 "not loading '{}': the path leaves .pipeline",
                 crate::sanitize::sanitize_line(rel, 60)
@@ -316,4 +339,12 @@ impl App {
         self.refresh();
         Vec::new()
     }
+}
+
+/// True for a non-empty path made only of names (no `..`, no root).
+fn stays_inside(rel: &str) -> bool {
+    !rel.is_empty()
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
 }

@@ -30,6 +30,24 @@ pub fn elapsed(secs: u64) -> String {
     }
 }
 
+/// `agent #3 auditor GATE 2 round 2 · running` (or `· done`, or why it
+/// failed): what an agent's log is, in the Logs tab.
+pub fn log_label(a: &AgentDispatch) -> String {
+    let s = &a.started;
+    let gate = s
+        .gate
+        .map(|g| format!(" GATE {} round {}", g.number(), s.round.unwrap_or(1)))
+        .unwrap_or_default();
+    let how = match &a.finished {
+        None => "running".to_string(),
+        Some(f) => f.failure().unwrap_or_else(|| "done".to_string()),
+    };
+    format!(
+        "iter {} agent #{} {}{gate} · {how}",
+        s.iteration, s.dispatch, s.role
+    )
+}
+
 /// The usage lines of the Gates tab, empty before any dispatch finished:
 /// the run and the shown iteration, then the run per gate and the
 /// dispatches that serve none. Unknown costs read `$?`, never `$0`.
