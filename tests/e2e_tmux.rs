@@ -3,6 +3,8 @@
 //! signals and resizes, and reads the screen back with deadline polling.
 //! The tests run one at a time (they share two cores with the build).
 
+#[path = "engine_support/mod.rs"]
+mod engine_support;
 mod support;
 
 #[path = "e2e_tmux/decision.rs"]
@@ -11,6 +13,8 @@ mod decision;
 mod lifecycle;
 #[path = "e2e_tmux/live.rs"]
 mod live;
+#[path = "e2e_tmux/run.rs"]
+mod run;
 #[path = "e2e_tmux/stress.rs"]
 mod stress;
 

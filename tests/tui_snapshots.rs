@@ -253,6 +253,8 @@ fn stale_age_turns_to_a_warning() {
     assert!(line(&a).contains("⚠ no event for 10m"), "{}", line(&a));
 }
 
+#[path = "tui_snapshots/agents.rs"]
+mod agents;
 #[path = "tui_snapshots/hostile.rs"]
 mod hostile;
 #[path = "tui_snapshots/resize.rs"]

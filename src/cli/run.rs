@@ -125,7 +125,7 @@ fn with_tui(opts: Options) -> anyhow::Result<ExitCode> {
         rt.block_on(engine::run(opts, stop_rx, &mut |n| tracing::warn!("{n}")))
             .map_err(|e| e.to_string())
     });
-    let tui = crate::tui::run_live(vec![pipeline]);
+    let tui = crate::tui::run_live_engine(pipeline);
     let _ = stop_tx.send(Some(130));
     let result = engine.join();
     let code = match &result {

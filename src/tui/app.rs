@@ -53,7 +53,14 @@ pub enum Mode {
     Dialog(Box<Dialog>),
     /// "Quit anyway?" while the dialog holds a typed reason; the dialog waits under it.
     ConfirmQuit(Box<Dialog>),
+    /// "Stop the run?" when the app owns the engine that drives it; the
+    /// dialog, if one was open, waits under it.
+    ConfirmStop(Option<Box<Dialog>>),
 }
+
+/// The question `q` asks when leaving would stop the run's engine.
+pub const STOP_QUESTION: &str =
+    "stop the run? agents are stopped, the run can be resumed with `loopwatch run` (y/n)";
 
 /// The app state.
 pub struct App {
@@ -85,6 +92,8 @@ pub struct App {
     pub(crate) rows: Vec<RowKey>,
     pub(crate) criteria: Vec<CriterionLine>,
     pub(crate) log_entries: Vec<LogEntry>,
+    /// The engine driving the run lives in this process: leaving stops it.
+    pub(crate) owns_engine: bool,
 }
 
 impl App {
@@ -119,6 +128,7 @@ impl App {
             rows: Vec::new(),
             criteria: Vec::new(),
             log_entries: Vec::new(),
+            owns_engine: false,
         };
         app.refresh();
         app
@@ -143,6 +153,17 @@ impl App {
             Screen::Run
         };
         self.refresh();
+    }
+
+    /// Says the engine driving the run lives in this process (`loopwatch
+    /// run`): then quitting stops the run, and `q` asks first.
+    pub fn set_owns_engine(&mut self, owns: bool) {
+        self.owns_engine = owns;
+    }
+
+    /// True when quitting stops the run's engine.
+    pub fn owns_engine(&self) -> bool {
+        self.owns_engine
     }
 
     /// No `.pipeline` yet: the app says where it looked (`None` once one appears).
@@ -242,6 +263,9 @@ impl App {
             return;
         };
         let key = rel.to_string_lossy().into_owned();
+        if run.following.as_deref() == Some(key.as_str()) {
+            run.following = None;
+        }
         let view = match result {
             Ok(bytes) => LogView::Loaded(bytes),
             Err(e) => LogView::Failed(e),
@@ -287,6 +311,7 @@ impl App {
         }
         match std::mem::replace(&mut self.mode, Mode::Browse) {
             Mode::ConfirmQuit(d) => self.confirm_quit_key(key, ctrl_c, d),
+            Mode::ConfirmStop(under) => self.confirm_stop_key(key, ctrl_c, under),
             mode if ctrl_c => {
                 self.mode = mode;
                 self.update(Action::Quit)
@@ -314,6 +339,22 @@ impl App {
             return vec![Effect::Quit];
         }
         self.status = Some("quit cancelled".into());
+        Vec::new()
+    }
+
+    /// The answer to "stop the run?": yes (or ctrl-c again) quits and so
+    /// stops the engine; anything else goes back to what was under it.
+    fn confirm_stop_key(
+        &mut self,
+        key: &KeyEvent,
+        ctrl_c: bool,
+        under: Option<Box<Dialog>>,
+    ) -> Vec<Effect> {
+        self.mode = under.map_or(Mode::Browse, Mode::Dialog);
+        if matches!(key.code, KeyCode::Char('y' | 'Y')) || ctrl_c {
+            return vec![Effect::Quit];
+        }
+        self.status = Some("the run goes on".into());
         Vec::new()
     }
 
@@ -439,7 +480,10 @@ impl App {
     /// The open dialog, if any (also while help or "quit anyway?" is over it).
     pub fn dialog(&self) -> Option<&Dialog> {
         match &self.mode {
-            Mode::Dialog(d) | Mode::ConfirmQuit(d) | Mode::Help(Some(d)) => Some(d),
+            Mode::Dialog(d)
+            | Mode::ConfirmQuit(d)
+            | Mode::ConfirmStop(Some(d))
+            | Mode::Help(Some(d)) => Some(d),
             _ => None,
         }
     }
@@ -514,7 +558,10 @@ impl Mode {
     /// The dialog, wherever it waits.
     fn dialog_mut(&mut self) -> Option<&mut Dialog> {
         match self {
-            Mode::Dialog(d) | Mode::ConfirmQuit(d) | Mode::Help(Some(d)) => Some(d),
+            Mode::Dialog(d)
+            | Mode::ConfirmQuit(d)
+            | Mode::ConfirmStop(Some(d))
+            | Mode::Help(Some(d)) => Some(d),
             _ => None,
         }
     }

@@ -26,15 +26,25 @@ pub use super::replay::{ReplayStart, move_target, show_position, start_position}
 
 /// Opens the live view on these pipelines.
 pub fn run_live(pipelines: Vec<Pipeline>) -> anyhow::Result<ExitCode> {
-    run(pipelines, None)
+    run(pipelines, None, false)
+}
+
+/// Opens the live view on a run whose engine runs in this process: leaving
+/// stops it, so `q` asks first.
+pub fn run_live_engine(pipeline: Pipeline) -> anyhow::Result<ExitCode> {
+    run(vec![pipeline], None, true)
 }
 
 /// Opens the replay of one pipeline.
 pub fn run_replay(pipeline: Pipeline, start: ReplayStart) -> anyhow::Result<ExitCode> {
-    run(vec![pipeline], Some(start))
+    run(vec![pipeline], Some(start), false)
 }
 
-fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<ExitCode> {
+fn run(
+    pipelines: Vec<Pipeline>,
+    replay: Option<ReplayStart>,
+    owns_engine: bool,
+) -> anyhow::Result<ExitCode> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         anyhow::bail!(
             "the TUI needs a terminal (for scripts use `loopwatch watch --headless`, `loopwatch status`)"
@@ -55,6 +65,7 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
             Box::new(SystemClock),
             pipelines[0].dir().to_path_buf(),
         );
+        app.set_owns_engine(owns_engine);
         if pipelines.len() > 1 {
             app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         }
@@ -140,7 +151,8 @@ fn run(pipelines: Vec<Pipeline>, replay: Option<ReplayStart>) -> anyhow::Result<
                         app.on_focus_gained();
                         Vec::new()
                     }
-                    Ui::Term(_) | Ui::Tick => Vec::new(),
+                    Ui::Tick => app.on_tick(),
+                    Ui::Term(_) => Vec::new(),
                     Ui::TermClosed | Ui::Quit => {
                         quit = true;
                         Vec::new()

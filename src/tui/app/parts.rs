@@ -106,6 +106,8 @@ pub struct Run {
     pub problem: Option<Problem>,
     /// Logs read, by path relative to `.pipeline/`.
     pub logs: BTreeMap<String, LogView>,
+    /// The running agent's log being read again, if a read is on its way.
+    pub(crate) following: Option<String>,
     /// Open gates already announced (bell, hook).
     pub(crate) announced: BTreeSet<String>,
     /// A state has arrived at least once.

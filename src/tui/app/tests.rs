@@ -462,6 +462,57 @@ fn the_diff_overlay_says_why_when_a_snapshot_is_missing() {
     );
 }
 
+/// An app on a run still going, owning its engine or not.
+fn engine_app(owns: bool, ended: bool) -> App {
+    let mut app = App::new(
+        Config::default(),
+        ThemeKind::Dark,
+        Box::new(crate::tui::ManualClock::new(t0())),
+        "/p/.pipeline".into(),
+    );
+    app.set_owns_engine(owns);
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    if ended {
+        let line =
+            r#"{"v":1,"seq":9,"at":"2026-12-01T08:10:00Z","type":"run.ended","status":"stopped"}"#;
+        events.push(crate::model::Event::parse_line(line.as_bytes()).expect("run.ended"));
+    }
+    let _ = app.on_state(state_of(&events), &events);
+    assert_eq!(app.state().ended.is_some(), ended);
+    app
+}
+
+#[test]
+fn quitting_a_run_whose_engine_the_app_owns_asks_first() {
+    let mut app = engine_app(true, false);
+    assert_eq!(type_text(&mut app, "q"), vec![]);
+    assert!(matches!(app.mode(), Mode::ConfirmStop(None)));
+    assert_eq!(app.status(), Some(STOP_QUESTION));
+    // Anything but yes keeps the run going.
+    assert_eq!(type_text(&mut app, "n"), vec![]);
+    assert!(matches!(app.mode(), Mode::Browse));
+    assert_eq!(app.status(), Some("the run goes on"));
+    assert_eq!(type_text(&mut app, "q"), vec![]);
+    assert_eq!(type_text(&mut app, "y"), vec![Effect::Quit]);
+    // Ctrl-C asks too, and a second one leaves.
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(app.on_key(&ctrl_c), vec![]);
+    assert!(matches!(app.mode(), Mode::ConfirmStop(None)));
+    assert_eq!(app.on_key(&ctrl_c), vec![Effect::Quit]);
+}
+
+#[test]
+fn watching_or_an_ended_run_quits_plainly() {
+    assert_eq!(
+        type_text(&mut engine_app(false, false), "q"),
+        vec![Effect::Quit]
+    );
+    assert_eq!(
+        type_text(&mut engine_app(true, true), "q"),
+        vec![Effect::Quit]
+    );
+}
+
 #[test]
 fn added_and_removed_lines_are_coloured_and_marked() {
     let (mut app, _clock) = app_on(
@@ -489,4 +540,17 @@ fn added_and_removed_lines_are_coloured_and_marked() {
     assert_ne!(good, bad);
     assert_eq!(find("+new line 0"), good);
     assert_eq!(find("-old line"), bad);
+}
+
+#[test]
+fn the_stop_question_keeps_the_dialog_under_it() {
+    let mut app = engine_app(true, false);
+    let _ = app.update(Action::NextHumanGate);
+    let _ = app.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    assert!(matches!(app.mode(), Mode::Dialog(_)), "{:?}", app.mode());
+    let _ = app.update(Action::Quit);
+    assert!(matches!(app.mode(), Mode::ConfirmStop(Some(_))));
+    assert!(app.dialog().is_some());
+    assert_eq!(type_text(&mut app, "n"), vec![]);
+    assert!(matches!(app.mode(), Mode::Dialog(_)), "{:?}", app.mode());
 }

@@ -2,7 +2,7 @@
 
 use std::path::{Component, Path};
 
-use super::{App, LogView, Mode, Screen, Tab};
+use super::{App, LogView, Mode, STOP_QUESTION, Screen, Tab};
 use crate::tui::action::Action;
 use crate::tui::dialog::Dialog;
 use crate::tui::effect::{Effect, ReplayMove};
@@ -133,10 +133,25 @@ impl App {
                 self.mode = match std::mem::replace(&mut self.mode, Mode::Browse) {
                     Mode::Help(under) => under.map_or(Mode::Browse, Mode::Dialog),
                     Mode::Dialog(d) | Mode::ConfirmQuit(d) => Mode::Help(Some(d)),
+                    Mode::ConfirmStop(under) => Mode::Help(under),
                     Mode::Browse | Mode::Filter | Mode::Diff(_) => Mode::Help(None),
                 }
             }
             Action::Quit => match std::mem::replace(&mut self.mode, Mode::Browse) {
+                // Leaving stops the engine of a run still going: ask first
+                // (one question, even over a typed reason).
+                mode if self.owns_engine && self.state().ended.is_none() => {
+                    let typed = matches!(&mode, Mode::Dialog(d) if d.has_typed_reason());
+                    self.mode = Mode::ConfirmStop(match mode {
+                        Mode::Dialog(d) | Mode::ConfirmQuit(d) | Mode::Help(Some(d)) => Some(d),
+                        _ => None,
+                    });
+                    self.status = Some(if typed {
+                        format!("{STOP_QUESTION} · the reason being typed is lost")
+                    } else {
+                        STOP_QUESTION.to_string()
+                    });
+                }
                 Mode::Dialog(d) if d.has_typed_reason() => {
                     self.mode = Mode::ConfirmQuit(d);
                     self.status =
@@ -228,10 +243,33 @@ impl App {
         }
     }
 
+    /// The 1 s tick: while the Logs tab is up on a live run, the running
+    /// agent's log is read again (its tail), so it is followed as it grows.
+    /// One read at a time; the tail shown stays until the new one arrives.
+    pub fn on_tick(&mut self) -> Vec<Effect> {
+        if self.screen != Screen::Run || self.tab != Tab::Logs || self.replay.is_some() {
+            return Vec::new();
+        }
+        let run = &mut self.runs[self.current];
+        let Some(a) = run.state.running_agent() else {
+            return Vec::new();
+        };
+        let rel = a.started.log.clone();
+        if run.following.is_some() || !stays_inside(&rel) {
+            return Vec::new();
+        }
+        if matches!(run.logs.get(&rel), Some(LogView::Loading)) {
+            return Vec::new();
+        }
+        let path = run.pipeline.join(&rel);
+        run.following = Some(rel);
+        vec![Effect::LoadLog(path)]
+    }
+
     /// Asks for a log, relative to `.pipeline/`; a path leaving the folder is refused.
     fn load_log(&mut self, rel: &str) -> Vec<Effect> {
         let p = Path::new(rel);
-        if rel.is_empty() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+        if !stays_inside(rel) {
             self.status = Some(format!(
                 "not loading '{}': the path leaves .pipeline",
                 crate::sanitize::sanitize_line(rel, 60)
@@ -329,4 +367,12 @@ impl App {
         self.refresh();
         Vec::new()
     }
+}
+
+/// True for a non-empty path made only of names (no `..`, no root).
+fn stays_inside(rel: &str) -> bool {
+    !rel.is_empty()
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
 }

@@ -3,6 +3,7 @@
 //! ([`cells`]), for the app (filter, copy, sort) and the views alike. The
 //! views format only the rows they show. No terminal type is used here.
 
+pub mod agents;
 pub mod cells;
 pub mod criteria;
 pub mod findings;
@@ -121,6 +122,18 @@ pub fn log_entries(state: &State) -> Vec<LogEntry> {
             });
         }
     };
+    // The agents' logs first: the running one, then the newest.
+    let running = state.running_agent().map(|a| a.started.dispatch);
+    let mut agents: Vec<_> = state.agents.iter().collect();
+    agents.sort_by_key(|a| {
+        (
+            Some(a.started.dispatch) != running,
+            std::cmp::Reverse(a.started_seq),
+        )
+    });
+    for a in agents {
+        push(agents::log_label(a), &a.started.log);
+    }
     for it in &state.review_iterations {
         for g in &it.gates {
             if let Some(p) = &g.output {

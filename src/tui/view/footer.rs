@@ -69,6 +69,16 @@ pub fn render_status(frame: &mut Frame, area: Rect, app: &App) {
             format!(" {}", app.status.as_deref().unwrap_or("quit? (y/n)")),
             Tone::Warn,
         )
+    } else if matches!(app.mode, Mode::ConfirmStop(_)) {
+        (
+            format!(
+                " {}",
+                app.status
+                    .as_deref()
+                    .unwrap_or(crate::tui::app::STOP_QUESTION)
+            ),
+            Tone::Warn,
+        )
     } else if let Some(s) = &app.status {
         (format!(" {s}"), Tone::Normal)
     } else if let Some(w) = app.warnings.first() {

@@ -1,5 +1,6 @@
 //! The header: run title, status word, iteration, age of the last event
-//! (a warning past `stale_after`), the human gates waiting, the gate strip,
+//! (a warning past `stale_after`), the agent running and for how long,
+//! the human gates waiting, the gate strip,
 //! and the journal problem banner.
 
 use std::path::Path;
@@ -12,6 +13,7 @@ use ratatui::widgets::Paragraph;
 use super::{age_secs, gate_strip, marks, short_age, time_of};
 use crate::sanitize::sanitize_line;
 use crate::tui::app::App;
+use crate::tui::rows::agents;
 use crate::tui::theme::Tone;
 
 /// Draws the three header lines.
@@ -43,6 +45,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     if app.shown_iteration() != state.iteration_number() {
         spans.push(Span::styled(
             format!(" (showing {})", app.shown_iteration()),
+            theme.tone(Tone::Accent),
+        ));
+    }
+    if let Some(a) = state.running_agent() {
+        spans.push(Span::raw("  ·  "));
+        spans.push(Span::styled(
+            agents::running_text(a, age_secs(app, &a.started_at)),
             theme.tone(Tone::Accent),
         ));
     }

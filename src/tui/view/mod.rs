@@ -87,6 +87,11 @@ pub fn render(frame: &mut Frame, app: &App) {
             }
             help::render(frame, area, app);
         }
+        Mode::ConfirmStop(ref under) => {
+            if under.is_some() {
+                dialog::render(frame, area, app);
+            }
+        }
         Mode::Browse | Mode::Filter => {}
     }
 }

@@ -1,5 +1,6 @@
 //! The tab line (`[1] Criteria … [4] Gates ⚑1 …`) and the body of the
-//! current tab.
+//! current tab, under its context lines (the Gates tab's: the agents'
+//! tokens and cost).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::table;
 use crate::sanitize::sanitize_line;
 use crate::tui::app::{App, Tab};
-use crate::tui::rows::security;
+use crate::tui::rows::{agents, security};
 use crate::tui::theme::Tone;
 
 /// Draws the tab line.
@@ -42,8 +43,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
 /// one, then the table.
 pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
     let theme = app.theme;
-    let context: Option<(String, Tone)> = match app.tab() {
-        Tab::Security => security::banner(app),
+    let context: Vec<(String, Tone)> = match app.tab() {
+        Tab::Security => security::banner(app).into_iter().collect(),
         Tab::Findings => crate::tui::rows::shown(app).and_then(|it| it.verify_by_test.as_ref()).map(|s| {
             (
                 format!(
@@ -58,21 +59,30 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
                 ),
                 Tone::Muted,
             )
-        }),
-        _ => None,
+        }).into_iter().collect(),
+        Tab::Gates => agents::usage_lines(app.state(), app.shown_iteration())
+            .into_iter()
+            .map(|l| (l, Tone::Muted))
+            .collect(),
+        _ => Vec::new(),
     };
     let mut table_area = area;
-    if let Some((text, tone)) = context
-        && area.height > 2
-    {
-        let line = Line::styled(
-            sanitize_line(&format!(" {text}"), usize::from(area.width)),
-            theme.tone(tone),
-        );
-        frame.render_widget(Paragraph::new(line), Rect { height: 1, ..area });
+    // Context lines only when the table keeps its header and a row.
+    let n = u16::try_from(context.len()).unwrap_or(u16::MAX);
+    if n > 0 && area.height > n.saturating_add(1) {
+        let lines: Vec<Line> = context
+            .into_iter()
+            .map(|(text, tone)| {
+                Line::styled(
+                    sanitize_line(&format!(" {text}"), usize::from(area.width)),
+                    theme.tone(tone),
+                )
+            })
+            .collect();
+        frame.render_widget(Paragraph::new(lines), Rect { height: n, ..area });
         table_area = Rect {
-            y: area.y + 1,
-            height: area.height - 1,
+            y: area.y + n,
+            height: area.height - n,
             ..area
         };
     }

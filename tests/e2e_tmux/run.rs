@@ -1,0 +1,82 @@
+//! `loopwatch run` in a real terminal: the header names the agent running,
+//! `q` asks before stopping the run, and an out-of-scope gate decided in
+//! the TUI lets the run go on to its end.
+
+use std::time::Duration;
+
+use super::engine_support::{CONTRACT, Project};
+use super::support::serial;
+use super::support::tmux::Session;
+use super::{COLS, ROWS, line};
+
+#[test]
+fn a_decision_in_the_tui_of_loopwatch_run_lets_the_run_finish() {
+    let _serial = serial();
+    let p = Project::scripted();
+    let out = p.out.display().to_string();
+    // Every scripted agent takes a second: long enough to be seen running.
+    let command = format!(
+        "cd '{}' && env -u LOOPWATCH_PIPELINE '{}' run {CONTRACT}",
+        p.root.display(),
+        env!("CARGO_BIN_EXE_loopwatch")
+    );
+    let s = Session::start(
+        COLS,
+        ROWS,
+        &command,
+        &[
+            ("TEST_OUT", out.as_str()),
+            ("LOOPWATCH_USER", "tester"),
+            ("AGENT_PAUSE", "1"),
+        ],
+    );
+    s.wait_for("the developer running in the header", |sc| {
+        line(sc, 1).contains("▶ developer · iter 1 · #1 · ")
+    });
+
+    s.wait_for("the out-of-scope gate", |sc| {
+        line(sc, 1).starts_with(" ⚑ WAITING ON YOU")
+    });
+    // While the run waits, q asks first; n keeps it going.
+    s.send(&["q"]);
+    s.wait_for("the stop question", |sc| {
+        line(sc, ROWS as usize - 1).starts_with(" stop the run? agents are stopped")
+    });
+    s.send(&["n"]);
+    s.wait_for("the run going on", |sc| {
+        line(sc, ROWS as usize - 1) == " the run goes on"
+    });
+
+    s.send(&["n"]);
+    s.wait_for("the gate selected on the Gates tab", |sc| {
+        sc.lines().any(|l| l.starts_with("›⚑ WAITING ON YOU   hg-"))
+    });
+    s.send(&["Enter"]);
+    s.wait_for("the dialog", |sc| {
+        sc.contains("Makefile") && sc.contains("approve")
+    });
+    // Keys within 300 ms of the dialog opening are dropped on purpose, and
+    // the screen does not show when the guard lifts.
+    std::thread::sleep(Duration::from_millis(350));
+    s.send(&["a"]);
+    s.type_text("the build needs a Makefile");
+    s.wait_for("the reason typed", |sc| {
+        sc.contains("the build needs a Makefile")
+    });
+    s.send(&["C-s"]);
+
+    let evs = p.wait_for("the run to end", |e| {
+        e.iter().any(|e| e["type"] == "run.ended")
+    });
+    let ended = evs.iter().find(|e| e["type"] == "run.ended").unwrap();
+    assert_eq!(ended["status"], "complete", "{ended}");
+    let decided = evs.iter().find(|e| e["type"] == "human.decided").unwrap();
+    assert_eq!(decided["decision"], "approve");
+    assert_eq!(decided["reason"], "the build needs a Makefile");
+    s.wait_for("no agent running once the run ended", |sc| {
+        !line(sc, 1).contains('▶') && line(sc, 1).starts_with(" ✓ ENDED COMPLETE")
+    });
+    // The run is over: q leaves at once, with the run's status.
+    s.send(&["q"]);
+    assert_eq!(s.wait_dead(), 0, "{}", s.screen());
+}

@@ -1,0 +1,122 @@
+//! The agents of `loopwatch run` on screen: the running one in the header
+//! with its elapsed time from the injected clock, and the tokens and cost
+//! in the Gates tab (an unknown cost reads `$?`, never `$0`).
+
+use super::*;
+
+/// The full run, then three dispatches: a priced developer, an unpriced
+/// verifier, and an auditor still running since 08:43:55.
+fn with_agents(finish_auditor: bool) -> Vec<Event> {
+    let mut evs = events("full-run.events.jsonl");
+    let mut lines = vec![
+        r#"{"v":1,"seq":24,"at":"2026-12-01T08:43:30Z","type":"agent.started","dispatch":1,"role":"developer","iteration":2,"adapter":"claude","pid":41,"pgid":41,"inputSha256":"sha256:00","log":"agents/1-developer.log"}"#,
+        r#"{"v":1,"seq":25,"at":"2026-12-01T08:43:40Z","type":"agent.finished","dispatch":1,"role":"developer","exitCode":0,"durationMs":10000,"tokensIn":12300,"tokensOut":4500,"costUsd":0.0123}"#,
+        r#"{"v":1,"seq":26,"at":"2026-12-01T08:43:41Z","type":"agent.started","dispatch":2,"role":"verifier","iteration":2,"gate":"conformity","round":2,"adapter":"generic","pid":42,"pgid":42,"inputSha256":"sha256:01","log":"agents/2-verifier.log"}"#,
+        r#"{"v":1,"seq":27,"at":"2026-12-01T08:43:50Z","type":"agent.finished","dispatch":2,"role":"verifier","exitCode":0,"durationMs":9000,"tokensIn":800,"tokensOut":90,"costUsd":null}"#,
+        r#"{"v":1,"seq":28,"at":"2026-12-01T08:43:55Z","type":"agent.started","dispatch":3,"role":"auditor","iteration":2,"gate":"security","round":2,"adapter":"claude","pid":43,"pgid":43,"inputSha256":"sha256:02","log":"agents/3-auditor.log"}"#,
+    ];
+    if finish_auditor {
+        lines.push(r#"{"v":1,"seq":29,"at":"2026-12-01T08:44:30Z","type":"agent.finished","dispatch":3,"role":"auditor","exitCode":0,"durationMs":35000,"tokensIn":2000,"tokensOut":100,"costUsd":0.002}"#);
+    }
+    evs.extend(
+        lines
+            .into_iter()
+            .map(|l| Event::parse_line(l.as_bytes()).expect("valid agent event")),
+    );
+    evs
+}
+
+fn header_line(a: &App) -> String {
+    let buf = draw(a, 160, 24);
+    (0..160)
+        .map(|x| buf[(x, 1)].symbol().to_string())
+        .collect::<String>()
+}
+
+#[test]
+fn header_and_gates_tab_with_agents() {
+    snap("agents_gates", |t| {
+        let (mut a, _clock) = app(t, &with_agents(false));
+        press(&mut a, "4");
+        assert_eq!(a.tab(), Tab::Gates);
+        a
+    });
+}
+
+#[test]
+fn the_running_agent_is_timed_by_the_clock_and_leaves_when_it_finishes() {
+    let (a, clock) = app(ThemeKind::NoColor, &with_agents(false));
+    let line = header_line(&a);
+    assert!(
+        line.contains("▶ auditor · GATE 2 round 2 · iter 2 · #3 · 1m05s"),
+        "{line}"
+    );
+    clock.advance(Duration::from_secs(3600));
+    assert!(
+        header_line(&a).contains("#3 · 1h01m"),
+        "{}",
+        header_line(&a)
+    );
+
+    let (a, _clock) = app(ThemeKind::NoColor, &with_agents(true));
+    assert!(!header_line(&a).contains('▶'), "{}", header_line(&a));
+}
+
+#[test]
+fn an_unknown_cost_is_never_shown_as_zero() {
+    let evs = with_agents(false);
+    // The verifier alone: its cost is unknown.
+    let only_verifier: Vec<Event> = evs
+        .iter()
+        .filter(|e| e.seq < 24 || e.seq == 26 || e.seq == 27)
+        .cloned()
+        .collect();
+    let (mut a, _clock) = app(ThemeKind::NoColor, &only_verifier);
+    press(&mut a, "4");
+    let buf = draw(&a, 160, 24);
+    let text = frame_text(&buf);
+    assert!(text.contains("GATE 1: 800 in / 90 out · $?"), "{text}");
+    assert!(!text.contains("$0"), "{text}");
+}
+
+#[test]
+fn the_running_agents_log_comes_first_and_is_followed_as_it_grows() {
+    use loopwatch::tui::Effect;
+    let log = std::path::Path::new("/work/proj/.pipeline/agents/3-auditor.log");
+    let (mut a, _clock) = app(ThemeKind::NoColor, &with_agents(false));
+    // Not followed outside the Logs tab.
+    assert_eq!(a.on_tick(), vec![]);
+    press(&mut a, "6");
+    let text = frame_text(&draw(&a, 160, 48));
+    let first = text
+        .lines()
+        .find(|l| l.starts_with('›'))
+        .expect("a selected row");
+    assert!(
+        first.contains("agents/3-auditor.log")
+            && first.contains("iter 2 agent #3 auditor GATE 2 round 2 · running"),
+        "{text}"
+    );
+    let developer = text.find("agents/1-developer.log").expect("listed");
+    assert!(text.find("agents/2-verifier.log").expect("listed") < developer);
+
+    assert_eq!(a.on_tick(), vec![Effect::LoadLog(log.to_path_buf())]);
+    // One read at a time.
+    assert_eq!(a.on_tick(), vec![]);
+    a.on_log_loaded(log, Ok(b"reading src/\n\x1b[31mstep one\x1b[0m\n".to_vec()));
+    let text = frame_text(&draw(&a, 160, 48));
+    assert!(text.contains("step one"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
+    // The next tick reads it again: what was appended shows.
+    assert_eq!(a.on_tick(), vec![Effect::LoadLog(log.to_path_buf())]);
+    a.on_log_loaded(
+        log,
+        Ok(b"reading src/\nstep one\nstep two: report.rs\n".to_vec()),
+    );
+    assert!(frame_text(&draw(&a, 160, 48)).contains("step two: report.rs"));
+
+    // Once it finished, nothing is followed.
+    let (mut done, _clock) = app(ThemeKind::NoColor, &with_agents(true));
+    press(&mut done, "6");
+    assert_eq!(done.on_tick(), vec![]);
+}
