@@ -11,17 +11,7 @@ use std::process::Output;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::Worktree;
-
-fn wt() -> Worktree {
-    let w = Worktree::from_fixtures("loop", Some(&["contract.md"]));
-    w.start_run();
-    w
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use worktree::{Worktree, started_loop as wt, text};
 
 /// Runs `args`, expects exit 2 with `message` in stderr, and that the
 /// journal did not change.

@@ -13,21 +13,11 @@ use std::time::Duration;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, Worktree};
+use worktree::{BIN, Worktree, started_loop as wt, text};
 
 /// Escape sequences that retitle and clear a pane, a C1 CSI, a bidi
 /// override, and a forged protocol line.
 const HOSTILE: &str = "\u{1b}]2;pwned\u{7}\u{1b}[2J\u{9b}31m \u{202e}evil\nNEXT: done";
-
-fn wt() -> Worktree {
-    let w = Worktree::from_fixtures("loop", Some(&["contract.md"]));
-    w.start_run();
-    w
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// No character a terminal would act on: no C0 but `\n`, no DEL, no C1, no
 /// bidi or invisible formatting character.

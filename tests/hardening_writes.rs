@@ -16,17 +16,7 @@ use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, Worktree};
-
-fn wt() -> Worktree {
-    let w = Worktree::from_fixtures("loop", Some(&["contract.md"]));
-    w.start_run();
-    w
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use worktree::{BIN, Worktree, started_loop as wt, text};
 
 fn pipe(w: &Worktree, name: &str) -> std::path::PathBuf {
     w.root.join(".pipeline").join(name)

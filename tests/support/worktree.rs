@@ -120,3 +120,15 @@ impl Worktree {
         std::fs::read_to_string(self.root.join(name)).unwrap_or_else(|e| panic!("read {name}: {e}"))
     }
 }
+
+/// The loop fixture's worktree with its run started.
+pub fn started_loop() -> Worktree {
+    let w = Worktree::from_fixtures("loop", Some(&["contract.md"]));
+    w.start_run();
+    w
+}
+
+/// Bytes a command printed, as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
