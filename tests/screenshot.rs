@@ -100,12 +100,14 @@ fn readme_picture_from_a_recorded_demo_run() {
     write(&out.join("loopwatch.txt"), &text);
 }
 
-/// The number of events up to the latest `human.requested`: the screen a
-/// person saw while the run waited on them.
+/// The number of events up to the latest `human.requested` that carries
+/// code evidence: the screen a person saw while the run waited on them.
 fn moment_with_open_gate(events: &[Event]) -> Option<usize> {
     events
         .iter()
-        .rposition(|e| matches!(e.body, EventBody::HumanRequested(_)))
+        .rposition(
+            |e| matches!(&e.body, EventBody::HumanRequested(r) if r.evidence.get("code").is_some()),
+        )
         .map(|i| i + 1)
 }
 
