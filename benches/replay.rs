@@ -97,18 +97,8 @@ fn main() -> ExitCode {
 /// The journal of `loopwatch demo --no-tui` (the real binary).
 fn demo_lines() -> Vec<String> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let git_config = dir.path().join("gitconfig");
-    std::fs::write(&git_config, "[init]\n\tdefaultBranch = main\n").expect("git config");
     let out = dir.path().join("demo");
-    let run = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
-        .args(["demo", "--no-tui", "--speed", "1000", "--out"])
-        .arg(&out)
-        .env("LOOPWATCH_USER", "demo")
-        .env("GIT_CONFIG_GLOBAL", &git_config)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run loopwatch demo");
+    let run = loopwatch::tui::testkit::record_demo(env!("CARGO_BIN_EXE_loopwatch").as_ref(), &out);
     assert!(run.status.success(), "the demo run failed: {run:?}");
     std::fs::read_to_string(out.join(".pipeline/events.jsonl"))
         .expect("read the demo journal")

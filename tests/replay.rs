@@ -11,7 +11,6 @@
 mod journal_gen;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use loopwatch::history::History;
@@ -47,17 +46,8 @@ fn demo() -> &'static Demo {
 /// journal's times, and reads it back through the journal reader.
 fn record_demo() -> Demo {
     let dir = tempfile::tempdir().expect("temp dir");
-    let git_config = dir.path().join("gitconfig");
-    std::fs::write(&git_config, "[init]\n\tdefaultBranch = main\n").expect("write git config");
     let out = dir.path().join("invoice-tools");
-    let run = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
-        .args(["demo", "--no-tui", "--speed", "1000", "--out"])
-        .arg(&out)
-        .env("LOOPWATCH_USER", "demo")
-        .env("GIT_CONFIG_GLOBAL", &git_config)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("run loopwatch demo");
+    let run = loopwatch::tui::testkit::record_demo(env!("CARGO_BIN_EXE_loopwatch").as_ref(), &out);
     assert!(
         run.status.success(),
         "the demo run did not complete ({:?}):\n{}\n{}",

@@ -33,12 +33,9 @@ const ROWS: u16 = 36;
 fn readme_picture_from_a_recorded_demo_run() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = tmp.path().join("invoice-tools");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_loopwatch"))
-        .args(["demo", "--no-tui", "--speed", "1000", "--out"])
-        .arg(&root)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("run the demo");
+    let status =
+        loopwatch::tui::testkit::record_demo(env!("CARGO_BIN_EXE_loopwatch").as_ref(), &root)
+            .status;
     // The picture needs the recorded journal, not a clean ending: a run
     // that stops at a human gate still recorded the moment shown.
     if !status.success() {

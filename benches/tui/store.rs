@@ -5,7 +5,6 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -25,8 +24,8 @@ pub fn run(bin: &str) -> anyhow::Result<Vec<Figure>> {
     let tmp = tempfile::tempdir().context("temp dir")?;
     let long = tmp.path().join("long");
     let short = tmp.path().join("short");
-    let last_long = demo_with_notes(bin, tmp.path(), &long, NOTES)?;
-    let last_short = demo_with_notes(bin, tmp.path(), &short, 1_000)?;
+    let last_long = demo_with_notes(bin, &long, NOTES)?;
+    let last_short = demo_with_notes(bin, &short, 1_000)?;
     let config_home = tmp.path().join("config");
     std::fs::create_dir_all(&config_home).context("config home")?;
 
@@ -69,18 +68,8 @@ pub fn run(bin: &str) -> anyhow::Result<Vec<Figure>> {
 
 /// Records the demo run into `out` with the real binary, then appends
 /// `notes` notes to its journal; returns the last seq.
-fn demo_with_notes(bin: &str, tmp: &Path, out: &Path, notes: usize) -> anyhow::Result<u64> {
-    let git_config = tmp.join("gitconfig");
-    std::fs::write(&git_config, "[init]\n\tdefaultBranch = main\n").context("git config")?;
-    let run = Command::new(bin)
-        .args(["demo", "--no-tui", "--speed", "1000", "--out"])
-        .arg(out)
-        .env("LOOPWATCH_USER", "demo")
-        .env("GIT_CONFIG_GLOBAL", &git_config)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(Stdio::null())
-        .output()
-        .context("run loopwatch demo")?;
+fn demo_with_notes(bin: &str, out: &Path, notes: usize) -> anyhow::Result<u64> {
+    let run = loopwatch::tui::testkit::record_demo(bin.as_ref(), out);
     anyhow::ensure!(run.status.success(), "the demo run failed: {run:?}");
     let journal = out.join(".pipeline/events.jsonl");
     let text = std::fs::read_to_string(&journal).context("read the demo journal")?;

@@ -143,3 +143,21 @@ pub fn type_text(app: &mut App, text: &str) -> Vec<crate::tui::Effect> {
 
 /// Past the dialog's key guard.
 pub const PAST_GUARD: Duration = Duration::from_millis(350);
+
+/// Records `loopwatch demo --no-tui --speed 1000` into `out` with the
+/// binary `bin`, under a git set-up of its own (default branch `main`, no
+/// system or user config) and the user `demo`, so the journal is the same
+/// on every machine. Returns the command's output; the caller judges it.
+pub fn record_demo(bin: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    let git_config = out.with_extension("gitconfig");
+    std::fs::write(&git_config, "[init]\n\tdefaultBranch = main\n").expect("write git config");
+    std::process::Command::new(bin)
+        .args(["demo", "--no-tui", "--speed", "1000", "--out"])
+        .arg(out)
+        .env("LOOPWATCH_USER", "demo")
+        .env("GIT_CONFIG_GLOBAL", &git_config)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run loopwatch demo")
+}
