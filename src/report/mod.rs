@@ -7,8 +7,7 @@
 //! cost where recorded, the red tests, and (HTML) a picture of the run.
 //!
 //! Built from the folded state plus the triage files it names, and from the
-//! journal's events for what the state does not keep (snapshots, usage,
-//! times); rendered as markdown, JSON or one self-contained HTML file.
+//! journal's events for what the state does not keep (snapshots, times); rendered as markdown, JSON or one self-contained HTML file.
 //! Never claims "complete" when an abandonment was accepted. Every format
 //! is scrubbed of secrets ([`crate::redact`]); the journal is not.
 
@@ -280,17 +279,16 @@ impl Report {
             open_gates: s.open_human_gates().map(|g| g.request.id.clone()).collect(),
             red_tests,
             code: Vec::new(),
-            usage: Usage::default(),
+            usage: run_events::usage(s),
             timeline: Vec::new(),
         }
     }
 
     /// Adds what only the events hold: the code changes per iteration (read
-    /// from the snapshots in the git repository of `worktree`), the agents'
-    /// usage and the timeline of the picture.
+    /// from the snapshots in the git repository of `worktree`) and the
+    /// timeline of the picture.
     pub fn with_events(mut self, events: &[Event], worktree: &Path) -> Report {
         self.code = run_events::code_changes(events, worktree);
-        self.usage = run_events::usage(events);
         self.timeline = run_events::timeline(events);
         self
     }
@@ -319,8 +317,7 @@ impl Report {
 }
 
 /// The markdown report of a state (what `record run-end` writes); with a
-/// pipeline folder, its journal's events add the code changes, usage and
-/// times.
+/// pipeline folder, its journal's events add the code changes and times.
 pub fn markdown(s: &State, pipeline_dir: Option<&Path>) -> String {
     let mut r = Report::build(s, pipeline_dir);
     if let Some(dir) = pipeline_dir {

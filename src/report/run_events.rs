@@ -1,7 +1,7 @@
 //! What a report reads from the journal's events rather than from the
-//! folded state: the code changes per iteration (from the snapshots the
-//! events name), the agents' tokens and cost where recorded, and the spans
-//! of the run's picture (gate rounds and waits on a person, over time).
+//! folded state (the code changes per iteration, from the snapshots the
+//! events name, and the spans of the run's picture: gate rounds and waits on
+//! a person, over time), and the agents' tokens and cost, from the fold.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -115,51 +115,45 @@ fn scrub_hunks(f: &mut FileDiff) {
     }
 }
 
-/// The agents' usage from `agent.started` / `agent.finished` events; when
-/// there are none, from the verify-by-test summaries that carry tokens.
-pub fn usage(events: &[Event]) -> Usage {
-    let mut iteration_of: BTreeMap<u64, u64> = BTreeMap::new();
-    let mut agents = Vec::new();
-    let mut summaries = Vec::new();
-    for ev in events {
-        match ev.body.type_name() {
-            "agent.started" => {
-                let v = ev.to_value();
-                if let (Some(d), Some(i)) = (v["dispatch"].as_u64(), v["iteration"].as_u64()) {
-                    iteration_of.insert(d, i);
-                }
-            }
-            "agent.finished" => {
-                let v = ev.to_value();
-                let dispatch = v["dispatch"].as_u64();
-                agents.push(AgentLine {
-                    dispatch,
-                    role: v["role"].as_str().unwrap_or("agent").to_string(),
-                    iteration: dispatch.and_then(|d| iteration_of.get(&d).copied()),
-                    tokens_in: v["tokensIn"].as_u64(),
-                    tokens_out: v["tokensOut"].as_u64(),
-                    cost_usd: v["costUsd"].as_f64(),
-                    duration_ms: v["durationMs"].as_u64(),
-                });
-            }
-            _ => {}
-        }
-        if let EventBody::VerifySummary(s) = &ev.body
-            && (s.tokens_in.is_some() || s.tokens_out.is_some())
-        {
-            summaries.push(AgentLine {
-                dispatch: None,
-                role: "verify-by-test".into(),
-                iteration: Some(u64::from(s.iteration)),
-                tokens_in: s.tokens_in,
-                tokens_out: s.tokens_out,
-                cost_usd: None,
-                duration_ms: Some(s.duration_ms),
-            });
-        }
-    }
+/// The agents' usage from the dispatches the fold paired (`agent.started`
+/// with its `agent.finished`); when there are none, from the verify-by-test
+/// summaries that carry tokens.
+pub fn usage(s: &crate::model::State) -> Usage {
+    // The fold already pairs each dispatch with its finish: read it there.
+    let mut agents: Vec<AgentLine> = s
+        .agents
+        .iter()
+        .filter_map(|a| {
+            let f = a.finished.as_ref()?;
+            Some(AgentLine {
+                dispatch: Some(u64::from(a.started.dispatch)),
+                role: a.started.role.to_string(),
+                iteration: Some(u64::from(a.started.iteration)),
+                tokens_in: f.tokens_in,
+                tokens_out: f.tokens_out,
+                cost_usd: f.cost_usd,
+                duration_ms: Some(f.duration_ms),
+            })
+        })
+        .collect();
     if agents.is_empty() {
-        agents = summaries;
+        // Runs without agent events: the verify-by-test summaries that carry tokens.
+        agents = s
+            .review_iterations
+            .iter()
+            .filter_map(|it| {
+                let v = it.verify_by_test.as_ref()?;
+                (v.tokens_in.is_some() || v.tokens_out.is_some()).then(|| AgentLine {
+                    dispatch: None,
+                    role: "verify-by-test".into(),
+                    iteration: Some(u64::from(v.iteration)),
+                    tokens_in: v.tokens_in,
+                    tokens_out: v.tokens_out,
+                    cost_usd: None,
+                    duration_ms: Some(v.duration_ms),
+                })
+            })
+            .collect();
     }
     let sum = |f: fn(&AgentLine) -> Option<u64>| {
         agents
