@@ -9,5 +9,6 @@ pub mod config;
 pub mod dispatch;
 pub mod driver;
 pub mod lock;
+pub mod review;
 
 pub use driver::{EngineError, Finish, Options, run};

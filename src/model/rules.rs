@@ -12,6 +12,7 @@ use super::event::*;
 use super::state::*;
 use super::types::*;
 
+pub mod green;
 mod handoff;
 pub use handoff::{
     DEVELOPER_SUBJECT, auditor_input, developer_input, handoff_lines, is_developer_gate,

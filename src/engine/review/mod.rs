@@ -1,0 +1,6 @@
+//! The review stage of `loopwatch run`, between GATE 1 and GATE 2: the
+//! reviewer's review, the finding-verifier graph, triage, and
+//! verify-by-test. Each step is a `Next` the rules produce; this module only
+//! carries them out.
+
+pub mod verify_by_test;
