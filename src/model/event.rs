@@ -144,6 +144,9 @@ pub enum EventBody {
         /// The note.
         text: String,
     },
+    /// A red test handed to the developer, run again after its dispatch.
+    #[serde(rename = "verify.green")]
+    VerifyGreen(Box<VerifyGreen>),
     /// A type this version does not know (kept, shown raw).
     #[serde(skip)]
     Unknown {
@@ -177,6 +180,7 @@ boxed_body!(
     RunEnded(RunEnded),
     AgentStarted(AgentStarted),
     AgentFinished(AgentFinished),
+    VerifyGreen(VerifyGreen),
 );
 
 impl EventBody {
@@ -192,6 +196,7 @@ impl EventBody {
             EventBody::AgentFinished(a) => &mut a.extra,
             EventBody::HumanExpired(x) => &mut x.extra,
             EventBody::NotifySent(n) => &mut n.extra,
+            EventBody::VerifyGreen(g) => &mut g.extra,
             _ => return,
         };
         for k in ["v", "seq", "at"] {
@@ -220,6 +225,7 @@ impl EventBody {
             EventBody::AgentStarted(_) => "agent.started",
             EventBody::AgentFinished(_) => "agent.finished",
             EventBody::Note { .. } => "note",
+            EventBody::VerifyGreen(_) => "verify.green",
             EventBody::Unknown { type_name, .. } => type_name,
         }
     }
@@ -238,6 +244,7 @@ impl EventBody {
             EventBody::FloorGuardFinished(f) => Some(f.iteration),
             EventBody::HumanRequested(h) => Some(h.iteration),
             EventBody::AgentStarted(a) => Some(a.iteration),
+            EventBody::VerifyGreen(g) => Some(g.iteration),
             _ => None,
         }
     }
@@ -473,6 +480,18 @@ pub struct VerifySummary {
     /// The step ran out of time.
     #[serde(default)]
     pub timed_out: bool,
+    /// What was normalised to read the agent's answer (a code fence, prose
+    /// around the array).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalized: Vec<String>,
+    /// Cleanup invariant violations: files left changed after the step
+    /// that are not a confirmed repro test (each with why).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cleanup_violations: Vec<String>,
+    /// The worktree's snapshot after the step (the red tests as they were
+    /// handed over), against which their later diff is taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<String>,
 }
 
 /// One floor-guard line.
@@ -589,10 +608,12 @@ pub struct RunEnded {
 
 mod agent;
 mod expiry;
+mod green;
 mod limits;
 mod notice;
 pub use agent::{AgentFinished, AgentRole, AgentStarted};
 pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
+pub use green::{GreenResult, VerifyGreen};
 pub use limits::MAX_VALUES_PER_LINE;
 pub use notice::NotifySent;
 
@@ -753,7 +774,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 18] = [
+pub const KNOWN_TYPES: [&str; 19] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -772,6 +793,7 @@ pub const KNOWN_TYPES: [&str; 18] = [
     "agent.started",
     "agent.finished",
     "note",
+    "verify.green",
 ];
 
 fn is_known_type(t: &str) -> bool {

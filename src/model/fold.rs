@@ -190,6 +190,13 @@ impl State {
             }
             EventBody::AgentFinished(f) => self.apply_agent_finished(f, ev),
             EventBody::Note { .. } => {}
+            EventBody::VerifyGreen(g) => {
+                let it = self.iteration_mut(g.iteration, ev);
+                match it.greens.iter_mut().find(|x| x.test_ref == g.test_ref) {
+                    Some(slot) => *slot = VerifyGreen::clone(g),
+                    None => it.greens.push(VerifyGreen::clone(g)),
+                }
+            }
             EventBody::Unknown { .. } => self.unknown_events += 1,
         }
     }

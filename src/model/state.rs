@@ -143,6 +143,10 @@ pub struct Iteration {
     /// Floor-guard result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor_guard: Option<FloorGuardResult>,
+    /// The red tests handed to this iteration's developer, run again after
+    /// its dispatch (`verify.green`), one per test reference.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub greens: Vec<VerifyGreen>,
     /// What was handed to the developer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dev_inputs: Vec<Value>,

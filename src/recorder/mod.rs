@@ -304,6 +304,17 @@ impl Recorder {
         })
     }
 
+    /// Records the reruns of the red tests handed to a developer
+    /// (`verify.green`, one per test), refused for an iteration not started.
+    pub fn verify_green(&self, greens: Vec<VerifyGreen>) -> Result<Appended, RecordError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            for g in &greens {
+                check_iteration(s, g.iteration)?;
+            }
+            Ok(greens.iter().cloned().map(EventBody::from).collect())
+        })
+    }
+
     /// Records a floor-guard result.
     pub fn floor_guard(&self, mut result: FloorGuardResult) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {

@@ -3,4 +3,5 @@
 //! verify-by-test. Each step is a `Next` the rules produce; this module only
 //! carries them out.
 
+pub mod single_test;
 pub mod verify_by_test;

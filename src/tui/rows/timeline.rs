@@ -151,6 +151,14 @@ pub fn summary(ev: &Event) -> (String, Tone) {
         ),
         EventBody::RunEnded(e) => (format!("run ended: {}", e.status.as_str()), Tone::Accent),
         EventBody::Note { text } => (text.clone(), Tone::Muted),
+        EventBody::VerifyGreen(g) => (
+            format!("red test {} of {}: {}", g.test_ref, g.finding, g.result),
+            if g.result == crate::model::event::GreenResult::Green {
+                Tone::Good
+            } else {
+                Tone::Bad
+            },
+        ),
         EventBody::Unknown { fields, .. } => (
             serde_json::Value::Object(fields.as_ref().clone()).to_string(),
             Tone::Warn,
