@@ -4,4 +4,9 @@
 //! carries them out.
 
 pub mod single_test;
+pub mod vbt_answer;
+pub mod vbt_exec;
+pub mod vbt_input;
+pub mod vbt_recheck;
+pub mod vbt_tree;
 pub mod verify_by_test;

@@ -1,15 +1,51 @@
 //! Verify-by-test: one dispatch writes a repro test per accepted blocking
 //! finding, loopwatch runs each test alone and judges it from its log, and
 //! the red tests handed to the developer are run again after its work.
+//!
+//! The step, for iteration `i`:
+//! 1. the first `max_findings` accepted blocking findings of the triage
+//!    file are handed to `[agents.verify-by-test]` in ONE dispatch (the
+//!    rest are `cap-exceeded`); the worktree is snapshotted first;
+//! 2. each answered test is run alone ([`super::single_test`], under the
+//!    build lock, [`super::vbt_exec`]) into `.pipeline/verify-<i>-<finding>.test.log`;
+//! 3. a test the log shows failing is `confirmed`, one it shows passing
+//!    `not-reproduced` (the evidence gate proves it again in `triage
+//!    apply`), anything else `inconclusive`, with why;
+//! 4. every file the agent changed is put back but the confirmed tests'
+//!    files, and the worktree is checked to hold no other change
+//!    (`verify.summary.cleanupViolations` and a note otherwise);
+//! 5. `triage apply` updates the triage file, which is recorded again
+//!    with each `verify.result` and the `verify.summary`.
+//!
+//! `step_timeout` bounds the dispatch and the test runs together: past it
+//! the agent or the test is stopped (its whole process group), what was
+//! not judged stays accepted as `inconclusive`, and `timedOut` plus a
+//! `verify-by-test-timeout` note are recorded. The step's own failures are
+//! recorded and never stop the loop; only a stop asked for does (the
+//! worktree is put back first, and the step is done again on resume).
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+use super::single_test::{self, TestCommand};
+use super::vbt_answer::{self, Repro};
+use super::vbt_exec::{self, Ran, TestJob};
+use super::vbt_tree::{self, Tree};
+use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Verdict};
+use crate::checks::triage as triage_apply;
 use crate::engine::EngineError;
 use crate::engine::config::{AgentConfig, VerifyByTestConfig};
-use crate::engine::dispatch::Settings;
+use crate::engine::dispatch::{self, DispatchError, Settings};
+use crate::model::event::VerifySummary;
+use crate::model::triage::{
+    AttemptResult, Triage, TriageFinding, TriageSeverity, VerificationEntry, VerificationReport,
+};
 use crate::recorder::Recorder;
+
+pub use super::vbt_recheck::{Recheck, recheck};
 
 /// One iteration's verify-by-test step.
 #[derive(Debug, Clone)]
@@ -28,36 +64,487 @@ pub struct Job<'a> {
     pub dispatch: u32,
 }
 
+/// What the step found out, recorded at its end.
+#[derive(Debug, Default)]
+struct Findings {
+    entries: Vec<VerificationEntry>,
+    normalized: Vec<String>,
+    notes: Vec<String>,
+    violations: Vec<String>,
+    timed_out: bool,
+    tokens: (Option<u64>, Option<u64>),
+    tree: Option<String>,
+}
+
 /// Runs the step: the dispatch, each test alone, the results, `triage
 /// apply`, the cleanup check and `verify.summary`. `Ok(Some(code))` when a
 /// stop was asked for.
 pub async fn run(
-    _rec: &Recorder,
-    _job: Job<'_>,
-    _stop: &mut watch::Receiver<Option<i32>>,
+    rec: &Recorder,
+    job: Job<'_>,
+    stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<Option<i32>, EngineError> {
-    Err(EngineError::Refused(
-        "verify-by-test is not available yet".into(),
-    ))
+    let started = Instant::now();
+    let deadline = started + job.config.step_timeout;
+    let pipeline = rec.pipeline().clone();
+    let triage_path = if job.triage_file.is_relative() && !job.triage_file.exists() {
+        pipeline.dir().join(&job.triage_file)
+    } else {
+        job.triage_file.clone()
+    };
+    let mut out = Findings::default();
+    let triage = match read_triage(&triage_path) {
+        Ok(t) => t,
+        Err(why) => {
+            out.notes.push(format!(
+                "verify-by-test of iteration {}: {why}; nothing was tested",
+                job.iteration
+            ));
+            return finish(rec, &job, &triage_path, out, started, None).await;
+        }
+    };
+    let cap = usize::try_from(job.config.max_findings).unwrap_or(usize::MAX);
+    let attempted: Vec<TriageFinding> = triage
+        .accepted
+        .iter()
+        .filter(|f| f.severity == TriageSeverity::Blocking)
+        .take(cap)
+        .cloned()
+        .collect();
+    if attempted.is_empty() {
+        return finish(rec, &job, &triage_path, out, started, None).await;
+    }
+    let worktree = pipeline.worktree().to_path_buf();
+    let before = match Tree::take(&worktree, pipeline.dir()) {
+        Ok(t) => t,
+        Err(e) => {
+            // Without a snapshot nothing the agent writes could be put back.
+            let why =
+                format!("not run: {e} (verify-by-test puts the worktree back from a snapshot)");
+            out.entries = attempted
+                .iter()
+                .map(|f| inconclusive(f, None, &why))
+                .collect();
+            return finish(rec, &job, &triage_path, out, started, None).await;
+        }
+    };
+    let runner = single_test::detect(&job.settings.run.test);
+    let inputs = super::vbt_input::text(
+        &worktree,
+        &job.settings.run.diff,
+        &job.settings.run.test,
+        runner.as_ref().map_err(ToString::to_string),
+        &attempted,
+        Some(&before.id),
+    );
+    let mut agent = job.agent.clone();
+    agent.timeout = agent
+        .timeout
+        .min(deadline.saturating_duration_since(Instant::now()));
+    let djob = dispatch::Job {
+        agent: &agent,
+        iteration: job.iteration,
+        gate: None,
+        inputs,
+        dispatch: job.dispatch,
+    };
+    let answered = match dispatch::dispatch(job.settings, djob, stop).await {
+        Ok(d) if d.finished.interrupted => {
+            let code = stop.borrow().unwrap_or(130);
+            put_back(&before, &BTreeSet::new());
+            return Ok(Some(code));
+        }
+        Ok(d) => {
+            out.tokens = (d.finished.tokens_in, d.finished.tokens_out);
+            match d.finished.failure() {
+                None => vbt_answer::read(&d.answer.text, &ids(&attempted)),
+                Some(_)
+                    if d.finished.timed_out
+                        && Instant::now() + Duration::from_millis(50) >= deadline =>
+                {
+                    out.timed_out = true;
+                    Err(format!(
+                        "not run: the step's {} s ran out while the agent wrote the tests",
+                        job.config.step_timeout.as_secs()
+                    ))
+                }
+                Some(why) => Err(format!("not run: the verify-by-test agent failed ({why})")),
+            }
+        }
+        Err(DispatchError::Journal(e)) => return Err(e.into()),
+        Err(e) => Err(format!(
+            "not run: the verify-by-test agent could not be dispatched ({e})"
+        )),
+    };
+    let answered = match answered {
+        Ok(a) => a,
+        Err(why) => {
+            out.entries = attempted
+                .iter()
+                .map(|f| inconclusive(f, None, &why))
+                .collect();
+            out.violations = cleanup(&before, &BTreeSet::new(), &mut out.tree);
+            return finish(rec, &job, &triage_path, out, started, Some(&before)).await;
+        }
+    };
+    out.normalized = answered.normalized.clone();
+    out.notes.extend(
+        answered
+            .ignored
+            .iter()
+            .map(|w| format!("verify-by-test answer: {w}")),
+    );
+    let mut names = LogNames::default();
+    for f in &attempted {
+        let repro = match answered.by_finding.get(&f.id) {
+            Some(Ok(r)) => r.clone(),
+            Some(Err(why)) => {
+                out.entries.push(inconclusive(f, None, why));
+                continue;
+            }
+            None => {
+                out.entries.push(inconclusive(
+                    f,
+                    None,
+                    "the agent wrote no repro test for it",
+                ));
+                continue;
+            }
+        };
+        if out.timed_out {
+            out.entries.push(inconclusive(
+                f,
+                Some(&repro),
+                "not run: the step ran out of time",
+            ));
+            continue;
+        }
+        let log = names.log(job.iteration, &f.id);
+        let judged = judge_one(
+            job.settings,
+            &runner,
+            &repro,
+            &pipeline.dir().join(&log),
+            deadline,
+            stop,
+            &f.id,
+        )
+        .await;
+        let (result, note) = match judged {
+            Judged::Stopped(code) => {
+                put_back(&before, &BTreeSet::new());
+                return Ok(Some(code));
+            }
+            Judged::OutOfTime(note) => {
+                out.timed_out = true;
+                (AttemptResult::Inconclusive, note)
+            }
+            Judged::Done(r, note) => (r, note),
+        };
+        out.entries.push(VerificationEntry {
+            finding: f.id.clone(),
+            result,
+            test_ref: repro.test_ref.clone(),
+            file: repro.file.clone(),
+            log,
+            note,
+        });
+    }
+    let keep: BTreeSet<String> = out
+        .entries
+        .iter()
+        .filter(|e| e.result == AttemptResult::Confirmed)
+        .map(|e| before.to_top(&e.file))
+        .collect();
+    let shared: Vec<String> = out
+        .entries
+        .iter()
+        .filter(|e| e.result != AttemptResult::Confirmed && keep.contains(&before.to_top(&e.file)))
+        .map(|e| format!("{} ({})", e.file, e.finding))
+        .collect();
+    if !shared.is_empty() {
+        out.notes.push(format!(
+            "verify-by-test cleanup: kept {} although it also holds a test that did not confirm its finding: the file holds a confirmed repro test too",
+            shared.join(", ")
+        ));
+    }
+    out.violations = cleanup(&before, &keep, &mut out.tree);
+    finish(rec, &job, &triage_path, out, started, Some(&before)).await
 }
 
-/// The red tests of an earlier iteration, run again after the developer's work.
-#[derive(Debug, Clone)]
-pub struct Recheck<'a> {
-    /// The run's dispatch settings.
-    pub settings: &'a Settings,
-    /// The iteration whose developer dispatch just succeeded.
-    pub iteration: u32,
+/// How one test was judged.
+enum Judged {
+    Done(AttemptResult, String),
+    OutOfTime(String),
+    Stopped(i32),
 }
 
-/// Reruns each red test handed to the developer of `iteration` and records
-/// one `verify.green` per test. `Ok(Some(code))` when a stop was asked for.
-pub async fn recheck(
-    _rec: &Recorder,
-    _job: Recheck<'_>,
-    _stop: &mut watch::Receiver<Option<i32>>,
+async fn judge_one(
+    set: &Settings,
+    runner: &Result<TestCommand, single_test::SingleTestError>,
+    repro: &Repro,
+    log: &Path,
+    deadline: Instant,
+    stop: &mut watch::Receiver<Option<i32>>,
+    finding: &str,
+) -> Judged {
+    let undecided = |why: String| Judged::Done(AttemptResult::Inconclusive, why);
+    let cmd = match runner {
+        Ok(c) => c,
+        Err(e) => return undecided(e.to_string()),
+    };
+    let inv = match single_test::invocation(cmd, &repro.file, &repro.test_ref) {
+        Ok(i) => i,
+        Err(e) => return undecided(format!("not run: {e}")),
+    };
+    let file = set.pipeline.worktree().join(&repro.file);
+    if !file.is_file() {
+        return undecided(format!(
+            "not run: the repro test file {} does not exist",
+            repro.file
+        ));
+    }
+    let tj = TestJob {
+        invocation: &inv,
+        log: log.to_path_buf(),
+        deadline,
+        tag: format!("verify-by-test-{finding}"),
+    };
+    match vbt_exec::run_test(set, tj, stop).await {
+        Err(e) => undecided(format!("not run: {e}")),
+        Ok(Ran::Stopped(code)) => Judged::Stopped(code),
+        Ok(Ran::NotStarted(why)) => undecided(format!("not run: {why}")),
+        Ok(Ran::TimedOut { waiting: true }) => Judged::OutOfTime(
+            "not run: the build lock was not free before the step ran out of time".into(),
+        ),
+        Ok(Ran::TimedOut { waiting: false }) => Judged::OutOfTime(format!(
+            "timed out: `{}` was stopped when the step ran out of time",
+            inv.display()
+        )),
+        Ok(Ran::Exited(_)) => {
+            let text = match evidence_gate::read_log(log) {
+                Ok(t) => t,
+                Err(e) => return undecided(format!("the test log cannot be read: {e}")),
+            };
+            let claim = |status| Claim {
+                status,
+                test: Some(repro.test_ref.clone()),
+            };
+            match evidence_gate::judge(&text, &claim(ClaimStatus::Failed)) {
+                Verdict::Proven(_) => Judged::Done(AttemptResult::Confirmed, String::new()),
+                Verdict::NotProven(why_not_failed) => {
+                    match evidence_gate::judge(&text, &claim(ClaimStatus::Passed)) {
+                        Verdict::Proven(_) => {
+                            Judged::Done(AttemptResult::NotReproduced, String::new())
+                        }
+                        Verdict::NotProven(_) => undecided(format!(
+                            "the repro test did not run to a result: {why_not_failed}"
+                        )),
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn ids(findings: &[TriageFinding]) -> Vec<String> {
+    findings.iter().map(|f| f.id.clone()).collect()
+}
+
+fn inconclusive(f: &TriageFinding, repro: Option<&Repro>, why: &str) -> VerificationEntry {
+    VerificationEntry {
+        finding: f.id.clone(),
+        result: AttemptResult::Inconclusive,
+        test_ref: repro.map(|r| r.test_ref.clone()).unwrap_or_default(),
+        file: repro.map(|r| r.file.clone()).unwrap_or_default(),
+        log: String::new(),
+        note: why.to_string(),
+    }
+}
+
+/// `verify-<i>-<finding>.test.log`, the finding's id made a safe file
+/// name (and told apart when two ids make the same one).
+#[derive(Default)]
+struct LogNames(BTreeSet<String>);
+
+impl LogNames {
+    fn log(&mut self, iteration: u32, finding: &str) -> String {
+        let safe: String = finding
+            .chars()
+            .take(64)
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let mut name = format!("verify-{iteration}-{safe}.test.log");
+        let mut n = 2;
+        while !self.0.insert(name.clone()) {
+            name = format!("verify-{iteration}-{safe}-{n}.test.log");
+            n += 1;
+        }
+        name
+    }
+}
+
+/// Puts back every file changed since `before` but those in `keep`;
+/// returns the problems (a file that could not be put back).
+fn put_back(before: &Tree, keep: &BTreeSet<String>) -> Vec<String> {
+    let changed = match before.again().and_then(|now| before.changes(&now, 0)) {
+        Ok(c) => c,
+        Err(e) => {
+            return vec![format!(
+                "the worktree cannot be compared with its snapshot: {e}"
+            )];
+        }
+    };
+    let mut problems = Vec::new();
+    for path in Tree::paths(&changed) {
+        if !keep.contains(&path)
+            && let Err(e) = before.restore(&path)
+        {
+            problems.push(e.to_string());
+        }
+    }
+    problems
+}
+
+/// Puts the worktree back and checks the invariant: the only changes left
+/// since `before` are the files in `keep`. Returns the violations; `tree`
+/// gets the worktree's snapshot after the cleanup.
+fn cleanup(before: &Tree, keep: &BTreeSet<String>, tree: &mut Option<String>) -> Vec<String> {
+    let mut violations = put_back(before, keep);
+    match before.again() {
+        Ok(now) => {
+            *tree = Some(now.id.as_str().to_string());
+            match before.changes(&now, 0) {
+                Ok(left) => {
+                    violations.extend(left.iter().filter(|f| !keep.contains(&f.path)).map(|f| {
+                        format!(
+                            "{} {} and not a confirmed repro test",
+                            f.path,
+                            vbt_tree::status_word(f)
+                        )
+                    }))
+                }
+                Err(e) => violations.push(e.to_string()),
+            }
+        }
+        Err(e) => violations.push(e.to_string()),
+    }
+    violations
+}
+
+/// `triage apply` with the entries, then the events: the notes, each
+/// `verify.result`, `verify.summary`, and the triage file recorded again.
+async fn finish(
+    rec: &Recorder,
+    job: &Job<'_>,
+    triage_path: &Path,
+    mut out: Findings,
+    started: Instant,
+    before: Option<&Tree>,
 ) -> Result<Option<i32>, EngineError> {
-    Err(EngineError::Refused(
-        "the red-test recheck is not available yet".into(),
-    ))
+    let i = job.iteration;
+    let pipeline = rec.pipeline();
+    let report = VerificationReport {
+        results: out.entries.clone(),
+        max_findings: job.config.max_findings,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        timed_out: out.timed_out,
+        tokens_in: out.tokens.0,
+        tokens_out: out.tokens.1,
+    };
+    if out.timed_out {
+        out.notes.push(format!(
+            "verify-by-test-timeout: iteration {i}'s step ran past its step_timeout of {} s; the agent and its tests were stopped, the findings not judged keep their judgement",
+            job.config.step_timeout.as_secs()
+        ));
+    }
+    if !out.violations.is_empty() {
+        out.notes.push(format!(
+            "verify-by-test cleanup invariant violated in iteration {i}: {}",
+            out.violations.join("; ")
+        ));
+    }
+    if let (Some(tree), Some(before)) = (&out.tree, before) {
+        keep_tree(rec, before, i, tree);
+    }
+    let report_path = pipeline.dir().join(format!("verify-{i}.verification.json"));
+    let applied = serde_json::to_vec_pretty(&report)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| {
+            crate::util::replace_atomically(&report_path, &bytes)
+                .map_err(|e| format!("cannot write {}: {e}", report_path.display()))
+        })
+        .and_then(|()| {
+            triage_apply::apply_files(triage_path, &report_path, Some(pipeline.dir()))
+                .map_err(|e| e.to_string())
+        });
+    for n in out.notes.drain(..) {
+        rec.note(n)?;
+    }
+    let extend = |mut s: VerifySummary, out: &Findings| {
+        s.normalized.clone_from(&out.normalized);
+        s.cleanup_violations.clone_from(&out.violations);
+        s.tree.clone_from(&out.tree);
+        s
+    };
+    match applied {
+        Ok(o) => {
+            let summary = extend(o.summary, &out);
+            rec.verify(o.results, Some(summary))?;
+            let (counts, buckets) = o.triage.buckets();
+            let file = triage_path.strip_prefix(pipeline.dir()).map_or_else(
+                |_| triage_path.display().to_string(),
+                |p| p.display().to_string(),
+            );
+            rec.triage(i, file, counts, buckets)?;
+        }
+        Err(why) => {
+            rec.note(format!(
+                "verify-by-test of iteration {i}: triage apply {} failed: {why}",
+                triage_path.display()
+            ))?;
+            let summary = VerifySummary {
+                iteration: i,
+                duration_ms: report.duration_ms,
+                tokens_in: report.tokens_in,
+                tokens_out: report.tokens_out,
+                timed_out: report.timed_out,
+                ..VerifySummary::default()
+            };
+            rec.verify(Vec::new(), Some(extend(summary, &out)))?;
+        }
+    }
+    Ok(None)
+}
+
+/// Keeps the snapshot the red tests are later compared with reachable.
+fn keep_tree(rec: &Recorder, before: &Tree, iteration: u32, tree: &str) {
+    let Some(id) = crate::code::TreeId::parse(tree) else {
+        return;
+    };
+    let Ok(Some(snap)) = crate::journal::snapshot(rec.pipeline()) else {
+        return;
+    };
+    let Some(run) = snap.state.run else { return };
+    let label = format!("iteration-{iteration}-verify-by-test");
+    if let Err(e) = crate::code::keep(
+        rec.pipeline().worktree(),
+        &run.id,
+        &label,
+        &before.recorded(id).id,
+    ) {
+        tracing::warn!("snapshot {tree} not kept under refs/loopwatch: {e}");
+    }
+}
+
+fn read_triage(path: &Path) -> Result<Triage, String> {
+    let bytes = crate::util::read_regular(path, crate::util::MAX_TEXT_BYTES)
+        .map_err(|e| format!("cannot read the triage file {}: {e}", path.display()))?;
+    Triage::parse(&path.display().to_string(), &bytes)
 }

@@ -1,0 +1,246 @@
+//! The red tests handed to a developer, run again after its dispatch, one
+//! `verify.green` each:
+//! - `missing`: the test file is gone, or the runner ran no test by its name;
+//! - `weakened`: since verify-by-test kept it (`verify.summary.tree`), its
+//!   file lost an assertion or gained a skip (floor-guard's `ASSERT_DROP`
+//!   and `SKIP`, a `floor-guard: allow` waiver notwithstanding: the
+//!   developer was told not to weaken it), or the runner skipped it;
+//! - `green`: its log proves it ran and passed;
+//! - `red`: anything else (it fails, no longer builds, runs out of time).
+//!
+//! Each run is the same as verify-by-test's (alone, under the build lock,
+//! in its own process group) into `.pipeline/green-<i>-<finding>.test.log`;
+//! `step_timeout` bounds the whole recheck.
+
+use std::time::Instant;
+
+use tokio::sync::watch;
+
+use super::single_test;
+use super::vbt_exec::{self, Ran, TestJob};
+use super::vbt_tree::Tree;
+use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Refusal, Verdict};
+use crate::checks::floor_guard;
+use crate::code::TreeId;
+use crate::engine::EngineError;
+use crate::engine::config::VerifyByTestConfig;
+use crate::engine::dispatch::Settings;
+use crate::model::event::{GreenResult, VerifyGreen};
+use crate::model::rules::green;
+use crate::model::state::State;
+use crate::model::types::RedTest;
+use crate::recorder::Recorder;
+
+/// The red tests of an earlier iteration, run again after the developer's work.
+#[derive(Debug, Clone)]
+pub struct Recheck<'a> {
+    /// The run's dispatch settings.
+    pub settings: &'a Settings,
+    /// `[verify_by_test]` (its `step_timeout` bounds the recheck).
+    pub config: &'a VerifyByTestConfig,
+    /// The iteration whose developer dispatch just succeeded.
+    pub iteration: u32,
+}
+
+/// Reruns each red test handed to the developer of `iteration` and records
+/// one `verify.green` per test. `Ok(Some(code))` when a stop was asked for
+/// (nothing is recorded then: the recheck is done again on resume).
+pub async fn recheck(
+    rec: &Recorder,
+    job: Recheck<'_>,
+    stop: &mut watch::Receiver<Option<i32>>,
+) -> Result<Option<i32>, EngineError> {
+    let deadline = Instant::now() + job.config.step_timeout;
+    let pipeline = rec.pipeline().clone();
+    let state = crate::journal::snapshot(&pipeline)?
+        .map(|s| s.state)
+        .unwrap_or_default();
+    let i = job.iteration;
+    let done: Vec<&str> = state
+        .iteration(i)
+        .map(|it| it.greens.iter().map(|g| g.test_ref.as_str()).collect())
+        .unwrap_or_default();
+    let reds: Vec<RedTest> = green::handed_over(&state, i)
+        .into_iter()
+        .filter(|r| !done.contains(&r.test_ref.as_str()))
+        .collect();
+    if reds.is_empty() {
+        return Ok(None);
+    }
+    let worktree = pipeline.worktree().to_path_buf();
+    let now = Tree::take(&worktree, pipeline.dir());
+    let runner = single_test::detect(&job.settings.run.test);
+    let mut greens = Vec::new();
+    for red in &reds {
+        let mut g = VerifyGreen {
+            iteration: i,
+            finding: red.issue.clone(),
+            test_ref: red.test_ref.clone(),
+            result: GreenResult::Red,
+            log: String::new(),
+            note: None,
+            extra: Default::default(),
+        };
+        let mut set = |result, note: String| {
+            g.result = result;
+            g.note = Some(note).filter(|n| !n.is_empty());
+        };
+        if !worktree.join(&red.file).is_file() {
+            set(
+                GreenResult::Missing,
+                format!("the test file {} is gone", red.file),
+            );
+            greens.push(g);
+            continue;
+        }
+        match (&now, kept_tree(&state, i, &red.test_ref)) {
+            (Ok(now), Some(then)) => match weakened(&now.recorded(then), now, &red.file) {
+                Ok(Some(why)) => {
+                    set(GreenResult::Weakened, why);
+                    greens.push(g);
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!("no weakening check of {}: {e}", red.test_ref),
+            },
+            (Err(e), _) => tracing::warn!("no weakening check of {}: {e}", red.test_ref),
+            (Ok(_), None) => {}
+        }
+        let inv = match runner.as_ref().map_err(ToString::to_string).and_then(|c| {
+            single_test::invocation(c, &red.file, &red.test_ref).map_err(|e| e.to_string())
+        }) {
+            Ok(inv) => inv,
+            Err(why) => {
+                set(GreenResult::Red, format!("cannot be run alone: {why}"));
+                greens.push(g);
+                continue;
+            }
+        };
+        let log = format!("green-{i}-{}.test.log", safe(&red.issue));
+        let tj = TestJob {
+            invocation: &inv,
+            log: pipeline.dir().join(&log),
+            deadline,
+            tag: format!("recheck-{i}"),
+        };
+        let (result, note) = match vbt_exec::run_test(job.settings, tj, stop).await {
+            Ok(Ran::Stopped(code)) => return Ok(Some(code)),
+            Ok(Ran::Exited(_)) => {
+                g.log = log.clone();
+                judge(&pipeline.dir().join(&log), &red.test_ref)
+            }
+            Ok(Ran::TimedOut { .. }) => {
+                g.log = log.clone();
+                (
+                    GreenResult::Red,
+                    "did not finish before the recheck's step_timeout".to_string(),
+                )
+            }
+            Ok(Ran::NotStarted(why)) => (GreenResult::Red, why),
+            Err(e) => (GreenResult::Red, format!("not run: {e}")),
+        };
+        set(result, note);
+        greens.push(g);
+    }
+    rec.verify_green(greens)?;
+    Ok(None)
+}
+
+/// What a rerun's log shows.
+fn judge(log: &std::path::Path, test_ref: &str) -> (GreenResult, String) {
+    let text = match evidence_gate::read_log(log) {
+        Ok(t) => t,
+        Err(e) => return (GreenResult::Red, format!("the log cannot be read: {e}")),
+    };
+    let claim = |status| Claim {
+        status,
+        test: Some(test_ref.to_string()),
+    };
+    let refusal = match evidence_gate::judge(&text, &claim(ClaimStatus::Passed)) {
+        Verdict::Proven(_) => return (GreenResult::Green, String::new()),
+        Verdict::NotProven(r) => r,
+    };
+    if evidence_gate::judge(&text, &claim(ClaimStatus::Failed)).is_proven() {
+        return (GreenResult::Red, "it still fails".into());
+    }
+    match &refusal {
+        Refusal::NoTestRan(t) if t.skipped > 0 => (
+            GreenResult::Weakened,
+            format!("the runner skipped it ({t})"),
+        ),
+        Refusal::StatusDiffers {
+            found: "skipped", ..
+        } => (
+            GreenResult::Weakened,
+            format!("the runner skipped it: {refusal}"),
+        ),
+        Refusal::NoTestRan(t) if !t.failure_reported => (
+            GreenResult::Missing,
+            format!("the runner ran no test by that name ({t})"),
+        ),
+        Refusal::TestAbsent { .. } => (GreenResult::Missing, refusal.to_string()),
+        _ => (GreenResult::Red, refusal.to_string()),
+    }
+}
+
+/// The snapshot verify-by-test recorded with the red test (the latest
+/// iteration before `iteration` whose summary kept it).
+fn kept_tree(s: &State, iteration: u32, test_ref: &str) -> Option<TreeId> {
+    s.review_iterations
+        .iter()
+        .rev()
+        .filter(|it| it.iteration < iteration)
+        .filter_map(|it| it.verify_by_test.as_ref())
+        .find(|v| v.red_tests.iter().any(|r| r.test_ref == test_ref))
+        .and_then(|v| v.tree.as_deref())
+        .and_then(TreeId::parse)
+}
+
+/// Why the test file was weakened from `then` to `now`, if it was.
+fn weakened(
+    then: &Tree,
+    now: &Tree,
+    file: &str,
+) -> Result<Option<String>, super::vbt_tree::TreeError> {
+    let path = then.to_top(file);
+    let changes: Vec<_> = then
+        .changes(now, 0)?
+        .into_iter()
+        .filter(|f| f.path == path)
+        .collect();
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    let text = crate::code::diff_text(&changes);
+    let found: Vec<String> = floor_guard::classify(&text, &[])
+        .into_iter()
+        .filter(|f| f.kind == "ASSERT_DROP" || f.kind == "SKIP")
+        .map(|f| {
+            let waived = if f.waived {
+                " (waived, which a red test may not be)"
+            } else {
+                ""
+            };
+            format!("{} {}:{} {}{waived}", f.kind, f.path, f.line, f.snippet)
+        })
+        .collect();
+    Ok((!found.is_empty()).then(|| {
+        format!(
+            "weakened since verify-by-test kept it: {}",
+            found.join("; ")
+        )
+    }))
+}
+
+fn safe(id: &str) -> String {
+    id.chars()
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
