@@ -35,3 +35,25 @@ fn every_schema_compiles() {
         jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+#[test]
+fn a_verify_green_line_validates_and_a_wrong_result_does_not() {
+    let schema = loopwatch::schema::for_kind(loopwatch::schema::FileKind::Journal);
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let line = serde_json::json!({"v": 1, "seq": 9, "at": "2026-12-01T00:00:00Z", "type": "verify.green",
+        "iteration": 2, "finding": "F1", "testRef": "tests/repro_f1.rs::f1", "result": "weakened",
+        "log": "green-2-F1.test.log", "note": "ASSERT_DROP tests/repro_f1.rs:3"});
+    assert!(
+        v.is_valid(&line),
+        "{:?}",
+        v.iter_errors(&line)
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+    );
+    let mut wrong = line.clone();
+    wrong["result"] = "blue".into();
+    assert!(!v.is_valid(&wrong));
+    let parsed = loopwatch::model::Event::parse_line(line.to_string().as_bytes()).unwrap();
+    assert_eq!(parsed.body.type_name(), "verify.green");
+    assert_eq!(parsed.to_value(), line, "round trip");
+}

@@ -159,10 +159,10 @@ pub fn detect(test: &str) -> Result<TestCommand, SingleTestError> {
         env: env.clone(),
         words,
     };
-    if names.first().is_some_and(|w| w == "cargo") {
-        if let Some(i) = pos("test").or(pos("nextest")) {
-            return Ok(found(Runner::Cargo, cargo_words(&rest[..1], &rest[1..], i)));
-        }
+    if names.first().is_some_and(|w| w == "cargo")
+        && let Some(i) = pos("test").or(pos("nextest"))
+    {
+        return Ok(found(Runner::Cargo, cargo_words(&rest[..1], &rest[1..], i)));
     }
     if let Some(i) = pos("pytest").or(pos("py.test")) {
         return Ok(found(Runner::Pytest, rest[..=i].to_vec()));
@@ -269,11 +269,11 @@ fn go_words(words: &[String]) -> Vec<String> {
     while let Some(w) = it.next() {
         if w == "-race" || w.starts_with("-tags=") {
             out.push(w.clone());
-        } else if w == "-tags" {
-            if let Some(v) = it.next() {
-                out.push(w.clone());
-                out.push(v.clone());
-            }
+        } else if w == "-tags"
+            && let Some(v) = it.next()
+        {
+            out.push(w.clone());
+            out.push(v.clone());
         }
     }
     out

@@ -163,6 +163,6 @@ fn test_files(worktree: &Path) -> Vec<String> {
             !p.is_empty() && (lower.contains("test") || lower.contains("spec"))
         })
         .take(TEST_FILES_LISTED)
-        .map(|p| crate::sanitize::sanitize_input(p))
+        .map(crate::sanitize::sanitize_input)
         .collect()
 }
