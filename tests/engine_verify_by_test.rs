@@ -35,6 +35,8 @@ case $MODE in
     printf '\n#[test]\nfn f2_label_plural() {\n    assert_eq!(repro::label(2), "2 items");\n}\n' >>tests/existing.rs
     test_file repro_f3 f3_missing_fn 'assert_eq!(repro::nope(), 1);'
     echo scratch >notes.txt
+    # A "fix" of the code under test would make every repro test pass.
+    sed -i 's|price + tip / 100|price + tip|' src/lib.rs
     printf 'The tests:\n```json\n[{"finding":"F1","file":"tests/repro_f1.rs","testRef":"tests/repro_f1.rs::f1_total_keeps_the_tip"},\n {"finding":"F2","file":"tests/existing.rs","testRef":"tests/existing.rs::f2_label_plural"},\n {"finding":"F3","file":"tests/repro_f3.rs","testRef":"tests/repro_f3.rs::f3_missing_fn"}]\n```\n'
     ;;
   reds)
@@ -43,13 +45,20 @@ case $MODE in
     test_file repro_f3 f3_tip_only 'assert_eq!(repro::total_cents(0, 100), 100);'
     test_file repro_f4 f4_singular 'assert_eq!(repro::label(1), "1 item");'
     test_file repro_f5 f5_zero 'assert_eq!(repro::label(0), "none");'
+    test_file repro_f6 f6_two 'assert_eq!(repro::label(2), "two items");'
     printf '['
-    for n in 1 2 3 4 5; do
+    for n in 1 2 3 4 5 6; do
       name=$(grep -o 'fn f[0-9_a-z]*' "tests/repro_f$n.rs" | cut -c4-)
       [ "$n" -gt 1 ] && printf ','
       printf '{"finding":"F%s","file":"tests/repro_f%s.rs","testRef":"tests/repro_f%s.rs::%s"}' "$n" "$n" "$n" "$name"
     done
     printf ']\n'
+    ;;
+  hostile)
+    test_file repro_f1 f1_total_keeps_the_tip 'assert_eq!(repro::total_cents(100, 50), 150);'
+    printf 'ok\n' >>tests/existing.rs
+    sed -i 's|1 items|one items|' tests/existing.rs
+    printf '[{"finding":"F1","file":"../outside/tests/a.rs","testRef":"a"},{"finding":"F2","file":"tests/existing.rs","testRef":"existing_label"},{"finding":"F9","file":"tests/x.rs","testRef":"x"},"F3"]'
     ;;
   sleep)
     test_file repro_f1 f1_total_keeps_the_tip 'assert_eq!(repro::total_cents(100, 50), 150);'
@@ -66,7 +75,7 @@ esac
 "#;
 
 /// The scripted developer of the recheck: fixes F1, leaves F2, deletes
-/// F3's test, drops F4's assertion, renames F5's test.
+/// F3's test, drops F4's assertion, renames F5's test, ignores F6's.
 const DEVELOPER: &str = r#"#!/usr/bin/env bash
 set -u
 cat >/dev/null
@@ -74,6 +83,7 @@ sed -i 's|price + tip / 100|price + tip|' src/lib.rs
 rm tests/repro_f3.rs
 sed -i '/assert_eq/d' tests/repro_f4.rs
 sed -i 's/fn f5_zero/fn f5_zero_renamed/' tests/repro_f5.rs
+sed -i 's/^#\[test\]/#[test]\n#[ignore]/' tests/repro_f6.rs
 echo done
 "#;
 
@@ -343,7 +353,20 @@ fn three_outcomes_leave_only_the_confirmed_repro_test_behind() {
     // edited test file is back to its content, the stray file is gone.
     assert_eq!(c.status(), ["?? tests/repro_f1.rs"]);
     assert_eq!(c.read("tests/existing.rs"), EXISTING);
+    assert_eq!(
+        c.read("src/lib.rs"),
+        LIB,
+        "the code under test was put back before the tests ran"
+    );
     assert!(!c.root.join("tests/repro_f3.rs").exists());
+    assert!(!c.root.join("notes.txt").exists());
+    let notes = c.notes();
+    assert!(
+        notes.iter().any(
+            |n| n.contains("put src/lib.rs back before running the tests (the agent edited it")
+        ),
+        "{notes:?}"
+    );
 
     // triage apply: F2 moved to deferred, the file recorded again.
     let t: Value = serde_json::from_str(
@@ -491,9 +514,9 @@ fn a_crashing_agent_leaves_every_judgement_and_nothing_behind() {
 
 #[test]
 fn red_tests_are_rerun_after_the_developer_green_red_missing_weakened() {
-    let c = Crate::new(&["F1", "F2", "F3", "F4", "F5"]);
-    assert_eq!(c.verify("reds", config(5, Duration::from_secs(300))), None);
-    assert_eq!(c.summary()["confirmed"], 5, "{}", c.summary());
+    let c = Crate::new(&["F1", "F2", "F3", "F4", "F5", "F6"]);
+    assert_eq!(c.verify("reds", config(6, Duration::from_secs(300))), None);
+    assert_eq!(c.summary()["confirmed"], 6, "{}", c.summary());
     let reds = c
         .state()
         .iteration(1)
@@ -549,7 +572,7 @@ fn red_tests_are_rerun_after_the_developer_green_red_missing_weakened() {
     assert!(d.finished.succeeded(), "{:?}", d.finished);
     assert_eq!(green::pending(&c.state()), Some(2));
 
-    let cfg = config(5, Duration::from_secs(300));
+    let cfg = config(6, Duration::from_secs(300));
     let job = Recheck {
         settings: &c.settings,
         config: &cfg,
@@ -593,10 +616,17 @@ fn red_tests_are_rerun_after_the_developer_green_red_missing_weakened() {
         by("F5")
     );
 
+    assert_eq!(by("F6").result, GreenResult::Weakened, "{:?}", by("F6"));
+    assert!(
+        by("F6").note.as_deref().unwrap().contains("skipped"),
+        "{:?}",
+        by("F6")
+    );
+
     let s = c.state();
     assert_eq!(green::pending(&s), None, "recorded once");
     let gaps = green::gaps(&s);
-    assert_eq!(gaps.len(), 4, "{gaps:#?}");
+    assert_eq!(gaps.len(), 5, "{gaps:#?}");
     assert!(
         gaps.iter()
             .any(|g| g.contains("tests/repro_f2.rs::f2_label_none of finding F2 is red")),
@@ -612,4 +642,127 @@ fn red_tests_are_rerun_after_the_developer_green_red_missing_weakened() {
             .map(|e| &e.body),
         Some(EventBody::VerifyGreen(_))
     ));
+}
+
+#[test]
+fn hostile_answers_are_their_findings_problem_and_never_run() {
+    let c = Crate::new(&["F1", "F2", "F3"]);
+    assert_eq!(
+        c.verify("hostile", config(3, Duration::from_secs(300))),
+        None
+    );
+    let f1 = c.result("F1");
+    assert_eq!(f1["result"], "inconclusive");
+    assert!(
+        f1["note"]
+            .as_str()
+            .unwrap()
+            .contains("must stay inside the worktree"),
+        "{f1}"
+    );
+    // An existing test file whose lines the agent changed is not run.
+    let f2 = c.result("F2");
+    assert_eq!(f2["result"], "inconclusive");
+    assert!(
+        f2["note"]
+            .as_str()
+            .unwrap()
+            .contains("changed 1 existing line(s) of tests/existing.rs"),
+        "{f2}"
+    );
+    assert!(
+        c.result("F3")["note"]
+            .as_str()
+            .unwrap()
+            .contains("wrote no repro test")
+    );
+    let notes = c.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("F9, which was not asked for")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("entry 4 is a string")),
+        "{notes:?}"
+    );
+    assert_eq!(c.status(), Vec::<String>::new());
+    assert_eq!(c.read("tests/existing.rs"), EXISTING);
+    assert!(
+        !c.settings
+            .pipeline
+            .dir()
+            .join("verify-1-F1.test.log")
+            .exists(),
+        "nothing ran"
+    );
+}
+
+#[test]
+fn an_unknown_runner_is_an_inconclusive_naming_the_test_command() {
+    let mut c = Crate::new(&["F1"]);
+    c.settings.run.test = "make check".into();
+    assert_eq!(c.verify("three", config(3, Duration::from_secs(300))), None);
+    let f1 = c.result("F1");
+    assert_eq!(f1["result"], "inconclusive");
+    assert!(
+        f1["note"]
+            .as_str()
+            .unwrap()
+            .contains("cannot tell the test runner from [run] test `make check`"),
+        "{f1}"
+    );
+    assert_eq!(c.status(), Vec::<String>::new());
+}
+
+#[test]
+fn a_stop_puts_the_worktree_back_and_records_no_result() {
+    let c = Crate::new(&["F1"]);
+    let agent = c.agent("sleep", Duration::from_secs(120));
+    let cfg = config(3, Duration::from_secs(300));
+    let (tx, mut rx) = watch::channel(None);
+    let marker = c.out.join("grandchild");
+    let stopper = std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !marker.exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the agent never started"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        tx.send(Some(143)).unwrap();
+        tx
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let got = rt
+        .block_on(verify_by_test::run(
+            &c.rec,
+            Job {
+                settings: &c.settings,
+                agent: &agent,
+                config: &cfg,
+                iteration: 1,
+                triage_file: c.settings.pipeline.dir().join("triage-1.json"),
+                dispatch: c.next_dispatch(),
+            },
+            &mut rx,
+        ))
+        .unwrap();
+    let _tx = stopper.join().unwrap();
+    assert_eq!(got, Some(143));
+    assert!(
+        c.events("verify.summary").is_empty(),
+        "the step is done again on resume"
+    );
+    assert_eq!(c.events("agent.finished")[0]["interrupted"], true);
+    assert_eq!(
+        c.status(),
+        Vec::<String>::new(),
+        "the half-written repro test is gone"
+    );
 }

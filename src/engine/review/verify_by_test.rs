@@ -24,7 +24,7 @@
 //! recorded and never stop the loop; only a stop asked for does (the
 //! worktree is put back first, and the step is done again on resume).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -36,6 +36,7 @@ use super::vbt_exec::{self, Ran, TestJob};
 use super::vbt_tree::{self, Tree};
 use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Verdict};
 use crate::checks::triage as triage_apply;
+use crate::code::FileStatus;
 use crate::engine::EngineError;
 use crate::engine::config::{AgentConfig, VerifyByTestConfig};
 use crate::engine::dispatch::{self, DispatchError, Settings};
@@ -194,9 +195,15 @@ pub async fn run(
             .iter()
             .map(|w| format!("verify-by-test answer: {w}")),
     );
+    let tampered = isolate(&before, &answered, &mut out.notes);
     let mut names = LogNames::default();
     for f in &attempted {
         let repro = match answered.by_finding.get(&f.id) {
+            Some(Ok(r)) if tampered.contains_key(&before.to_top(&r.file)) => {
+                let why = &tampered[&before.to_top(&r.file)];
+                out.entries.push(inconclusive(f, Some(r), why));
+                continue;
+            }
             Some(Ok(r)) => r.clone(),
             Some(Err(why)) => {
                 out.entries.push(inconclusive(f, None, why));
@@ -270,6 +277,60 @@ pub async fn run(
     }
     out.violations = cleanup(&before, &keep, &mut out.tree);
     finish(rec, &job, &triage_path, out, started, Some(&before)).await
+}
+
+/// Before any test runs, the code is what it was: every change the agent
+/// made outside the test files it named is put back (a note names each),
+/// and a named file that existed is refused when the agent changed or
+/// removed lines of it rather than only adding a test (the map gives why,
+/// by top-level path). A test can only reproduce a finding, or fail to,
+/// against the code the finding is about.
+fn isolate(
+    before: &Tree,
+    answered: &vbt_answer::Answered,
+    notes: &mut Vec<String>,
+) -> BTreeMap<String, String> {
+    let named: BTreeSet<String> = answered
+        .by_finding
+        .values()
+        .filter_map(|r| r.as_ref().ok())
+        .map(|r| before.to_top(&r.file))
+        .collect();
+    let changes = match before.again().and_then(|now| before.changes(&now, 0)) {
+        Ok(c) => c,
+        Err(e) => {
+            notes.push(format!("verify-by-test: {e}"));
+            return BTreeMap::new();
+        }
+    };
+    let mut tampered = BTreeMap::new();
+    for f in &changes {
+        let paths: Vec<&String> = std::iter::once(&f.path)
+            .chain(f.old_path.as_ref())
+            .collect();
+        if named.contains(&f.path) && f.status == FileStatus::Modified && f.removed > 0 {
+            tampered.insert(
+                f.path.clone(),
+                format!(
+                    "not run: the agent changed {} existing line(s) of {} instead of only adding a test",
+                    f.removed, f.path
+                ),
+            );
+        }
+        for p in paths {
+            if named.contains(p) && f.status != FileStatus::Renamed {
+                continue;
+            }
+            match before.restore(p) {
+                Ok(()) => notes.push(format!(
+                    "verify-by-test: put {p} back before running the tests (the agent {} it and named no test in it)",
+                    vbt_tree::status_word(f)
+                )),
+                Err(e) => notes.push(format!("verify-by-test: {e}")),
+            }
+        }
+    }
+    tampered
 }
 
 /// How one test was judged.
