@@ -3,13 +3,11 @@
 //! bell and an OSC 9 notification (wrapped for tmux inside tmux); coming
 //! back to the terminal (focus, or a new start) shows what happened meanwhile.
 
-use std::io::{Read, Write};
+mod support;
+
 use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 
@@ -28,100 +26,38 @@ fn ask(root: &Path, config: &Path, kind: &str, summary: &str) -> String {
         .to_string()
 }
 
-/// Everything the TUI printed, and a way to type into it.
-struct Pty {
-    bytes: Arc<Mutex<Vec<u8>>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
+/// The TUI watching `root` on a 30 × 100 pty.
+fn spawn(root: &Path, config: &Path, tmux: bool) -> support::pty::Pty {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["watch", &root.display().to_string()])
+        .current_dir(root)
+        .env("TERM", "xterm-256color")
+        .env("XDG_CONFIG_HOME", config)
+        .env("XDG_STATE_HOME", config.join("state"));
+    if tmux {
+        cmd.env("TMUX", "/tmp/tmux-test/default,1,0");
+    } else {
+        cmd.env_remove("TMUX");
+    }
+    support::pty::Pty::spawn(cmd, 30, 100)
 }
 
-impl Pty {
-    fn spawn(root: &Path, config: &Path, tmux: bool) -> Pty {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 30,
-                cols: 100,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(BIN);
-        cmd.args(["watch", &root.display().to_string()]);
-        cmd.cwd(root);
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("XDG_CONFIG_HOME", config);
-        cmd.env("XDG_STATE_HOME", config.join("state"));
-        if tmux {
-            cmd.env("TMUX", "/tmp/tmux-test/default,1,0");
-        } else {
-            cmd.env_remove("TMUX");
+/// Types `q` until the TUI ends (a first key may only dismiss a digest),
+/// then returns everything it printed.
+fn quit(mut pty: support::pty::Pty) -> Vec<u8> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut typed = Instant::now() - Duration::from_secs(1);
+    while !pty.exited() {
+        assert!(Instant::now() < deadline, "the TUI did not quit");
+        if typed.elapsed() >= Duration::from_millis(300) {
+            pty.send(b"q");
+            typed = Instant::now();
         }
-        let child = pair.slave.spawn_command(cmd).unwrap();
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let writer = pair.master.take_writer().unwrap();
-        let bytes = Arc::new(Mutex::new(Vec::new()));
-        let sink = bytes.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        Pty {
-            bytes,
-            writer,
-            child,
-            _master: pair.master,
-        }
+        std::thread::sleep(Duration::from_millis(20));
     }
-
-    fn has(&self, needle: &[u8]) -> bool {
-        let b = self.bytes.lock().unwrap();
-        b.windows(needle.len()).any(|w| w == needle)
-    }
-
-    fn wait_for(&self, needle: &[u8]) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !self.has(needle) {
-            assert!(
-                Instant::now() < deadline,
-                "{:?} never printed; got {:?}",
-                String::from_utf8_lossy(needle),
-                String::from_utf8_lossy(&self.bytes.lock().unwrap())
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).unwrap();
-        self.writer.flush().unwrap();
-    }
-
-    /// Types `q` until the TUI ends (a first key may only dismiss a digest).
-    fn quit(mut self) -> Vec<u8> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut typed = Instant::now() - Duration::from_secs(1);
-        loop {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the TUI did not quit");
-            if typed.elapsed() >= Duration::from_millis(300) {
-                self.send(b"q");
-                typed = Instant::now();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        // The reader drains what was written before the exit.
-        self.wait_for(b"\x1b[23;0t");
-        self.bytes.lock().unwrap().clone()
-    }
+    // The reader drains what was written before the exit.
+    pty.wait_for(b"\x1b[23;0t");
+    pty.bytes()
 }
 
 fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
@@ -141,7 +77,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 fn title_counts_waiting_gates_is_restored_and_a_new_gate_notifies() {
     let (_dir, root, config) = setup();
     ask(&root, &config, "out-of-scope", "first");
-    let pty = Pty::spawn(&root, &config, false);
+    let pty = spawn(&root, &config, false);
     pty.wait_for(b"\x1b[22;0t");
     pty.wait_for("\x1b]2;loopwatch ⚑1\x07".as_bytes());
     // The gate that was already open is not announced again.
@@ -150,7 +86,7 @@ fn title_counts_waiting_gates_is_restored_and_a_new_gate_notifies() {
     let osc = format!("\x1b]9;{id} (structural) waits on you: second ␛]2;evil␇ gate\x07");
     pty.wait_for(osc.as_bytes());
     pty.wait_for("\x1b]2;loopwatch ⚑2\x07".as_bytes());
-    let all = pty.quit();
+    let all = quit(pty);
     let at_osc = find(&all, osc.as_bytes()).unwrap();
     assert!(
         all[..at_osc].contains(&0x07),
@@ -171,14 +107,14 @@ fn inside_tmux_the_notification_is_passed_through() {
     )
     .unwrap();
     ask(&root, &config, "out-of-scope", "first");
-    let pty = Pty::spawn(&root, &config, true);
+    let pty = spawn(&root, &config, true);
     pty.wait_for("\x1b]2;loopwatch ⚑1\x07".as_bytes());
     let id = ask(&root, &config, "structural", "second");
     let wrapped = format!(
         "\x1bPtmux;\x1b\x1b]777;notify;loopwatch;{id} (structural) waits on you: second\x07\x1b\\"
     );
     pty.wait_for(wrapped.as_bytes());
-    let all = pty.quit();
+    let all = quit(pty);
     assert!(find(&all, b"\x1b]777;notify").is_some());
     assert!(find(&all, b"\x1b]9;").is_none());
 }
@@ -187,7 +123,7 @@ fn inside_tmux_the_notification_is_passed_through() {
 fn coming_back_shows_what_happened_while_away() {
     let (_dir, root, config) = setup();
     ask(&root, &config, "out-of-scope", "first");
-    let mut pty = Pty::spawn(&root, &config, false);
+    let mut pty = spawn(&root, &config, false);
     pty.wait_for(b"\x1b[?1004h");
     pty.wait_for("\x1b]2;loopwatch ⚑1\x07".as_bytes());
     pty.send(b"\x1b[O");
@@ -198,7 +134,7 @@ fn coming_back_shows_what_happened_while_away() {
     pty.wait_for(
         format!("while you were away: 1 gate opened ({second}; 1 still waiting)").as_bytes(),
     );
-    let all = pty.quit();
+    let all = quit(pty);
     assert!(
         find(&all, b"\x1b[?1004l").is_some(),
         "focus events turned off on exit"
@@ -206,9 +142,9 @@ fn coming_back_shows_what_happened_while_away() {
 
     // The next start tells what happened since this one ended.
     let third = ask(&root, &config, "structural", "third");
-    let pty = Pty::spawn(&root, &config, false);
+    let pty = spawn(&root, &config, false);
     pty.wait_for(
         format!("while you were away: 1 gate opened ({third}; 1 still waiting)").as_bytes(),
     );
-    pty.quit();
+    quit(pty);
 }

@@ -3,7 +3,7 @@
 //! lock taken, no notification claimed; deciding is refused with the reason.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+mod support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 
@@ -168,43 +168,16 @@ impl Synced {
 }
 
 fn on_pty(s: &Synced, args: &[&str], wait_for: &str) {
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: 30,
-            cols: 110,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let mut cmd = CommandBuilder::new(BIN);
-    cmd.args(args);
-    cmd.cwd(s.root.parent().unwrap());
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("XDG_CONFIG_HOME", &s.config);
-    let mut child = pair.slave.spawn_command(cmd).unwrap();
-    drop(pair.slave);
-    let mut reader = pair.master.try_clone_reader().unwrap();
-    let mut writer = pair.master.take_writer().unwrap();
-    let bytes = Arc::new(Mutex::new(Vec::new()));
-    let sink = bytes.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(s.root.parent().unwrap())
+        .env("TERM", "xterm-256color")
+        .env("XDG_CONFIG_HOME", &s.config);
+    let mut pty = support::pty::Pty::spawn(cmd, 30, 110);
+    pty.wait_for(wait_for.as_bytes());
+    pty.send(b"q");
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !String::from_utf8_lossy(&bytes.lock().unwrap()).contains(wait_for) {
-        assert!(Instant::now() < deadline, "{wait_for:?} never shown");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    writer.write_all(b"q").unwrap();
-    writer.flush().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
+    while !pty.exited() {
         assert!(Instant::now() < deadline, "did not quit");
         std::thread::sleep(Duration::from_millis(20));
     }

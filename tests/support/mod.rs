@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod hardening;
+pub mod pty;
 pub mod tmux;
 pub mod worktree;
 
