@@ -18,8 +18,8 @@ use tokio::sync::watch;
 
 use super::single_test;
 use super::vbt_exec::{self, Ran, TestJob};
+use super::vbt_judge;
 use super::vbt_tree::Tree;
-use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Refusal, Verdict};
 use crate::checks::floor_guard;
 use crate::code::TreeId;
 use crate::engine::EngineError;
@@ -127,7 +127,7 @@ pub async fn recheck(
             Ok(Ran::Stopped(code)) => return Ok(Some(code)),
             Ok(Ran::Exited(_)) => {
                 g.log = log.clone();
-                judge(&pipeline.dir().join(&log), &red.test_ref)
+                vbt_judge::green_of_log(&pipeline.dir().join(&log), &red.test_ref)
             }
             Ok(Ran::TimedOut { .. }) => {
                 g.log = log.clone();
@@ -144,43 +144,6 @@ pub async fn recheck(
     }
     rec.verify_green(greens)?;
     Ok(None)
-}
-
-/// What a rerun's log shows.
-fn judge(log: &std::path::Path, test_ref: &str) -> (GreenResult, String) {
-    let text = match evidence_gate::read_log(log) {
-        Ok(t) => t,
-        Err(e) => return (GreenResult::Red, format!("the log cannot be read: {e}")),
-    };
-    let claim = |status| Claim {
-        status,
-        test: Some(test_ref.to_string()),
-    };
-    let refusal = match evidence_gate::judge(&text, &claim(ClaimStatus::Passed)) {
-        Verdict::Proven(_) => return (GreenResult::Green, String::new()),
-        Verdict::NotProven(r) => r,
-    };
-    if evidence_gate::judge(&text, &claim(ClaimStatus::Failed)).is_proven() {
-        return (GreenResult::Red, "it still fails".into());
-    }
-    match &refusal {
-        Refusal::NoTestRan(t) if t.skipped > 0 => (
-            GreenResult::Weakened,
-            format!("the runner skipped it ({t})"),
-        ),
-        Refusal::StatusDiffers {
-            found: "skipped", ..
-        } => (
-            GreenResult::Weakened,
-            format!("the runner skipped it: {refusal}"),
-        ),
-        Refusal::NoTestRan(t) if !t.failure_reported => (
-            GreenResult::Missing,
-            format!("the runner ran no test by that name ({t})"),
-        ),
-        Refusal::TestAbsent { .. } => (GreenResult::Missing, refusal.to_string()),
-        _ => (GreenResult::Red, refusal.to_string()),
-    }
 }
 
 /// The snapshot verify-by-test recorded with the red test (the latest

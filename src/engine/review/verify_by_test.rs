@@ -24,19 +24,16 @@
 //! recorded and never stop the loop; only a stop asked for does (the
 //! worktree is put back first, and the step is done again on resume).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::single_test::{self, TestCommand};
 use super::vbt_answer::{self, Repro};
-use super::vbt_exec::{self, Ran, TestJob};
-use super::vbt_tree::{self, Tree};
-use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Verdict};
+use super::vbt_tree::Tree;
+use super::{single_test, vbt_cleanup, vbt_judge};
 use crate::checks::triage as triage_apply;
-use crate::code::FileStatus;
 use crate::engine::EngineError;
 use crate::engine::config::{AgentConfig, VerifyByTestConfig};
 use crate::engine::dispatch::{self, DispatchError, Settings};
@@ -101,7 +98,7 @@ pub async fn run(
                 "verify-by-test of iteration {}: {why}; nothing was tested",
                 job.iteration
             ));
-            return finish(rec, &job, &triage_path, out, started, None).await;
+            return finish(rec, &job, &triage_path, out, started).await;
         }
     };
     let cap = usize::try_from(job.config.max_findings).unwrap_or(usize::MAX);
@@ -113,7 +110,7 @@ pub async fn run(
         .cloned()
         .collect();
     if attempted.is_empty() {
-        return finish(rec, &job, &triage_path, out, started, None).await;
+        return finish(rec, &job, &triage_path, out, started).await;
     }
     let worktree = pipeline.worktree().to_path_buf();
     let before = match Tree::take(&worktree, pipeline.dir()) {
@@ -126,7 +123,7 @@ pub async fn run(
                 .iter()
                 .map(|f| inconclusive(f, None, &why))
                 .collect();
-            return finish(rec, &job, &triage_path, out, started, None).await;
+            return finish(rec, &job, &triage_path, out, started).await;
         }
     };
     let runner = single_test::detect(&job.settings.run.test);
@@ -152,7 +149,7 @@ pub async fn run(
     let answered = match dispatch::dispatch(job.settings, djob, stop).await {
         Ok(d) if d.finished.interrupted => {
             let code = stop.borrow().unwrap_or(130);
-            put_back(&before, &BTreeSet::new());
+            vbt_cleanup::put_back(&before, &BTreeSet::new());
             return Ok(Some(code));
         }
         Ok(d) => {
@@ -184,8 +181,8 @@ pub async fn run(
                 .iter()
                 .map(|f| inconclusive(f, None, &why))
                 .collect();
-            out.violations = cleanup(&before, &BTreeSet::new(), &mut out.tree);
-            return finish(rec, &job, &triage_path, out, started, Some(&before)).await;
+            out.violations = vbt_cleanup::cleanup(&before, &BTreeSet::new(), &mut out.tree);
+            return finish(rec, &job, &triage_path, out, started).await;
         }
     };
     out.normalized = answered.normalized.clone();
@@ -195,7 +192,7 @@ pub async fn run(
             .iter()
             .map(|w| format!("verify-by-test answer: {w}")),
     );
-    let tampered = isolate(&before, &answered, &mut out.notes);
+    let tampered = vbt_cleanup::isolate(&before, &answered, &mut out.notes);
     let mut names = LogNames::default();
     for f in &attempted {
         let repro = match answered.by_finding.get(&f.id) {
@@ -227,7 +224,7 @@ pub async fn run(
             continue;
         }
         let log = names.log(job.iteration, &f.id);
-        let judged = judge_one(
+        let judged = vbt_judge::verify_test(
             job.settings,
             &runner,
             &repro,
@@ -238,15 +235,15 @@ pub async fn run(
         )
         .await;
         let (result, note) = match judged {
-            Judged::Stopped(code) => {
-                put_back(&before, &BTreeSet::new());
+            vbt_judge::Judged::Stopped(code) => {
+                vbt_cleanup::put_back(&before, &BTreeSet::new());
                 return Ok(Some(code));
             }
-            Judged::OutOfTime(note) => {
+            vbt_judge::Judged::OutOfTime(note) => {
                 out.timed_out = true;
                 (AttemptResult::Inconclusive, note)
             }
-            Judged::Done(r, note) => (r, note),
+            vbt_judge::Judged::Done(r, note) => (r, note),
         };
         out.entries.push(VerificationEntry {
             finding: f.id.clone(),
@@ -275,137 +272,8 @@ pub async fn run(
             shared.join(", ")
         ));
     }
-    out.violations = cleanup(&before, &keep, &mut out.tree);
-    finish(rec, &job, &triage_path, out, started, Some(&before)).await
-}
-
-/// Before any test runs, the code is what it was: every change the agent
-/// made outside the test files it named is put back (a note names each),
-/// and a named file that existed is refused when the agent changed or
-/// removed lines of it rather than only adding a test (the map gives why,
-/// by top-level path). A test can only reproduce a finding, or fail to,
-/// against the code the finding is about.
-fn isolate(
-    before: &Tree,
-    answered: &vbt_answer::Answered,
-    notes: &mut Vec<String>,
-) -> BTreeMap<String, String> {
-    let named: BTreeSet<String> = answered
-        .by_finding
-        .values()
-        .filter_map(|r| r.as_ref().ok())
-        .map(|r| before.to_top(&r.file))
-        .collect();
-    let changes = match before.again().and_then(|now| before.changes(&now, 0)) {
-        Ok(c) => c,
-        Err(e) => {
-            notes.push(format!("verify-by-test: {e}"));
-            return BTreeMap::new();
-        }
-    };
-    let mut tampered = BTreeMap::new();
-    for f in &changes {
-        let paths: Vec<&String> = std::iter::once(&f.path)
-            .chain(f.old_path.as_ref())
-            .collect();
-        if named.contains(&f.path) && f.status == FileStatus::Modified && f.removed > 0 {
-            tampered.insert(
-                f.path.clone(),
-                format!(
-                    "not run: the agent changed {} existing line(s) of {} instead of only adding a test",
-                    f.removed, f.path
-                ),
-            );
-        }
-        for p in paths {
-            if named.contains(p) && f.status != FileStatus::Renamed {
-                continue;
-            }
-            match before.restore(p) {
-                Ok(()) => notes.push(format!(
-                    "verify-by-test: put {p} back before running the tests (the agent {} it and named no test in it)",
-                    vbt_tree::status_word(f)
-                )),
-                Err(e) => notes.push(format!("verify-by-test: {e}")),
-            }
-        }
-    }
-    tampered
-}
-
-/// How one test was judged.
-enum Judged {
-    Done(AttemptResult, String),
-    OutOfTime(String),
-    Stopped(i32),
-}
-
-async fn judge_one(
-    set: &Settings,
-    runner: &Result<TestCommand, single_test::SingleTestError>,
-    repro: &Repro,
-    log: &Path,
-    deadline: Instant,
-    stop: &mut watch::Receiver<Option<i32>>,
-    finding: &str,
-) -> Judged {
-    let undecided = |why: String| Judged::Done(AttemptResult::Inconclusive, why);
-    let cmd = match runner {
-        Ok(c) => c,
-        Err(e) => return undecided(e.to_string()),
-    };
-    let inv = match single_test::invocation(cmd, &repro.file, &repro.test_ref) {
-        Ok(i) => i,
-        Err(e) => return undecided(format!("not run: {e}")),
-    };
-    let file = set.pipeline.worktree().join(&repro.file);
-    if !file.is_file() {
-        return undecided(format!(
-            "not run: the repro test file {} does not exist",
-            repro.file
-        ));
-    }
-    let tj = TestJob {
-        invocation: &inv,
-        log: log.to_path_buf(),
-        deadline,
-        tag: format!("verify-by-test-{finding}"),
-    };
-    match vbt_exec::run_test(set, tj, stop).await {
-        Err(e) => undecided(format!("not run: {e}")),
-        Ok(Ran::Stopped(code)) => Judged::Stopped(code),
-        Ok(Ran::NotStarted(why)) => undecided(format!("not run: {why}")),
-        Ok(Ran::TimedOut { waiting: true }) => Judged::OutOfTime(
-            "not run: the build lock was not free before the step ran out of time".into(),
-        ),
-        Ok(Ran::TimedOut { waiting: false }) => Judged::OutOfTime(format!(
-            "timed out: `{}` was stopped when the step ran out of time",
-            inv.display()
-        )),
-        Ok(Ran::Exited(_)) => {
-            let text = match evidence_gate::read_log(log) {
-                Ok(t) => t,
-                Err(e) => return undecided(format!("the test log cannot be read: {e}")),
-            };
-            let claim = |status| Claim {
-                status,
-                test: Some(repro.test_ref.clone()),
-            };
-            match evidence_gate::judge(&text, &claim(ClaimStatus::Failed)) {
-                Verdict::Proven(_) => Judged::Done(AttemptResult::Confirmed, String::new()),
-                Verdict::NotProven(why_not_failed) => {
-                    match evidence_gate::judge(&text, &claim(ClaimStatus::Passed)) {
-                        Verdict::Proven(_) => {
-                            Judged::Done(AttemptResult::NotReproduced, String::new())
-                        }
-                        Verdict::NotProven(_) => undecided(format!(
-                            "the repro test did not run to a result: {why_not_failed}"
-                        )),
-                    }
-                }
-            }
-        }
-    }
+    out.violations = vbt_cleanup::cleanup(&before, &keep, &mut out.tree);
+    finish(rec, &job, &triage_path, out, started).await
 }
 
 fn ids(findings: &[TriageFinding]) -> Vec<String> {
@@ -451,54 +319,6 @@ impl LogNames {
     }
 }
 
-/// Puts back every file changed since `before` but those in `keep`;
-/// returns the problems (a file that could not be put back).
-fn put_back(before: &Tree, keep: &BTreeSet<String>) -> Vec<String> {
-    let changed = match before.again().and_then(|now| before.changes(&now, 0)) {
-        Ok(c) => c,
-        Err(e) => {
-            return vec![format!(
-                "the worktree cannot be compared with its snapshot: {e}"
-            )];
-        }
-    };
-    let mut problems = Vec::new();
-    for path in Tree::paths(&changed) {
-        if !keep.contains(&path)
-            && let Err(e) = before.restore(&path)
-        {
-            problems.push(e.to_string());
-        }
-    }
-    problems
-}
-
-/// Puts the worktree back and checks the invariant: the only changes left
-/// since `before` are the files in `keep`. Returns the violations; `tree`
-/// gets the worktree's snapshot after the cleanup.
-fn cleanup(before: &Tree, keep: &BTreeSet<String>, tree: &mut Option<String>) -> Vec<String> {
-    let mut violations = put_back(before, keep);
-    match before.again() {
-        Ok(now) => {
-            *tree = Some(now.id.as_str().to_string());
-            match before.changes(&now, 0) {
-                Ok(left) => {
-                    violations.extend(left.iter().filter(|f| !keep.contains(&f.path)).map(|f| {
-                        format!(
-                            "{} {} and not a confirmed repro test",
-                            f.path,
-                            vbt_tree::status_word(f)
-                        )
-                    }))
-                }
-                Err(e) => violations.push(e.to_string()),
-            }
-        }
-        Err(e) => violations.push(e.to_string()),
-    }
-    violations
-}
-
 /// `triage apply` with the entries, then the events: the notes, each
 /// `verify.result`, `verify.summary`, and the triage file recorded again.
 async fn finish(
@@ -507,7 +327,6 @@ async fn finish(
     triage_path: &Path,
     mut out: Findings,
     started: Instant,
-    before: Option<&Tree>,
 ) -> Result<Option<i32>, EngineError> {
     let i = job.iteration;
     let pipeline = rec.pipeline();
@@ -531,8 +350,8 @@ async fn finish(
             out.violations.join("; ")
         ));
     }
-    if let (Some(tree), Some(before)) = (&out.tree, before) {
-        keep_tree(rec, before, i, tree);
+    if let Some(tree) = &out.tree {
+        keep_tree(rec, i, tree);
     }
     let report_path = pipeline.dir().join(format!("verify-{i}.verification.json"));
     let applied = serde_json::to_vec_pretty(&report)
@@ -584,22 +403,21 @@ async fn finish(
     Ok(None)
 }
 
-/// Keeps the snapshot the red tests are later compared with reachable.
-fn keep_tree(rec: &Recorder, before: &Tree, iteration: u32, tree: &str) {
+/// Keeps the snapshot the red tests are later compared with reachable
+/// (`refs/loopwatch/<run>/iteration-<i>-verify-by-test`); a failure is
+/// logged, the tree stays readable until git prunes it.
+fn keep_tree(rec: &Recorder, iteration: u32, tree: &str) {
     let Some(id) = crate::code::TreeId::parse(tree) else {
         return;
     };
     let Ok(Some(snap)) = crate::journal::snapshot(rec.pipeline()) else {
         return;
     };
-    let Some(run) = snap.state.run else { return };
+    let Some(run) = snap.state.run else {
+        return;
+    };
     let label = format!("iteration-{iteration}-verify-by-test");
-    if let Err(e) = crate::code::keep(
-        rec.pipeline().worktree(),
-        &run.id,
-        &label,
-        &before.recorded(id).id,
-    ) {
+    if let Err(e) = crate::code::keep(rec.pipeline().worktree(), &run.id, &label, &id) {
         tracing::warn!("snapshot {tree} not kept under refs/loopwatch: {e}");
     }
 }
