@@ -15,7 +15,7 @@ use crate::code::FileStatus;
 /// removed lines of it rather than only adding a test (the map gives why,
 /// by top-level path). A test can only reproduce a finding, or fail to,
 /// against the code the finding is about.
-pub(super) fn isolate(
+pub fn isolate(
     before: &Tree,
     answered: &vbt_answer::Answered,
     notes: &mut Vec<String>,
@@ -65,7 +65,7 @@ pub(super) fn isolate(
 
 /// Puts back every file changed since `before` but those in `keep`;
 /// returns the problems (a file that could not be put back).
-pub(super) fn put_back(before: &Tree, keep: &BTreeSet<String>) -> Vec<String> {
+pub fn put_back(before: &Tree, keep: &BTreeSet<String>) -> Vec<String> {
     let changed = match before.again().and_then(|now| before.changes(&now, 0)) {
         Ok(c) => c,
         Err(e) => {
@@ -88,11 +88,7 @@ pub(super) fn put_back(before: &Tree, keep: &BTreeSet<String>) -> Vec<String> {
 /// Puts the worktree back and checks the invariant: the only changes left
 /// since `before` are the files in `keep`. Returns the violations; `tree`
 /// gets the worktree's snapshot after the cleanup.
-pub(super) fn cleanup(
-    before: &Tree,
-    keep: &BTreeSet<String>,
-    tree: &mut Option<String>,
-) -> Vec<String> {
+pub fn cleanup(before: &Tree, keep: &BTreeSet<String>, tree: &mut Option<String>) -> Vec<String> {
     let mut violations = put_back(before, keep);
     match before.again() {
         Ok(now) => {
