@@ -214,18 +214,9 @@ pub(super) fn detect(lines: &[String]) -> Vec<RunnerLog> {
     .collect()
 }
 
-/// Compiles a constant pattern.
-fn constant(pattern: &str) -> Regex {
-    // Invariant: every caller passes a literal pattern that compiles (each
-    // runner's tests exercise its patterns).
-    Regex::new(pattern).expect("constant regex compiles")
-}
-
-static COUNT: LazyLock<Regex> = LazyLock::new(|| {
-    constant(
-        r"(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?|rerun|timed out|todo|pending|total|flaky|leaky|interrupted)\b",
-    )
-});
+static COUNT: LazyLock<Regex> = static_regex!(
+    r"(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?|rerun|timed out|todo|pending|total|flaky|leaky|interrupted)\b"
+);
 
 /// `N word` pairs of a summary line (`3 passed, 1 failed`, `1 failed | 2 passed`).
 fn counts(summary: &str) -> Vec<(u64, String)> {

@@ -5,21 +5,19 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::runs::{Mark, Runs, last_run};
-use super::{Outcome, Runner, RunnerLog, constant};
+use super::{Outcome, Runner, RunnerLog};
 
 static GO_RESULT: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \(\d+(?:\.\d+)?s\)$"));
-static GO_OK: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^ok\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))(.*)$"));
-static GO_FAIL_PKG: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^FAIL\s+\S+\s+(?:\d+(?:\.\d+)?s|\[build failed\]|\[setup failed\])")
-});
-static GO_NO_FILES: LazyLock<Regex> = LazyLock::new(|| constant(r"^\?\s+\S+\s+\[no test files\]$"));
-static GO_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^=== RUN\s+\S+"));
-static GO_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^(?:FAIL$|panic: )"));
+    static_regex!(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \(\d+(?:\.\d+)?s\)$");
+static GO_OK: LazyLock<Regex> = static_regex!(r"^ok\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))(.*)$");
+static GO_FAIL_PKG: LazyLock<Regex> =
+    static_regex!(r"^FAIL\s+\S+\s+(?:\d+(?:\.\d+)?s|\[build failed\]|\[setup failed\])");
+static GO_NO_FILES: LazyLock<Regex> = static_regex!(r"^\?\s+\S+\s+\[no test files\]$");
+static GO_RUN: LazyLock<Regex> = static_regex!(r"^=== RUN\s+\S+");
+static GO_FAILURE: LazyLock<Regex> = static_regex!(r"^(?:FAIL$|panic: )");
 
 static GO_PACKAGE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(?:ok|FAIL|\?)\s+(\S+)\s+(?:\d|\(cached\)|\[)"));
+    static_regex!(r"^(?:ok|FAIL|\?)\s+(\S+)\s+(?:\d|\(cached\)|\[)");
 
 /// go test prints no run header or summary: a second run shows as a package
 /// reported again. It begins after the package line before that package's block.
@@ -90,16 +88,13 @@ pub(super) fn go_test(lines: &[String]) -> Option<RunnerLog> {
     Some(log)
 }
 
-static GRADLE_TEST: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(.+) > (.+?) (PASSED|FAILED|SKIPPED)$"));
+static GRADLE_TEST: LazyLock<Regex> = static_regex!(r"^(.+) > (.+?) (PASSED|FAILED|SKIPPED)$");
 static GRADLE_COMPLETED: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?$"));
-static GRADLE_BUILD: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^BUILD (SUCCESSFUL|FAILED) in "));
-static GRADLE_TASK: LazyLock<Regex> = LazyLock::new(|| constant(r"^> Task :\S*"));
-static GRADLE_FAILURE: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^(?:> )?(?:There were failing tests|No tests found for given includes)")
-});
+    static_regex!(r"^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?$");
+static GRADLE_BUILD: LazyLock<Regex> = static_regex!(r"^BUILD (SUCCESSFUL|FAILED) in ");
+static GRADLE_TASK: LazyLock<Regex> = static_regex!(r"^> Task :\S*");
+static GRADLE_FAILURE: LazyLock<Regex> =
+    static_regex!(r"^(?:> )?(?:There were failing tests|No tests found for given includes)");
 
 fn gradle_mark(line: &str) -> Mark {
     if GRADLE_BUILD.is_match(line) {
@@ -161,18 +156,16 @@ pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
 }
 
 static XC_CASE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^Test [Cc]ase '(.+?)' (passed|failed|skipped) (?:on '[^']*' )?\("));
-static XC_EXECUTED: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^\s*Executed (\d+) tests?, with (\d+) failures? \(\d+ unexpected\)")
-});
+    static_regex!(r"^Test [Cc]ase '(.+?)' (passed|failed|skipped) (?:on '[^']*' )?\(");
+static XC_EXECUTED: LazyLock<Regex> =
+    static_regex!(r"^\s*Executed (\d+) tests?, with (\d+) failures? \(\d+ unexpected\)");
 static XC_RESULT: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\*\* (TEST|BUILD|TEST BUILD) (SUCCEEDED|FAILED) \*\*$"));
-static XC_SWIFT_TEST: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^\S+ Test (.+?) (passed|failed|skipped)(?: after [\d.]+ seconds|\.|$)")
-});
+    static_regex!(r"^\*\* (TEST|BUILD|TEST BUILD) (SUCCEEDED|FAILED) \*\*$");
+static XC_SWIFT_TEST: LazyLock<Regex> =
+    static_regex!(r"^\S+ Test (.+?) (passed|failed|skipped)(?: after [\d.]+ seconds|\.|$)");
 static XC_SWIFT_RUN: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\S+ Test run with \d+ tests? (passed|failed)"));
-static XC_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^Testing failed:"));
+    static_regex!(r"^\S+ Test run with \d+ tests? (passed|failed)");
+static XC_FAILURE: LazyLock<Regex> = static_regex!(r"^Testing failed:");
 
 fn xcodebuild_mark(line: &str) -> Mark {
     if XC_RESULT.is_match(line) {

@@ -19,26 +19,25 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::runs::{Mark, last_run};
-use super::{Outcome, Runner, RunnerLog, constant};
+use super::{Outcome, Runner, RunnerLog};
 
 static SPEC_RESULT: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^( *)(✔|✖|﹣) (.+?) \(\d+(?:\.\d+)?ms\)(?: # (.*))?$"));
-static SPEC_SUITE: LazyLock<Regex> = LazyLock::new(|| constant(r"^( *)▶ (.+)$"));
-static SPEC_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$")
-});
-static SPEC_RECAP: LazyLock<Regex> = LazyLock::new(|| constant(r"^✖ failing tests:$"));
-static SPEC_RECAP_AT: LazyLock<Regex> = LazyLock::new(|| constant(r"^test at \S"));
-static TAP_VERSION: LazyLock<Regex> = LazyLock::new(|| constant(r"^TAP version \d+$"));
-static TAP_SUBTEST: LazyLock<Regex> = LazyLock::new(|| constant(r"^( *)# Subtest: (.*)$"));
+    static_regex!(r"^( *)(✔|✖|﹣) (.+?) \(\d+(?:\.\d+)?ms\)(?: # (.*))?$");
+static SPEC_SUITE: LazyLock<Regex> = static_regex!(r"^( *)▶ (.+)$");
+static SPEC_SUMMARY: LazyLock<Regex> = static_regex!(
+    r"^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$"
+);
+static SPEC_RECAP: LazyLock<Regex> = static_regex!(r"^✖ failing tests:$");
+static SPEC_RECAP_AT: LazyLock<Regex> = static_regex!(r"^test at \S");
+static TAP_VERSION: LazyLock<Regex> = static_regex!(r"^TAP version \d+$");
+static TAP_SUBTEST: LazyLock<Regex> = static_regex!(r"^( *)# Subtest: (.*)$");
 static TAP_RESULT: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^( *)(ok|not ok) \d+(?: - (.*?))?(?: # (SKIP|TODO)\b.*)?$"));
-static TAP_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$")
-});
+    static_regex!(r"^( *)(ok|not ok) \d+(?: - (.*?))?(?: # (SKIP|TODO)\b.*)?$");
+static TAP_SUMMARY: LazyLock<Regex> = static_regex!(
+    r"^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$"
+);
 /// The name node gives a test file's own process when it fails.
-static FILE_NAME: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"(?:^|/)[^/\s]+\.(?:[cm]?[jt]s|[jt]sx)$"));
+static FILE_NAME: LazyLock<Regex> = static_regex!(r"(?:^|/)[^/\s]+\.(?:[cm]?[jt]s|[jt]sx)$");
 
 /// Tells summary, result and header lines apart for the cutting into runs;
 /// the spec reporter's recap of failures is not a new run.
