@@ -7,6 +7,10 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
+mod code_support;
+
+use code_support::hermetic;
+
 /// A repository with a base commit: a test file with three assertions, a
 /// vitest config with `lines: 80`, and a source file.
 struct Repo {
@@ -40,8 +44,7 @@ impl Repo {
         );
         repo.write("src/index.js", "function add(a, b) {\n  return a + b;\n}\n");
         repo.write(".gitignore", "ignored.test.js\n");
-        repo.commit("base");
-        let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+        let base = repo.commit("base");
         Repo { base, ..repo }
     }
 
@@ -50,9 +53,7 @@ impl Repo {
     }
 
     fn write(&self, rel: &str, text: &str) {
-        let p = self.path().join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
+        code_support::write(self.path(), rel, text);
     }
 
     fn append(&self, rel: &str, text: &str) {
@@ -61,23 +62,15 @@ impl Repo {
         fs::write(p, old + text).unwrap();
     }
 
-    fn commit(&self, message: &str) {
+    /// Commits every change; returns the new commit's id.
+    fn commit(&self, message: &str) -> String {
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "-m", message]);
+        self.git(&["rev-parse", "HEAD"]).trim().to_string()
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let out = hermetic(Command::new("git"))
-            .current_dir(self.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        code_support::git(self.path(), args)
     }
 
     fn run(&self, args: &[&str]) -> Run {
@@ -85,7 +78,7 @@ impl Repo {
     }
 
     fn run_in(&self, cwd: &Path, args: &[&str]) -> Run {
-        let out = hermetic(Command::new(env!("CARGO_BIN_EXE_loopwatch")))
+        let out = hermetic(&mut Command::new(env!("CARGO_BIN_EXE_loopwatch")))
             .current_dir(cwd)
             .arg("floor-guard")
             .args(args)
@@ -108,16 +101,6 @@ impl Repo {
         );
         assert_eq!((got.code, got.stderr.as_str()), (code, ""));
     }
-}
-
-fn hermetic(mut cmd: Command) -> Command {
-    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t");
-    cmd
 }
 
 const USAGE: &str = "usage: loopwatch floor-guard <base-ref> [-- <pathspec>...]\n";
@@ -331,8 +314,7 @@ fn several_kinds_committed_and_uncommitted_sorted_by_path_line_kind() {
         "tests/sp ace.test.js",
         "expect(a).toBe(1);\nexpect(b).toBe(2);\n",
     );
-    r.commit("more tests");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("more tests");
     // Committed after the base...
     r.write(
         "vitest.config.ts",
@@ -438,8 +420,7 @@ fn a_deleted_empty_or_binary_test_file_is_not_a_deleted_test() {
     )
     .unwrap();
     r.write("tests/test_cart.py", "def test_total():\n    assert 1\n");
-    r.commit("more tests");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("more tests");
     for gone in [
         "tests/__init__.py",
         "tests/.cart.test.js.swp",
@@ -483,8 +464,7 @@ fn non_ascii_names_are_printed_as_they_are_tracked_untracked_or_deleted() {
     let r = Repo::new();
     r.write("tests/café_spec.js", "expect(1).toBe(1);\n");
     r.write("tests/naïve.test.js", "expect(2).toBe(2);\n");
-    r.commit("accents");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("accents");
     r.write("tests/café_spec.js", "it.only('é', f);\n");
     fs::remove_file(r.path().join("tests/naïve.test.js")).unwrap();
     r.write("tests/über.test.js", "xit('ü', f);\n");
@@ -510,8 +490,7 @@ fn lines_starting_with_plus_plus_or_dash_dash_are_content() {
         "sample.test.js",
         "-- a note\nexpect(1).toBe(1);\nexpect(2).toBe(2);\nexpect(3).toBe(3);\n",
     );
-    r.commit("note");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("note");
     r.write("sample.test.js", "++ b/other.js\nexpect(1).toBe(1);\n");
     r.append("src/index.js", "++count; // eslint-disable-line\n");
     let got = r.run(&[&base]);
@@ -531,8 +510,7 @@ fn lines_starting_with_plus_plus_or_dash_dash_are_content() {
 fn user_diff_configuration_changes_nothing() {
     let r = Repo::new();
     r.write("tests/old.test.js", "expect(1).toBe(1);\n");
-    r.commit("old test");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("old test");
     fs::remove_file(r.path().join("tests/old.test.js")).unwrap();
     r.append("src/index.js", "// @ts-ignore\n");
     r.write("new.test.js", "it.skip('later', f);\n");
