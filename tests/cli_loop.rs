@@ -10,7 +10,7 @@ use serde_json::Value;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::Worktree;
+use worktree::{RUN_START, Worktree};
 
 /// Checks a command's exit code and that the pipeline stayed consistent.
 trait Checked {
@@ -22,14 +22,7 @@ trait Checked {
 
 impl Checked for Worktree {
     fn ok(&self, args: &[&str], code: i32) -> String {
-        let out = self.run(args);
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
-        );
+        let stdout = self.lw(args, code);
         self.agree();
         stdout
     }
@@ -76,23 +69,12 @@ fn last_line(s: &str) -> &str {
 #[test]
 fn a_whole_loop_with_an_out_of_scope_gate() {
     let w = Worktree::from_fixtures("loop", None);
-    let out = w.ok(
-        &[
-            "record",
-            "run-start",
-            "--flow",
-            "feat",
-            "--contract",
-            "contract.md",
-        ],
-        0,
-    );
+    let out = w.ok(&RUN_START, 0);
     assert_eq!(last_line(&out), "NEXT: next-gate");
     assert_eq!(w.ok(&["status", "--next"], 0).trim(), "next-gate floor");
 
     // GATE 0: the reference output on stdout, the recording on stderr.
-    let out = w.run(&["gate0", "run", "contract.md"]);
-    assert_eq!(out.status.code(), Some(0));
+    let out = w.expect(&["gate0", "run", "contract.md"], 0);
     assert!(String::from_utf8_lossy(&out.stdout).ends_with("GATES — VERDICT: MET\n"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("NEXT: next-gate"));
     w.agree();
@@ -186,9 +168,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     // Back to the developer, then the loop replays GATE 0 -> 1 -> 2.
     let out = w.ok(&["record", "dev", "--input", "criterion 2: NOT-MET"], 0);
     assert_eq!(last_line(&out), "NEXT: next-gate");
-    let out = w.run(&["gate0", "run", "contract.md"]);
-    assert_eq!(out.status.code(), Some(0));
-    w.agree();
+    w.ok(&["gate0", "run", "contract.md"], 0);
     let out = w.ok(
         &[
             "record",

@@ -17,8 +17,7 @@ use worktree::{Worktree, started_loop as wt, text};
 /// journal did not change.
 fn refused(w: &Worktree, args: &[&str], message: &str) -> Output {
     let before = w.journal();
-    let o = w.run(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+    let o = w.expect(args, 2);
     assert!(
         text(&o.stderr).contains(message),
         "{args:?}: {}",
@@ -59,8 +58,7 @@ fn validate_agrees_with_the_readers_on_huge_seqs_and_other_versions() {
     j.extend_from_slice(note_line("2", "3").as_bytes());
     std::fs::write(w.root.join(".pipeline/events.jsonl"), &j).unwrap();
     let status = w.lw(&["status"], 0);
-    let v = w.run(&["validate", ".pipeline/events.jsonl"]);
-    assert_eq!(v.status.code(), Some(1));
+    let v = w.expect(&["validate", ".pipeline/events.jsonl"], 1);
     let vout = text(&v.stdout);
     assert!(
         status.contains("problem: events.jsonl:3: \"seq\" must be a non-negative integer"),
@@ -136,21 +134,14 @@ fn timeouts_that_are_not_a_duration_are_refused() {
         10,
     );
     for t in ["1e30", "inf", "-1", "NaN", "1e400", "soon"] {
-        let o = w.run(&["await", "hg-1-manual-1", "--timeout", t]);
-        assert_eq!(
-            o.status.code(),
-            Some(2),
-            "--timeout {t}: {}",
-            text(&o.stderr)
-        );
+        let o = w.expect(&["await", "hg-1-manual-1", "--timeout", t], 2);
         assert!(
             text(&o.stderr).contains("--timeout"),
             "{t}: {}",
             text(&o.stderr)
         );
     }
-    let o = w.run(&["await", "hg-1-manual-1", "--timeout", "0"]);
-    assert_eq!(o.status.code(), Some(124));
+    w.expect(&["await", "hg-1-manual-1", "--timeout", "0"], 124);
     for t in ["abc", "-1", "inf", "1e30", "NaN"] {
         let before = w.journal();
         let o = std::process::Command::new(worktree::BIN)
@@ -284,8 +275,7 @@ fn a_journal_over_16_mib_is_validated_line_by_line() {
     .unwrap();
     drop(f);
     assert!(std::fs::metadata(&path).unwrap().len() > 16 * 1024 * 1024);
-    let o = w.run(&["validate", "big.jsonl"]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let o = w.expect(&["validate", "big.jsonl"], 1);
     let out = text(&o.stdout);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(

@@ -6,6 +6,16 @@ use std::process::{Command, Output};
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 
+/// `record run-start` on the fixtures' contract, as a feature run.
+pub const RUN_START: [&str; 6] = [
+    "record",
+    "run-start",
+    "--flow",
+    "feat",
+    "--contract",
+    "contract.md",
+];
+
 /// A temp folder that looks like a git worktree, with the fixtures copied in.
 pub struct Worktree {
     _dir: tempfile::TempDir,
@@ -62,33 +72,34 @@ impl Worktree {
         std::fs::read(self.root.join(".pipeline/events.jsonl")).unwrap_or_default()
     }
 
-    /// Runs the binary here; fails the test unless it exits with `code`.
-    /// Returns stdout.
-    pub fn lw(&self, args: &[&str], code: i32) -> String {
+    /// Runs the binary here; fails the test, showing stdout and stderr,
+    /// unless it exits with `code`.
+    pub fn expect(&self, args: &[&str], code: i32) -> Output {
         let out = self.run(args);
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert_eq!(
             out.status.code(),
             Some(code),
-            "loopwatch {args:?}\nstdout:\n{stdout}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stderr)
+            "loopwatch {args:?}\nstdout:\n{}\nstderr:\n{}",
+            text(&out.stdout),
+            text(&out.stderr)
         );
-        stdout
+        out
+    }
+
+    /// [`Worktree::expect`], returning stdout.
+    pub fn lw(&self, args: &[&str], code: i32) -> String {
+        text(&self.expect(args, code).stdout)
+    }
+
+    /// `record run-start` on the fixture contract, then `extra` arguments;
+    /// fails the test unless it succeeds.
+    pub fn start_run_with(&self, extra: &[&str]) {
+        self.lw(&[&RUN_START[..], extra].concat(), 0);
     }
 
     /// `record run-start` on the fixture contract.
     pub fn start_run(&self) {
-        self.lw(
-            &[
-                "record",
-                "run-start",
-                "--flow",
-                "feat",
-                "--contract",
-                "contract.md",
-            ],
-            0,
-        );
+        self.start_run_with(&[]);
     }
 
     /// GATE 0 on the fixture contract (MET).
