@@ -52,9 +52,7 @@ fn assert_no_regression(h: &mut Headless, seq: u64) {
 
 #[test]
 fn a_state_json_rewritten_in_two_chunks_keeps_the_last_good_state() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (_w, p) = Worktree::with_pipeline();
     replace(p.dir(), "state.json", foreign_state(5).as_bytes());
     let mut h = Headless::start(p.dir());
     h.wait_seq(5, ARRIVE_WITHIN);
@@ -81,9 +79,7 @@ fn a_state_json_rewritten_in_two_chunks_keeps_the_last_good_state() {
 
 #[test]
 fn a_journal_truncated_then_rewritten_in_two_chunks_never_goes_back() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (_w, p) = Worktree::with_pipeline();
     fs::write(p.journal_path(), notes(5)).unwrap();
     let mut h = Headless::start(p.dir());
     h.wait_seq(5, ARRIVE_WITHIN);
@@ -147,9 +143,7 @@ fn save(how: Save, root: &Path, dir: &Path, bytes: &[u8]) {
 
 #[test]
 fn a_thousand_saves_at_one_khz_by_every_method_end_on_the_last_seq() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (w, p) = Worktree::with_pipeline();
     replace(p.dir(), "state.json", foreign_state(1).as_bytes());
     let mut h = Headless::start(p.dir());
     h.wait_seq(1, ARRIVE_WITHIN);

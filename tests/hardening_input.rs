@@ -75,9 +75,7 @@ fn hostile_journal(path: &Path) -> u64 {
 
 #[test]
 fn hostile_journal_lines_are_reported_with_position_and_reading_recovers() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (w, p) = Worktree::with_pipeline();
     hostile_journal(&p.journal_path());
 
     let mut h = Headless::start(p.dir());
@@ -131,9 +129,7 @@ fn hostile_journal_lines_are_reported_with_position_and_reading_recovers() {
 
 #[test]
 fn a_line_under_the_cap_made_of_tiny_values_stays_bounded() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (w, p) = Worktree::with_pipeline();
     let mut f = BufWriter::new(File::create(p.journal_path()).unwrap());
     f.write_all(note_line(1).as_bytes()).unwrap();
     // Just under 16 MiB of `0,`: eight million JSON values in one line.

@@ -196,6 +196,15 @@ impl Worktree {
         Worktree { _dir: dir, root }
     }
 
+    /// An empty worktree whose `.pipeline` folder exists; returns its
+    /// pipeline too.
+    pub fn with_pipeline() -> (Worktree, Pipeline) {
+        let w = Worktree::new();
+        let p = w.pipeline();
+        std::fs::create_dir_all(p.dir()).expect("mkdir .pipeline");
+        (w, p)
+    }
+
     /// The worktree's pipeline.
     pub fn pipeline(&self) -> Pipeline {
         Pipeline::at(self.root.join(".pipeline"))
