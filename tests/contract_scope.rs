@@ -57,51 +57,49 @@ fn assert_case(input: &str, path: &str, expected: &str) {
     assert_eq!(fs::read(&file).unwrap(), want);
 }
 
-#[test]
-fn bullet_list_gets_a_bullet_after_its_first_list_ignoring_the_out_of_scope_line() {
-    assert_case("bullets", "Cargo.lock", "bullets.after");
+/// One test per case: `test: input + path => expected`, each pair run
+/// through [`assert_case`].
+macro_rules! cases {
+    ($($test:ident: $($input:literal + $path:literal => $expected:literal),+;)*) => {$(
+        #[test]
+        fn $test() {
+            $(assert_case($input, $path, $expected);)+
+        }
+    )*};
 }
 
-#[test]
-fn dot_list_gets_a_dot_item() {
-    assert_case("dots", "Cargo.lock", "dots.after");
-}
-
-#[test]
-fn comma_list_gets_a_comma_item_on_its_last_line() {
-    assert_case("commas", "Cargo.lock", "commas.after");
-}
-
-#[test]
-fn labelled_comma_lines_keep_their_final_period_and_skip_the_untouched_line() {
-    assert_case("commas_labelled", "build.rs", "commas_labelled.after");
-}
-
-#[test]
-fn plain_lines_get_a_plain_line() {
-    assert_case("plain", "Cargo.lock", "plain.after");
-}
-
-#[test]
-fn missing_section_is_added_at_the_end() {
-    assert_case("missing", "Cargo.lock", "missing.after");
-}
-
-#[test]
-fn empty_section_gets_a_bullet_under_its_heading() {
-    assert_case("empty", "Cargo.lock", "empty.after");
-}
-
-#[test]
-fn present_but_not_gated_is_tagged_once_after_the_token() {
-    assert_case("gated", "docs/a.md", "gated.after-docs-a");
-    assert_case("tokens", "src/b.rs", "tokens.after-b");
-    assert_case("tokens", "src/a.rs", "tokens.after-a");
-}
-
-#[test]
-fn tagging_an_aligned_entry_keeps_its_comment_column() {
-    assert_case("aligned", "tests/export_csv.rs", "aligned.after");
+cases! {
+    bullet_list_gets_a_bullet_after_its_first_list_ignoring_the_out_of_scope_line:
+        "bullets" + "Cargo.lock" => "bullets.after";
+    dot_list_gets_a_dot_item:
+        "dots" + "Cargo.lock" => "dots.after";
+    comma_list_gets_a_comma_item_on_its_last_line:
+        "commas" + "Cargo.lock" => "commas.after";
+    labelled_comma_lines_keep_their_final_period_and_skip_the_untouched_line:
+        "commas_labelled" + "build.rs" => "commas_labelled.after";
+    plain_lines_get_a_plain_line:
+        "plain" + "Cargo.lock" => "plain.after";
+    missing_section_is_added_at_the_end:
+        "missing" + "Cargo.lock" => "missing.after";
+    empty_section_gets_a_bullet_under_its_heading:
+        "empty" + "Cargo.lock" => "empty.after";
+    present_but_not_gated_is_tagged_once_after_the_token:
+        "gated" + "docs/a.md" => "gated.after-docs-a",
+        "tokens" + "src/b.rs" => "tokens.after-b",
+        "tokens" + "src/a.rs" => "tokens.after-a";
+    tagging_an_aligned_entry_keeps_its_comment_column:
+        "aligned" + "tests/export_csv.rs" => "aligned.after";
+    crlf_endings_are_kept_and_used_for_the_new_line:
+        "crlf" + "Cargo.lock" => "crlf.after",
+        "crlf_missing" + "Cargo.lock" => "crlf_missing.after";
+    a_missing_final_newline_stays_missing:
+        "no_final_newline" + "Cargo.lock" => "no_final_newline.after",
+        "no_final_newline_missing" + "Cargo.lock" => "no_final_newline_missing.after";
+    bom_is_kept_and_does_not_hide_the_heading:
+        "bom" + "Cargo.lock" => "bom.after";
+    fenced_lookalikes_are_ignored:
+        "fenced" + "Cargo.lock" => "fenced.after",
+        "fenced" + "example/only.rs" => "fenced.after-example";
 }
 
 #[test]
@@ -133,33 +131,6 @@ fn already_gated_leaves_the_file_byte_identical() {
         );
         assert_eq!(fs::read(&file).unwrap(), original, "{path}");
     }
-}
-
-#[test]
-fn crlf_endings_are_kept_and_used_for_the_new_line() {
-    assert_case("crlf", "Cargo.lock", "crlf.after");
-    assert_case("crlf_missing", "Cargo.lock", "crlf_missing.after");
-}
-
-#[test]
-fn a_missing_final_newline_stays_missing() {
-    assert_case("no_final_newline", "Cargo.lock", "no_final_newline.after");
-    assert_case(
-        "no_final_newline_missing",
-        "Cargo.lock",
-        "no_final_newline_missing.after",
-    );
-}
-
-#[test]
-fn bom_is_kept_and_does_not_hide_the_heading() {
-    assert_case("bom", "Cargo.lock", "bom.after");
-}
-
-#[test]
-fn fenced_lookalikes_are_ignored() {
-    assert_case("fenced", "Cargo.lock", "fenced.after");
-    assert_case("fenced", "example/only.rs", "fenced.after-example");
 }
 
 #[test]

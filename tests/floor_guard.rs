@@ -105,30 +105,82 @@ impl Repo {
 
 const USAGE: &str = "usage: loopwatch floor-guard <base-ref> [-- <pathspec>...]\n";
 
-#[test]
-fn suppress() {
-    let r = Repo::new();
-    r.append("src/index.js", "// eslint-disable-next-line no-console\n");
-    r.expect(
-        2,
-        &[
-            "FLOOR SUPPRESS src/index.js:4 // eslint-disable-next-line no-console",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
+/// One test per case: `test: append|write file, text => exit code [lines]`
+/// changes one file of a fresh [`Repo`] and expects exactly these stdout
+/// lines against its base.
+macro_rules! cases {
+    ($($test:ident: $how:ident $file:literal, $text:literal => $code:literal $lines:expr;)*) => {$(
+        #[test]
+        fn $test() {
+            let r = Repo::new();
+            r.$how($file, $text);
+            r.expect($code, &$lines);
+        }
+    )*};
 }
 
-#[test]
-fn skip() {
-    let r = Repo::new();
-    r.append("sample.test.js", "it.skip('later', () => {});\n");
-    r.expect(
-        2,
-        &[
-            "FLOOR SKIP sample.test.js:4 it.skip('later', () => {});",
+cases! {
+    suppress: append "src/index.js", "// eslint-disable-next-line no-console\n" => 2 [
+        "FLOOR SUPPRESS src/index.js:4 // eslint-disable-next-line no-console",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    skip: append "sample.test.js", "it.skip('later', () => {});\n" => 2 [
+        "FLOOR SKIP sample.test.js:4 it.skip('later', () => {});",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    assert_drop: write "sample.test.js", "expect(1).toBe(1);\n" => 2 [
+        "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    stub: append "src/index.js", "function todo() { throw new Error('not implemented'); }\n" => 2 [
+        "FLOOR STUB src/index.js:4 function todo() { throw new Error('not implemented'); }",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    threshold_down: write "vitest.config.ts",
+        "export default {\n  coverage: {\n    lines: 60,\n  },\n};\n" => 2 [
+            "FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 60,",
             "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
+        ];
+    threshold_up_is_clean: write "vitest.config.ts",
+        "export default {\n  coverage: {\n    lines: 85,\n  },\n};\n" => 0 [
+            "FLOOR GUARD: clean",
+        ];
+    waiver_is_printed_and_not_counted: append "src/index.js",
+        "// eslint-disable-next-line no-console -- floor-guard: allow legacy shim\n" => 0 [
+            "WAIVED SUPPRESS src/index.js:4 // eslint-disable-next-line no-console -- floor-guard: allow legacy shim",
+            "FLOOR GUARD: clean",
+        ];
+    waived_and_counted_findings_are_both_summed: append "src/index.js",
+        "// @ts-ignore floor-guard: allow typed later\n// @ts-ignore\n" => 2 [
+            "WAIVED SUPPRESS src/index.js:4 // @ts-ignore floor-guard: allow typed later",
+            "FLOOR SUPPRESS src/index.js:5 // @ts-ignore",
+            "FLOOR GUARD: 1 finding(s), 1 waived",
+        ];
+    exit_and_fit_lookalikes_never_flag: append "sample.test.js",
+        "process.exit(1);\nsys.exit(1)\nexit(0)\nmodel.fit(x);\nprofit(1)\nraise SystemExit(2)\n"
+        => 0 [
+            "FLOOR GUARD: clean",
+        ];
+    bare_jasmine_skips_and_focuses_flag: append "sample.test.js",
+        "  xit('skipped', () => {});\nfit('focused', () => {});\nwrap((fit('inner')));\nxdescribe('s', f);\nfdescribe('s', f);\n"
+        => 2 [
+            "FLOOR SKIP sample.test.js:4 xit('skipped', () => {});",
+            "FLOOR SKIP sample.test.js:5 fit('focused', () => {});",
+            "FLOOR SKIP sample.test.js:6 wrap((fit('inner')));",
+            "FLOOR SKIP sample.test.js:7 xdescribe('s', f);",
+            "FLOOR SKIP sample.test.js:8 fdescribe('s', f);",
+            "FLOOR GUARD: 5 finding(s), 0 waived",
+        ];
+    skip_outside_test_paths_is_ignored: append "src/index.js", "it.only('x');\nxit('y');\n" => 0 [
+        "FLOOR GUARD: clean",
+    ];
+    clean_diff: append "src/index.js", "// helper\n" => 0 [
+        "FLOOR GUARD: clean",
+    ];
+    a_test_file_emptied_of_every_line_reports_line_1: write "sample.test.js", "" => 2 [
+        "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 3 -> 0",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
 }
 
 #[test]
@@ -142,131 +194,6 @@ fn deleted_test() {
             "FLOOR GUARD: 1 finding(s), 0 waived",
         ],
     );
-}
-
-#[test]
-fn assert_drop() {
-    let r = Repo::new();
-    r.write("sample.test.js", "expect(1).toBe(1);\n");
-    r.expect(
-        2,
-        &[
-            "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
-fn stub() {
-    let r = Repo::new();
-    r.append(
-        "src/index.js",
-        "function todo() { throw new Error('not implemented'); }\n",
-    );
-    r.expect(
-        2,
-        &[
-            "FLOOR STUB src/index.js:4 function todo() { throw new Error('not implemented'); }",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
-fn threshold_down() {
-    let r = Repo::new();
-    r.write(
-        "vitest.config.ts",
-        "export default {\n  coverage: {\n    lines: 60,\n  },\n};\n",
-    );
-    r.expect(
-        2,
-        &[
-            "FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 60,",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
-fn threshold_up_is_clean() {
-    let r = Repo::new();
-    r.write(
-        "vitest.config.ts",
-        "export default {\n  coverage: {\n    lines: 85,\n  },\n};\n",
-    );
-    r.expect(0, &["FLOOR GUARD: clean"]);
-}
-
-#[test]
-fn waiver_is_printed_and_not_counted() {
-    let r = Repo::new();
-    r.append(
-        "src/index.js",
-        "// eslint-disable-next-line no-console -- floor-guard: allow legacy shim\n",
-    );
-    r.expect(
-        0,
-        &[
-            "WAIVED SUPPRESS src/index.js:4 // eslint-disable-next-line no-console -- floor-guard: allow legacy shim",
-            "FLOOR GUARD: clean",
-        ],
-    );
-}
-
-#[test]
-fn waived_and_counted_findings_are_both_summed() {
-    let r = Repo::new();
-    r.append(
-        "src/index.js",
-        "// @ts-ignore floor-guard: allow typed later\n// @ts-ignore\n",
-    );
-    r.expect(
-        2,
-        &[
-            "WAIVED SUPPRESS src/index.js:4 // @ts-ignore floor-guard: allow typed later",
-            "FLOOR SUPPRESS src/index.js:5 // @ts-ignore",
-            "FLOOR GUARD: 1 finding(s), 1 waived",
-        ],
-    );
-}
-
-#[test]
-fn exit_and_fit_lookalikes_never_flag() {
-    let r = Repo::new();
-    r.append(
-        "sample.test.js",
-        "process.exit(1);\nsys.exit(1)\nexit(0)\nmodel.fit(x);\nprofit(1)\nraise SystemExit(2)\n",
-    );
-    r.expect(0, &["FLOOR GUARD: clean"]);
-}
-
-#[test]
-fn bare_jasmine_skips_and_focuses_flag() {
-    let r = Repo::new();
-    r.append(
-        "sample.test.js",
-        "  xit('skipped', () => {});\nfit('focused', () => {});\nwrap((fit('inner')));\nxdescribe('s', f);\nfdescribe('s', f);\n",
-    );
-    r.expect(
-        2,
-        &[
-            "FLOOR SKIP sample.test.js:4 xit('skipped', () => {});",
-            "FLOOR SKIP sample.test.js:5 fit('focused', () => {});",
-            "FLOOR SKIP sample.test.js:6 wrap((fit('inner')));",
-            "FLOOR SKIP sample.test.js:7 xdescribe('s', f);",
-            "FLOOR SKIP sample.test.js:8 fdescribe('s', f);",
-            "FLOOR GUARD: 5 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
-fn skip_outside_test_paths_is_ignored() {
-    let r = Repo::new();
-    r.append("src/index.js", "it.only('x');\nxit('y');\n");
-    r.expect(0, &["FLOOR GUARD: clean"]);
 }
 
 #[test]
@@ -298,13 +225,6 @@ fn pathspec_restricts_tracked_and_untracked_files() {
         "FLOOR SUPPRESS src/extra.js:1 x = 1  # type: ignore\nFLOOR SUPPRESS src/index.js:4 # noqa\nFLOOR GUARD: 2 finding(s), 0 waived\n"
     );
     assert_eq!(got.code, 2);
-}
-
-#[test]
-fn clean_diff() {
-    let r = Repo::new();
-    r.append("src/index.js", "// helper\n");
-    r.expect(0, &["FLOOR GUARD: clean"]);
 }
 
 #[test]
@@ -394,19 +314,6 @@ fn an_empty_pathspec_after_the_separator_is_the_whole_tree() {
     assert_eq!(
         got.stdout,
         "FLOOR STUB src/index.js:4 raise NotImplementedError\nFLOOR GUARD: 1 finding(s), 0 waived\n"
-    );
-}
-
-#[test]
-fn a_test_file_emptied_of_every_line_reports_line_1() {
-    let r = Repo::new();
-    r.write("sample.test.js", "");
-    r.expect(
-        2,
-        &[
-            "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 3 -> 0",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
     );
 }
 
