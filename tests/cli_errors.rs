@@ -12,7 +12,7 @@ mod code_support;
 mod worktree;
 
 use code_support::git;
-use worktree::Worktree;
+use worktree::{Worktree, ask_unverifiable};
 
 /// A worktree holding the loop's contract.
 fn wt() -> Worktree {
@@ -225,17 +225,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
 fn decisions_are_checked_before_anything_is_written() {
     let w = wt();
     start(&w);
-    let o = w.expect(
-        &[
-            "ask",
-            "unverifiable",
-            "--subject",
-            "F9",
-            "--summary",
-            "cannot check",
-        ],
-        10,
-    );
+    let o = w.expect(&ask_unverifiable("F9", "cannot check"), 10);
     assert_eq!(stdout(&o).lines().next(), Some("hg-1-manual-1"));
     let before = w.journal();
     for (args, msg) in [

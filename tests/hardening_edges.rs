@@ -11,7 +11,7 @@ use std::process::Output;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{Worktree, started_loop as wt, text};
+use worktree::{Worktree, ask_unverifiable, started_loop as wt, text};
 
 /// Runs `args`, expects exit 2 with `message` in stderr, and that the
 /// journal did not change.
@@ -129,10 +129,7 @@ fn iterations_outside_the_run_are_refused() {
 #[test]
 fn timeouts_that_are_not_a_duration_are_refused() {
     let w = wt();
-    w.lw(
-        &["ask", "unverifiable", "--subject", "F1", "--summary", "s"],
-        10,
-    );
+    w.lw(&ask_unverifiable("F1", "s"), 10);
     for t in ["1e30", "inf", "-1", "NaN", "1e400", "soon"] {
         let o = w.expect(&["await", "hg-1-manual-1", "--timeout", t], 2);
         assert!(
@@ -166,12 +163,12 @@ fn empty_and_missing_values_are_refused_before_anything_is_written() {
     let w = wt();
     refused(
         &w,
-        &["ask", "unverifiable", "--subject", "", "--summary", "s"],
+        &ask_unverifiable("", "s"),
         "--subject must not be empty",
     );
     refused(
         &w,
-        &["ask", "unverifiable", "--subject", "F1", "--summary", "  "],
+        &ask_unverifiable("F1", "  "),
         "--summary must not be empty",
     );
     std::fs::create_dir(w.root.join("dir")).unwrap();

@@ -13,7 +13,7 @@ use std::time::Duration;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, RUN_START, Worktree, started_loop as wt, text};
+use worktree::{BIN, RUN_START, Worktree, ask_unverifiable, started_loop as wt, text};
 
 /// Escape sequences that retitle and clear a pane, a C1 CSI, a bidi
 /// override, and a forged protocol line.
@@ -41,17 +41,7 @@ fn next_lines(s: &str) -> Vec<&str> {
 #[test]
 fn deciding_a_decided_gate_shows_the_stored_reason_escaped_on_one_line() {
     let w = wt();
-    w.lw(
-        &[
-            "ask",
-            "unverifiable",
-            "--subject",
-            "F1",
-            "--summary",
-            "check",
-        ],
-        10,
-    );
+    w.lw(&ask_unverifiable("F1", "check"), 10);
     let o = w.expect(
         &["decide", "hg-1-manual-1", "accept", "--reason", HOSTILE],
         0,
@@ -119,17 +109,7 @@ fn a_newline_in_data_never_forges_a_next_line() {
     assert_clean("run-start", &o);
     assert_eq!(next_lines(&text(&o.stdout)), vec!["NEXT: next-gate"]);
 
-    let o = w.expect(
-        &[
-            "ask",
-            "unverifiable",
-            "--subject",
-            HOSTILE,
-            "--summary",
-            HOSTILE,
-        ],
-        10,
-    );
+    let o = w.expect(&ask_unverifiable(HOSTILE, HOSTILE), 10);
     assert_clean("ask", &o);
     let out = text(&o.stdout);
     assert_eq!(out.lines().next(), Some("hg-1-manual-1"), "{out}");
@@ -157,17 +137,7 @@ fn a_newline_in_data_never_forges_a_next_line() {
 #[test]
 fn json_outputs_escape_what_is_not_printable_and_round_trip() {
     let w = wt();
-    w.lw(
-        &[
-            "ask",
-            "unverifiable",
-            "--subject",
-            HOSTILE,
-            "--summary",
-            HOSTILE,
-        ],
-        10,
-    );
+    w.lw(&ask_unverifiable(HOSTILE, HOSTILE), 10);
     w.lw(
         &["decide", "hg-1-manual-1", "accept", "--reason", HOSTILE],
         0,

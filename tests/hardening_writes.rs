@@ -16,7 +16,7 @@ use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, Worktree, started_loop as wt, text};
+use worktree::{BIN, Worktree, ask_unverifiable, started_loop as wt, text};
 
 fn pipe(w: &Worktree, name: &str) -> std::path::PathBuf {
     w.root.join(".pipeline").join(name)
@@ -242,17 +242,7 @@ fn a_state_json_that_cannot_be_written_after_the_append_is_reported_truthfully()
     std::fs::remove_file(&state).unwrap();
     std::fs::create_dir(&state).unwrap();
     let before = read_all(&pipe(&w, "events.jsonl")).unwrap().events.len();
-    let o = w.expect(
-        &[
-            "ask",
-            "unverifiable",
-            "--subject",
-            "F1",
-            "--summary",
-            "check",
-        ],
-        4,
-    );
+    let o = w.expect(&ask_unverifiable("F1", "check"), 4);
     let e = text(&o.stderr);
     assert!(
         e.starts_with("loopwatch: the event was recorded (seq 3) but "),

@@ -16,6 +16,19 @@ pub const RUN_START: [&str; 6] = [
     "contract.md",
 ];
 
+/// `ask unverifiable --subject <subject> --summary <summary>`: opens a
+/// manual gate.
+pub fn ask_unverifiable<'a>(subject: &'a str, summary: &'a str) -> [&'a str; 6] {
+    [
+        "ask",
+        "unverifiable",
+        "--subject",
+        subject,
+        "--summary",
+        summary,
+    ]
+}
+
 /// A temp folder that looks like a git worktree, with the fixtures copied in.
 pub struct Worktree {
     _dir: tempfile::TempDir,
