@@ -53,8 +53,7 @@ fn go_runs(lines: &[String]) -> Runs {
 /// go test's `--- PASS:` lines (with -v) and its `ok` / `FAIL` package lines.
 pub(super) fn go_test(lines: &[String]) -> Option<RunnerLog> {
     let runs = go_runs(lines);
-    let mut log = RunnerLog::new(Runner::GoTest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::GoTest, runs);
     let (mut seen, mut packages_ok) = (false, 0);
     for line in &lines[runs.start..] {
         if let Some(c) = GO_RESULT.captures(line) {
@@ -113,8 +112,7 @@ fn gradle_mark(line: &str) -> Mark {
 pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, gradle_mark);
     let lines = &lines[runs.start..];
-    let mut log = RunnerLog::new(Runner::Gradle);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::Gradle, runs);
     let (mut seen, mut completed) = (false, None);
     for line in lines {
         if let Some(c) = GRADLE_BUILD.captures(line) {
@@ -186,8 +184,7 @@ fn xcodebuild_mark(line: &str) -> Mark {
 pub(super) fn xcodebuild(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, xcodebuild_mark);
     let lines = &lines[runs.start..];
-    let mut log = RunnerLog::new(Runner::Xcodebuild);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::Xcodebuild, runs);
     let (mut seen, mut executed) = (false, None);
     for line in lines {
         if let Some(c) = XC_CASE.captures(line) {

@@ -198,8 +198,7 @@ fn tap_unescape(name: &str) -> String {
 /// node's test runner, spec or TAP reporter.
 pub(super) fn node_test(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, marker());
-    let mut log = RunnerLog::new(Runner::NodeTest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::NodeTest, runs);
     let mut reading = Reading::default();
     for line in &lines[runs.start..] {
         reading.line(&mut log, line);
@@ -223,10 +222,7 @@ pub(super) fn node_test(lines: &[String]) -> Option<RunnerLog> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_string).collect()
-    }
+    use crate::checks::evidence_gate::runners::lines;
 
     #[test]
     fn spec_nesting_names_tests_by_their_path() {

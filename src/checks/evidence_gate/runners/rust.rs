@@ -35,8 +35,7 @@ fn cargo_mark(line: &str) -> Mark {
 /// test ran.
 pub(super) fn cargo_test(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, cargo_mark);
-    let mut log = RunnerLog::new(Runner::CargoTest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::CargoTest, runs);
     let (mut running, mut results, mut seen) = (0, 0, false);
     let (mut passed, mut failed, mut ignored) = (0, 0, 0);
     for line in &lines[runs.start..] {
@@ -96,8 +95,7 @@ pub(super) fn nextest(lines: &[String]) -> Option<RunnerLog> {
         true => Mark::Start,
         false => Mark::Other,
     });
-    let mut log = RunnerLog::new(Runner::Nextest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::Nextest, runs);
     let (mut started, mut summary, mut seen) = (false, None, false);
     for line in &lines[runs.start..] {
         if let Some(c) = NEXTEST_STATUS.captures(line) {
@@ -144,10 +142,7 @@ fn nextest_outcome(status: &str) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_string).collect()
-    }
+    use crate::checks::evidence_gate::runners::lines;
 
     #[test]
     fn a_binary_without_its_result_line_is_a_reported_failure() {

@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::runs::{Mark, last_run};
-use super::{Outcome, Runner, RunnerLog, count_of, counts};
+use super::{Counts, Outcome, Runner, RunnerLog, count_of, counts};
 
 static PYTEST_HEADER: LazyLock<Regex> = static_regex!(r"^=+ test session starts =+$");
 static PYTEST_SUMMARY: LazyLock<Regex> = static_regex!(
@@ -50,8 +50,7 @@ fn pytest_mark(line: &str) -> Mark {
 /// session interrupted.
 pub(super) fn pytest(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, pytest_mark);
-    let mut log = RunnerLog::new(Runner::Pytest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::Pytest, runs);
     let (mut header, mut summary) = (false, None);
     for line in &lines[runs.start..] {
         if PYTEST_HEADER.is_match(line) {
@@ -119,28 +118,37 @@ fn jest_mark(line: &str) -> Mark {
     }
 }
 
+/// The counts of a jest or vitest `tests` summary line, and whether its
+/// `files` summary line counts a failed file; `None` when neither summary
+/// nor the `none` line (no test found) is in `lines`.
+fn js_summary(
+    lines: &[String],
+    tests: &Regex,
+    files: &Regex,
+    none: &Regex,
+) -> Option<(Option<Counts>, bool)> {
+    let (mut counted, mut file_failed, mut seen) = (None, false, false);
+    for line in lines {
+        if let Some(c) = tests.captures(line) {
+            counted = Some(counts(&c[1]));
+        } else if let Some(c) = files.captures(line) {
+            file_failed |= count_of(&counts(&c[1]), &["failed"]) > 0;
+        } else if !none.is_match(line) {
+            continue;
+        }
+        seen = true;
+    }
+    seen.then_some((counted, file_failed))
+}
+
 /// jest's `Tests:` / `Test Suites:` summary, verbose ticks and `●` failure
 /// headers, each test under the `PASS`/`FAIL` file header it follows.
 pub(super) fn jest(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, jest_mark);
     let lines = &lines[runs.start..];
-    let mut log = RunnerLog::new(Runner::Jest);
-    log.runs = runs.count.max(1);
-    let (mut tests, mut seen) = (None, false);
-    for line in lines {
-        if let Some(c) = JEST_TESTS.captures(line) {
-            tests = Some(counts(&c[1]));
-            seen = true;
-        } else if let Some(c) = JEST_SUITES.captures(line) {
-            log.failure_reported |= count_of(&counts(&c[1]), &["failed"]) > 0;
-            seen = true;
-        } else if JEST_NONE.is_match(line) {
-            seen = true;
-        }
-    }
-    if !seen {
-        return None;
-    }
+    let mut log = RunnerLog::new(Runner::Jest, runs);
+    let (tests, file_failed) = js_summary(lines, &JEST_TESTS, &JEST_SUITES, &JEST_NONE)?;
+    log.failure_reported |= file_failed;
     let mut file: Option<String> = None;
     for line in lines {
         if let Some(c) = JEST_TICK.captures(line) {
@@ -197,23 +205,9 @@ fn vitest_mark(line: &str) -> Mark {
 pub(super) fn vitest(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, vitest_mark);
     let lines = &lines[runs.start..];
-    let mut log = RunnerLog::new(Runner::Vitest);
-    log.runs = runs.count.max(1);
-    let (mut tests, mut seen) = (None, false);
-    for line in lines {
-        if let Some(c) = VITEST_TESTS.captures(line) {
-            tests = Some(counts(&c[1]));
-            seen = true;
-        } else if let Some(c) = VITEST_FILES.captures(line) {
-            log.failure_reported |= count_of(&counts(&c[1]), &["failed"]) > 0;
-            seen = true;
-        } else if VITEST_NONE.is_match(line) {
-            seen = true;
-        }
-    }
-    if !seen {
-        return None;
-    }
+    let mut log = RunnerLog::new(Runner::Vitest, runs);
+    let (tests, file_failed) = js_summary(lines, &VITEST_TESTS, &VITEST_FILES, &VITEST_NONE)?;
+    log.failure_reported |= file_failed;
     for line in lines {
         if let Some(c) = VITEST_TICK.captures(line) {
             if VITEST_FILE_LINE.is_match(&c[2]) {
@@ -246,10 +240,7 @@ pub(super) fn vitest(lines: &[String]) -> Option<RunnerLog> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_string).collect()
-    }
+    use crate::checks::evidence_gate::runners::lines;
 
     #[test]
     fn maxfail_stops_are_not_interruptions_but_other_banners_are() {
