@@ -12,7 +12,7 @@ mod code_support;
 mod worktree;
 
 use code_support::git;
-use worktree::{Worktree, ask_unverifiable};
+use worktree::{Worktree, ask_unverifiable, record_gate};
 
 /// A worktree holding the loop's contract.
 fn wt() -> Worktree {
@@ -123,14 +123,14 @@ fn structural_failures_retry_once_then_ask_a_person() {
         "no-proof.txt",
         "VERIFY — VERDICT: CONFORME\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\n",
     );
-    let o = w.expect(&["record", "gate", "conformity", "--output", &bad], 12);
+    let o = w.expect(&record_gate("conformity", &bad), 12);
     assert!(
         stderr(&o).contains("structural failure: "),
         "{}",
         stderr(&o)
     );
     assert!(stdout(&o).ends_with("NEXT: retry\n"));
-    let o = w.expect(&["record", "gate", "conformity", "--output", &bad], 10);
+    let o = w.expect(&record_gate("conformity", &bad), 10);
     assert!(
         stdout(&o).contains("human gate opened: hg-1-conformity-1 (structural)"),
         "{}",
@@ -141,7 +141,7 @@ fn structural_failures_retry_once_then_ask_a_person() {
         "VERIFY — VERDICT: CONFORME\nVERIFY — VERDICT: ECARTS(1)\n",
     );
     // While a person is asked, gates wait.
-    let o = w.expect(&["record", "gate", "conformity", "--output", &two], 2);
+    let o = w.expect(&record_gate("conformity", &two), 2);
     assert!(
         stderr(&o).contains("await hg-1-conformity-1 first"),
         "{}",
@@ -157,7 +157,7 @@ fn structural_failures_retry_once_then_ask_a_person() {
         ],
         12,
     );
-    w.expect(&["record", "gate", "conformity", "--output", &two], 12);
+    w.expect(&record_gate("conformity", &two), 12);
     let state = fold(
         &read_all(&w.root.join(".pipeline/events.jsonl"))
             .unwrap()
@@ -304,7 +304,7 @@ fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output(
         "ecarts.txt",
         "VERIFY — VERDICT: ECARTS(1)\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\n  2. The banner reads well — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: Makefile\nFLOOR: clean\nPROOF: read 2 files\n",
     );
-    w.lw(&["record", "gate", "conformity", "--output", &out], 10);
+    w.lw(&record_gate("conformity", &out), 10);
     let state = fold(
         &read_all(&w.root.join(".pipeline/events.jsonl"))
             .unwrap()
@@ -338,8 +338,8 @@ fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output(
     start(&w2);
     w2.lw(&["gate0", "run", "contract.md"], 0);
     let junk = w2.write("junk.txt", "I could not finish the review.\nsorry\n");
-    w2.lw(&["record", "gate", "conformity", "--output", &junk], 12);
-    w2.lw(&["record", "gate", "conformity", "--output", &junk], 10);
+    w2.lw(&record_gate("conformity", &junk), 12);
+    w2.lw(&record_gate("conformity", &junk), 10);
     let state = fold(
         &read_all(&w2.root.join(".pipeline/events.jsonl"))
             .unwrap()

@@ -10,7 +10,7 @@ use serde_json::Value;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{RUN_START, Worktree};
+use worktree::{RUN_START, Worktree, record_gate};
 
 /// Checks a command's exit code and that the pipeline stayed consistent.
 trait Checked {
@@ -84,16 +84,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     );
 
     // GATE 1: ECARTS with a NOT-MET row and an out-of-scope file: the human gate first.
-    let out = w.ok(
-        &[
-            "record",
-            "gate",
-            "conformity",
-            "--output",
-            "conformity-ecarts.txt",
-        ],
-        10,
-    );
+    let out = w.ok(&record_gate("conformity", "conformity-ecarts.txt"), 10);
     assert!(
         out.contains("human gate opened: hg-1-conformity-1 (out-of-scope)"),
         "{out}"
@@ -107,16 +98,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
 
     // A gate recorded out of order is refused and nothing is written.
     let before = std::fs::read(w.root.join(".pipeline/events.jsonl")).unwrap();
-    let out = w.ok(
-        &[
-            "record",
-            "gate",
-            "security",
-            "--output",
-            "security-pass.txt",
-        ],
-        2,
-    );
+    let out = w.ok(&record_gate("security", "security-pass.txt"), 2);
     assert!(out.is_empty());
     assert_eq!(
         std::fs::read(w.root.join(".pipeline/events.jsonl")).unwrap(),
@@ -169,27 +151,9 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     let out = w.ok(&["record", "dev", "--input", "criterion 2: NOT-MET"], 0);
     assert_eq!(last_line(&out), "NEXT: next-gate");
     w.ok(&["gate0", "run", "contract.md"], 0);
-    let out = w.ok(
-        &[
-            "record",
-            "gate",
-            "conformity",
-            "--output",
-            "conformity-conforme.txt",
-        ],
-        0,
-    );
+    let out = w.ok(&record_gate("conformity", "conformity-conforme.txt"), 0);
     assert_eq!(last_line(&out), "NEXT: next-gate");
-    let out = w.ok(
-        &[
-            "record",
-            "gate",
-            "security",
-            "--output",
-            "security-pass.txt",
-        ],
-        0,
-    );
+    let out = w.ok(&record_gate("security", "security-pass.txt"), 0);
     assert_eq!(last_line(&out), "NEXT: done");
     assert_eq!(w.ok(&["status", "--next"], 0).trim(), "done complete");
     let out = w.ok(&["record", "run-end", "--status", "complete"], 0);

@@ -16,7 +16,7 @@ use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, Worktree, ask_unverifiable, started_loop as wt, text};
+use worktree::{BIN, Worktree, ask_unverifiable, record_gate, started_loop as wt, text};
 
 fn pipe(w: &Worktree, name: &str) -> std::path::PathBuf {
     w.root.join(".pipeline").join(name)
@@ -107,7 +107,7 @@ fn links_planted_where_loopwatch_writes_are_refused_and_their_targets_untouched(
     std::fs::remove_dir_all(pipe(&w, "gates")).ok();
     symlink(w.root.parent().unwrap(), pipe(&w, "gates")).unwrap();
     let out = w.write("floor.out", "GATES — VERDICT: MET\n");
-    let o = w.expect(&["record", "gate", "floor", "--output", &out], 2);
+    let o = w.expect(&record_gate("floor", &out), 2);
     assert!(
         text(&o.stderr).contains("gates: a symbolic link: refused"),
         "{}",

@@ -29,6 +29,11 @@ pub fn ask_unverifiable<'a>(subject: &'a str, summary: &'a str) -> [&'a str; 6] 
     ]
 }
 
+/// `record gate <gate> --output <output>`: records a gate's output.
+pub fn record_gate<'a>(gate: &'a str, output: &'a str) -> [&'a str; 5] {
+    ["record", "gate", gate, "--output", output]
+}
+
 /// A temp folder that looks like a git worktree, with the fixtures copied in.
 pub struct Worktree {
     _dir: tempfile::TempDir,
@@ -122,16 +127,7 @@ impl Worktree {
 
     /// GATE 1 with an out-of-scope file: opens `hg-1-conformity-1`.
     pub fn conformity_out_of_scope(&self) {
-        self.lw(
-            &[
-                "record",
-                "gate",
-                "conformity",
-                "--output",
-                "conformity-ecarts.txt",
-            ],
-            10,
-        );
+        self.lw(&record_gate("conformity", "conformity-ecarts.txt"), 10);
     }
 
     /// The command line that opens the TUI on this worktree.
