@@ -12,7 +12,7 @@ mod code_support;
 mod worktree;
 
 use code_support::git;
-use worktree::{Worktree, ask_unverifiable, record_gate};
+use worktree::{Worktree, ask_unverifiable, decide, record_gate};
 
 /// A worktree holding the loop's contract.
 fn wt() -> Worktree {
@@ -148,13 +148,7 @@ fn structural_failures_retry_once_then_ask_a_person() {
         stderr(&o)
     );
     w.expect(
-        &[
-            "decide",
-            "hg-1-conformity-1",
-            "retry",
-            "--reason",
-            "verifier restarted",
-        ],
+        &decide("hg-1-conformity-1", "retry", "verifier restarted"),
         12,
     );
     w.expect(&record_gate("conformity", &two), 12);
@@ -205,16 +199,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
             assert!(e.ends_with("NEXT: human hg-3-floor-1\n"), "{e}");
         }
     }
-    w.expect(
-        &[
-            "decide",
-            "hg-3-floor-1",
-            "extend",
-            "--reason",
-            "one more try",
-        ],
-        11,
-    );
+    w.expect(&decide("hg-3-floor-1", "extend", "one more try"), 11);
     let s = stdout(&w.run(&["status", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&s).unwrap();
     assert_eq!(v["caps"]["floor"], 4);
@@ -327,13 +312,7 @@ fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output(
     assert!(code.contains(&"+\techo hi"), "{code:#?}");
 
     // A structural failure twice: the person sees the head of the output.
-    w.run(&[
-        "decide",
-        "hg-1-conformity-1",
-        "approve",
-        "--reason",
-        "build glue",
-    ]);
+    w.run(&decide("hg-1-conformity-1", "approve", "build glue"));
     let w2 = wt();
     start(&w2);
     w2.lw(&["gate0", "run", "contract.md"], 0);

@@ -10,7 +10,7 @@ use serde_json::Value;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{RUN_START, Worktree, record_gate};
+use worktree::{RUN_START, Worktree, decide, record_gate};
 
 /// Checks a command's exit code and that the pipeline stayed consistent.
 trait Checked {
@@ -111,13 +111,11 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
         ""
     );
     let out = w.ok(
-        &[
-            "decide",
+        &decide(
             "hg-1-conformity-1",
             "approve",
-            "--reason",
             "the Makefile target is part of the change",
-        ],
+        ),
         11,
     );
     assert!(
@@ -136,16 +134,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     assert!(contract.contains("Makefile [gated "), "{contract}");
 
     // Deciding twice is refused.
-    w.ok(
-        &[
-            "decide",
-            "hg-1-conformity-1",
-            "deny",
-            "--reason",
-            "changed my mind",
-        ],
-        2,
-    );
+    w.ok(&decide("hg-1-conformity-1", "deny", "changed my mind"), 2);
 
     // Back to the developer, then the loop replays GATE 0 -> 1 -> 2.
     let out = w.ok(&["record", "dev", "--input", "criterion 2: NOT-MET"], 0);

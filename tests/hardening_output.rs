@@ -13,7 +13,7 @@ use std::time::Duration;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, RUN_START, Worktree, ask_unverifiable, started_loop as wt, text};
+use worktree::{BIN, RUN_START, Worktree, ask_unverifiable, decide, started_loop as wt, text};
 
 /// Escape sequences that retitle and clear a pane, a C1 CSI, a bidi
 /// override, and a forged protocol line.
@@ -42,15 +42,9 @@ fn next_lines(s: &str) -> Vec<&str> {
 fn deciding_a_decided_gate_shows_the_stored_reason_escaped_on_one_line() {
     let w = wt();
     w.lw(&ask_unverifiable("F1", "check"), 10);
-    let o = w.expect(
-        &["decide", "hg-1-manual-1", "accept", "--reason", HOSTILE],
-        0,
-    );
+    let o = w.expect(&decide("hg-1-manual-1", "accept", HOSTILE), 0);
     assert_clean("decide", &o);
-    let o = w.expect(
-        &["decide", "hg-1-manual-1", "reject", "--reason", "again"],
-        2,
-    );
+    let o = w.expect(&decide("hg-1-manual-1", "reject", "again"), 2);
     assert_clean("decide on a decided gate", &o);
     let e = text(&o.stderr);
     assert_eq!(e.lines().count(), 1, "{e}");
@@ -138,10 +132,7 @@ fn a_newline_in_data_never_forges_a_next_line() {
 fn json_outputs_escape_what_is_not_printable_and_round_trip() {
     let w = wt();
     w.lw(&ask_unverifiable(HOSTILE, HOSTILE), 10);
-    w.lw(
-        &["decide", "hg-1-manual-1", "accept", "--reason", HOSTILE],
-        0,
-    );
+    w.lw(&decide("hg-1-manual-1", "accept", HOSTILE), 0);
 
     let o = w.run(&["status", "--json"]);
     assert_clean("status --json", &o);

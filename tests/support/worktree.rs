@@ -34,6 +34,11 @@ pub fn record_gate<'a>(gate: &'a str, output: &'a str) -> [&'a str; 5] {
     ["record", "gate", gate, "--output", output]
 }
 
+/// `decide <gate> <decision> --reason <reason>`: a person's decision.
+pub fn decide<'a>(gate: &'a str, decision: &'a str, reason: &'a str) -> [&'a str; 5] {
+    ["decide", gate, decision, "--reason", reason]
+}
+
 /// A temp folder that looks like a git worktree, with the fixtures copied in.
 pub struct Worktree {
     _dir: tempfile::TempDir,
