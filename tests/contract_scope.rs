@@ -29,6 +29,21 @@ fn on_disk(name: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, file)
 }
 
+/// What an edit of a contract from `before` to `after` bytes reports.
+fn reported(
+    before: &[u8],
+    after: &[u8],
+    changed: bool,
+    content_changed: bool,
+) -> ContractEditOutcome {
+    ContractEditOutcome {
+        before: sha256_tagged(before),
+        after: sha256_tagged(after),
+        changed,
+        content_changed,
+    }
+}
+
 /// Gates `path` in fixture `input` on disk; the file must then equal fixture
 /// `expected`, and a second approval must leave it byte-identical.
 fn assert_case(input: &str, path: &str, expected: &str) {
@@ -42,15 +57,7 @@ fn assert_case(input: &str, path: &str, expected: &str) {
         "{input} + {path}"
     );
     assert_eq!(fs::read(&file).unwrap(), want, "{input} + {path}: bytes");
-    assert_eq!(
-        outcome,
-        ContractEditOutcome {
-            before: sha256_tagged(&before),
-            after: sha256_tagged(&want),
-            changed: true,
-            content_changed: false,
-        }
-    );
+    assert_eq!(outcome, reported(&before, &want, true, false));
     let again = gate_path_in_file(&file, path, "2026-12-31", Some(REASON), None).unwrap();
     assert!(!again.changed, "{input} + {path}: tagged twice");
     assert_eq!(again.before, again.after);
@@ -118,15 +125,9 @@ fn already_gated_leaves_the_file_byte_identical() {
         );
         let (_dir, file) = on_disk("gated");
         let outcome = gate_path_in_file(&file, path, DATE, Some(REASON), None).unwrap();
-        let hash = sha256_tagged(&original);
         assert_eq!(
             outcome,
-            ContractEditOutcome {
-                before: hash.clone(),
-                after: hash,
-                changed: false,
-                content_changed: false
-            },
+            reported(&original, &original, false, false),
             "{path}"
         );
         assert_eq!(fs::read(&file).unwrap(), original, "{path}");
@@ -152,15 +153,7 @@ fn content_changed_since_the_dialog_read_it_is_still_edited_and_reported() {
     let mut want = fixture("dots.after");
     want.extend_from_slice(b"Late note.\n");
     assert_eq!(fs::read(&file).unwrap(), want);
-    assert_eq!(
-        outcome,
-        ContractEditOutcome {
-            before: sha256_tagged(&now),
-            after: sha256_tagged(&want),
-            changed: true,
-            content_changed: true,
-        }
-    );
+    assert_eq!(outcome, reported(&now, &want, true, true));
 }
 
 #[test]
@@ -176,16 +169,7 @@ fn content_changed_and_already_gated_meanwhile_is_left_alone() {
         Some(&sha256_tagged(&shown)),
     )
     .unwrap();
-    let hash = sha256_tagged(&gated);
-    assert_eq!(
-        outcome,
-        ContractEditOutcome {
-            before: hash.clone(),
-            after: hash,
-            changed: false,
-            content_changed: true
-        }
-    );
+    assert_eq!(outcome, reported(&gated, &gated, false, true));
     assert_eq!(fs::read(&file).unwrap(), gated);
 }
 
@@ -212,15 +196,7 @@ fn a_rewrite_between_read_and_rename_is_redone_on_the_new_content() {
         .chain(*b"Added meanwhile.\n")
         .collect::<Vec<u8>>();
     assert_eq!(fs::read(&file).unwrap(), want);
-    assert_eq!(
-        outcome,
-        ContractEditOutcome {
-            before: sha256_tagged(&rewritten),
-            after: sha256_tagged(&want),
-            changed: true,
-            content_changed: true,
-        }
-    );
+    assert_eq!(outcome, reported(&rewritten, &want, true, true));
 }
 
 #[test]
