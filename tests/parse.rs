@@ -9,9 +9,9 @@ use loopwatch::model::{
     SecurityRow, Verdict, VerdictKind,
 };
 use loopwatch::parse::{
-    GateOutput, JsonInputError, Structural, StructuralKind, findings_from_verdicts, match_findings,
-    parse_conformity, parse_findings, parse_gate0_report, parse_security, parse_verdicts,
-    verify_findings,
+    GateOutput, JsonInputError, Structural, StructuralKind, VerdictEntry, findings_from_verdicts,
+    match_findings, parse_conformity, parse_findings, parse_gate0_report, parse_security,
+    parse_verdicts, verify_findings,
 };
 use proptest::prelude::*;
 
@@ -315,16 +315,19 @@ fn gate0_reports() {
     assert_eq!(states, vec![MetRecorded, Pending, Manual]);
 }
 
+/// Each verdict entry's echoed id, verdict, and whether it is a pipeline fault.
+fn echoes(v: &[VerdictEntry]) -> Vec<(Option<&str>, FindingVerdict, bool)> {
+    v.iter()
+        .map(|e| (e.echo_id.as_deref(), e.verdict, e.is_fault()))
+        .collect()
+}
+
 #[test]
 fn finding_verdicts_with_a_fault_entry() {
     let v = parse_verdicts("v", &fixture("verdicts-with-fault.txt")).unwrap();
-    let got: Vec<_> = v
-        .iter()
-        .map(|e| (e.echo_id.as_deref(), e.verdict, e.is_fault()))
-        .collect();
     use FindingVerdict::*;
     assert_eq!(
-        got,
+        echoes(&v),
         vec![
             (Some("R1"), Verified, false),
             (Some("R2"), False, false),
@@ -528,13 +531,9 @@ fn real_corpus_outputs() {
     );
 
     let v = parse_verdicts("f", &read("finding-verifier-results.txt")).unwrap();
-    let got: Vec<_> = v
-        .iter()
-        .map(|e| (e.echo_id.as_deref(), e.verdict, e.is_fault()))
-        .collect();
     use FindingVerdict::*;
     assert_eq!(
-        got,
+        echoes(&v),
         vec![
             (Some("F1"), Verified, false),
             (Some("F2"), False, false),
