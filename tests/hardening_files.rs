@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use hardening_support::{Headless, Worktree, foreign_state, note_line, notes};
 use loopwatch::model::EventBody;
 
-/// How long a complete write may take to show (the brief's budget).
+/// How long a complete write may take to show on the watcher's screen.
 const SHOW_WITHIN: Duration = Duration::from_millis(100);
 /// Generous deadline for lines that only need to arrive.
 const ARRIVE_WITHIN: Duration = Duration::from_secs(5);
