@@ -12,7 +12,7 @@ mod code_support;
 mod worktree;
 
 use code_support::git;
-use worktree::{Worktree, ask_unverifiable, decide, record_gate};
+use worktree::{Worktree, ask_unverifiable, assert_has, decide, record_gate};
 
 /// A worktree holding the loop's contract.
 fn wt() -> Worktree {
@@ -65,26 +65,20 @@ fn wrong_types_in_the_journal_are_problems_with_their_line() {
         ),
         "{out}"
     );
-    assert!(
-        out.contains("problem: events.jsonl:4: seq gap: 5 follows 2"),
-        "{out}"
-    );
+    assert_has(&out, "problem: events.jsonl:4: seq gap: 5 follows 2");
     // The partial last line is a write in progress: ignored, not a problem.
     assert_eq!(out.matches("problem:").count(), 2, "{out}");
     let v = w.expect(&["validate", ".pipeline/events.jsonl"], 1);
     let vout = stdout(&v);
-    assert!(
-        vout.contains(".pipeline/events.jsonl:3: /iteration: \"one\" is not of type \"integer\""),
-        "{vout}"
+    assert_has(
+        &vout,
+        ".pipeline/events.jsonl:3: /iteration: \"one\" is not of type \"integer\"",
     );
-    assert!(
-        vout.contains(".pipeline/events.jsonl:4: seq 5 follows 3 (expected 4)"),
-        "{vout}"
+    assert_has(
+        &vout,
+        ".pipeline/events.jsonl:4: seq 5 follows 3 (expected 4)",
     );
-    assert!(
-        vout.contains(".pipeline/events.jsonl:5: last line has no newline"),
-        "{vout}"
-    );
+    assert_has(&vout, ".pipeline/events.jsonl:5: last line has no newline");
     // The next writer repairs the partial line before appending.
     w.expect(&["record", "note", "repaired"], 0);
     let text = String::from_utf8(w.journal()).unwrap();
@@ -124,17 +118,12 @@ fn structural_failures_retry_once_then_ask_a_person() {
         "VERIFY — VERDICT: CONFORME\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\n",
     );
     let o = w.expect(&record_gate("conformity", &bad), 12);
-    assert!(
-        stderr(&o).contains("structural failure: "),
-        "{}",
-        stderr(&o)
-    );
+    assert_has(&stderr(&o), "structural failure: ");
     assert!(stdout(&o).ends_with("NEXT: retry\n"));
     let o = w.expect(&record_gate("conformity", &bad), 10);
-    assert!(
-        stdout(&o).contains("human gate opened: hg-1-conformity-1 (structural)"),
-        "{}",
-        stdout(&o)
+    assert_has(
+        &stdout(&o),
+        "human gate opened: hg-1-conformity-1 (structural)",
     );
     let two = w.write(
         "two.txt",
@@ -142,11 +131,7 @@ fn structural_failures_retry_once_then_ask_a_person() {
     );
     // While a person is asked, gates wait.
     let o = w.expect(&record_gate("conformity", &two), 2);
-    assert!(
-        stderr(&o).contains("await hg-1-conformity-1 first"),
-        "{}",
-        stderr(&o)
-    );
+    assert_has(&stderr(&o), "await hg-1-conformity-1 first");
     w.expect(
         &decide("hg-1-conformity-1", "retry", "verifier restarted"),
         12,

@@ -10,7 +10,7 @@ use serde_json::Value;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{RUN_START, Worktree, decide, record_gate};
+use worktree::{RUN_START, Worktree, assert_has, decide, record_gate};
 
 /// Checks a command's exit code and that the pipeline stayed consistent.
 trait Checked {
@@ -85,10 +85,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
 
     // GATE 1: ECARTS with a NOT-MET row and an out-of-scope file: the human gate first.
     let out = w.ok(&record_gate("conformity", "conformity-ecarts.txt"), 10);
-    assert!(
-        out.contains("human gate opened: hg-1-conformity-1 (out-of-scope)"),
-        "{out}"
-    );
+    assert_has(&out, "human gate opened: hg-1-conformity-1 (out-of-scope)");
     assert_eq!(last_line(&out), "NEXT: human hg-1-conformity-1");
     assert!(
         std::fs::read(w.root.join(".pipeline/gates/1-conformity-1.out"))
@@ -118,10 +115,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
         ),
         11,
     );
-    assert!(
-        out.contains("decision saved (hg-1-conformity-1: approve)"),
-        "{out}"
-    );
+    assert_has(&out, "decision saved (hg-1-conformity-1: approve)");
     assert_eq!(last_line(&out), "NEXT: dev");
     let out = w.ok(&["await", "hg-1-conformity-1"], 0);
     let d: Value = serde_json::from_str(out.trim()).unwrap();

@@ -11,7 +11,7 @@ use std::process::Output;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{Worktree, ask_unverifiable, started_loop as wt, text};
+use worktree::{Worktree, ask_unverifiable, assert_has, started_loop as wt, text};
 
 /// Runs `args`, expects exit 2 with `message` in stderr, and that the
 /// journal did not change.
@@ -60,21 +60,21 @@ fn validate_agrees_with_the_readers_on_huge_seqs_and_other_versions() {
     let status = w.lw(&["status"], 0);
     let v = w.expect(&["validate", ".pipeline/events.jsonl"], 1);
     let vout = text(&v.stdout);
-    assert!(
-        status.contains("problem: events.jsonl:3: \"seq\" must be a non-negative integer"),
-        "{status}"
+    assert_has(
+        &status,
+        "problem: events.jsonl:3: \"seq\" must be a non-negative integer",
     );
-    assert!(
-        vout.contains("events.jsonl:3: \"seq\" must be a non-negative integer"),
-        "{vout}"
+    assert_has(
+        &vout,
+        "events.jsonl:3: \"seq\" must be a non-negative integer",
     );
-    assert!(
-        status.contains("problem: events.jsonl:4: format version 2 is not 1"),
-        "{status}"
+    assert_has(
+        &status,
+        "problem: events.jsonl:4: format version 2 is not 1",
     );
-    assert!(
-        vout.contains("events.jsonl:4: /v: 2 is greater than the maximum of 1"),
-        "{vout}"
+    assert_has(
+        &vout,
+        "events.jsonl:4: /v: 2 is greater than the maximum of 1",
     );
 }
 
@@ -295,9 +295,9 @@ fn the_report_names_the_triage_files_it_could_not_read() {
     std::fs::remove_file(w.root.join(".pipeline/triage-1.json")).unwrap();
     std::fs::create_dir(w.root.join(".pipeline/triage-1.json")).unwrap();
     let md = w.lw(&["report"], 0);
-    assert!(
-        md.contains("- triage file triage-1.json (iteration 1) could not be read: not a regular file (a folder): refused"),
-        "{md}"
+    assert_has(
+        &md,
+        "- triage file triage-1.json (iteration 1) could not be read: not a regular file (a folder): refused",
     );
     let json: serde_json::Value =
         serde_json::from_str(&w.lw(&["report", "--format", "json"], 0)).unwrap();

@@ -13,7 +13,9 @@ use std::time::Duration;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, RUN_START, Worktree, ask_unverifiable, decide, started_loop as wt, text};
+use worktree::{
+    BIN, RUN_START, Worktree, ask_unverifiable, assert_has, decide, started_loop as wt, text,
+};
 
 /// Escape sequences that retitle and clear a pane, a C1 CSI, a bidi
 /// override, and a forged protocol line.
@@ -48,10 +50,7 @@ fn deciding_a_decided_gate_shows_the_stored_reason_escaped_on_one_line() {
     assert_clean("decide on a decided gate", &o);
     let e = text(&o.stderr);
     assert_eq!(e.lines().count(), 1, "{e}");
-    assert!(
-        e.contains("(␛]2;pwned␇␛[2J<U+009B>31m <U+202E>evil␊NEXT: done)"),
-        "{e}"
-    );
+    assert_has(&e, "(␛]2;pwned␇␛[2J<U+009B>31m <U+202E>evil␊NEXT: done)");
 }
 
 #[test]
@@ -120,9 +119,9 @@ fn a_newline_in_data_never_forges_a_next_line() {
     assert_clean("status", &o);
     let out = text(&o.stdout);
     assert_eq!(next_lines(&out), vec!["NEXT: human hg-1-manual-1"], "{out}");
-    assert!(
-        out.contains("run run␛]2;pwned␇␛[2J<U+009B>31m <U+202E>evil␊NEXT: done · feat"),
-        "{out}"
+    assert_has(
+        &out,
+        "run run␛]2;pwned␇␛[2J<U+009B>31m <U+202E>evil␊NEXT: done · feat",
     );
     let o = w.run(&["status", "--next"]);
     assert_eq!(text(&o.stdout), "human hg-1-manual-1\n");

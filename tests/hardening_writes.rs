@@ -16,7 +16,9 @@ use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, Worktree, ask_unverifiable, record_gate, started_loop as wt, text};
+use worktree::{
+    BIN, Worktree, ask_unverifiable, assert_has, record_gate, started_loop as wt, text,
+};
 
 fn pipe(w: &Worktree, name: &str) -> std::path::PathBuf {
     w.root.join(".pipeline").join(name)
@@ -108,11 +110,7 @@ fn links_planted_where_loopwatch_writes_are_refused_and_their_targets_untouched(
     symlink(w.root.parent().unwrap(), pipe(&w, "gates")).unwrap();
     let out = w.write("floor.out", "GATES — VERDICT: MET\n");
     let o = w.expect(&record_gate("floor", &out), 2);
-    assert!(
-        text(&o.stderr).contains("gates: a symbolic link: refused"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_has(&text(&o.stderr), "gates: a symbolic link: refused");
     std::fs::remove_file(pipe(&w, "gates")).unwrap();
 
     // report.md: `run.ended` is recorded, the report refused; with the link
@@ -124,11 +122,7 @@ fn links_planted_where_loopwatch_writes_are_refused_and_their_targets_untouched(
     std::fs::remove_file(pipe(&w, "report.md")).unwrap();
     let before = w.journal();
     let o = w.expect(&["record", "run-end", "--status", "partial"], 2);
-    assert!(
-        text(&o.stderr).contains("already ended as aborted"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_has(&text(&o.stderr), "already ended as aborted");
     let o = w.expect(&["record", "run-end", "--status", "aborted"], 0);
     assert!(text(&o.stdout).contains("its missing report was written"));
     assert!(
@@ -164,11 +158,7 @@ fn fifos_and_devices_never_hang_a_command() {
     symlink("/dev/zero", fp.join("state.json")).unwrap();
     let o = run_bounded(&w, &["status", "--pipeline", fp.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("not a regular file (a device)"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_has(&text(&o.stderr), "not a regular file (a device)");
 
     // The journal as a FIFO: every reader and writer refuses it at once.
     let journal = pipe(&w, "events.jsonl");
@@ -298,10 +288,7 @@ fn the_lock_timeout_names_the_real_holder_not_a_stale_pid() {
     std::fs::write(p.lock_path(), format!("{stale}\n")).unwrap();
     let o = w.expect(&["record", "note", "x"], 2);
     let e = text(&o.stderr);
-    assert!(
-        e.contains(&format!("is held by pid {} ", std::process::id())),
-        "{e}"
-    );
+    assert_has(&e, &format!("is held by pid {} ", std::process::id()));
     assert!(!e.contains(&format!("pid {stale}")), "{e}");
     drop(lock);
 }

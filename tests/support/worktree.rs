@@ -153,6 +153,12 @@ pub fn started_loop() -> Worktree {
     w
 }
 
+/// Fails the test, showing `text`, unless `text` contains `needle`.
+#[track_caller]
+pub fn assert_has(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{needle:?} is not in:\n{text}");
+}
+
 /// Bytes a command printed, as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
