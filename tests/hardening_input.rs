@@ -94,7 +94,7 @@ fn hostile_journal_lines_are_reported_with_position_and_reading_recovers() {
     assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
     drop(h);
 
-    let out = w.command(&["status"]).output().unwrap();
+    let out = w.output(&["status"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -122,7 +122,7 @@ fn hostile_journal_lines_are_reported_with_position_and_reading_recovers() {
         stdout.contains("last event 2026-11-02T10:00:00Z"),
         "{stdout}"
     );
-    let json = w.command(&["status", "--json"]).output().unwrap();
+    let json = w.output(&["status", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["seq"], 2, "the line after the damage is folded");
 }
@@ -151,7 +151,7 @@ fn a_line_under_the_cap_made_of_tiny_values_stays_bounded() {
     // program; the values are refused before any tree is built.
     assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
     drop(h);
-    let out = w.command(&["status"]).output().unwrap();
+    let out = w.output(&["status"]);
     let stdout = String::from_utf8(out.stdout).unwrap();
     let problems: Vec<&str> = stdout
         .lines()

@@ -238,6 +238,11 @@ impl Worktree {
         self.recorder().ask(req).expect("ask").0
     }
 
+    /// Runs the binary in the worktree to its end; returns what it did.
+    pub fn output(&self, args: &[&str]) -> std::process::Output {
+        self.command(args).output().expect("run loopwatch")
+    }
+
     /// Runs the binary in the worktree.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(bin());
