@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 use loopwatch::journal::{Pipeline, PipelineLock, read_all};
-use loopwatch::model::fold;
+use loopwatch::model::{State, fold};
 
 mod code_support;
 #[allow(dead_code)]
@@ -22,6 +22,15 @@ fn wt() -> Worktree {
 /// `record run-start` with three rounds per gate.
 fn start(w: &Worktree) {
     w.start_run_with(&["--max-rounds", "3"]);
+}
+
+/// The fold of the worktree's journal.
+fn folded(w: &Worktree) -> State {
+    fold(
+        &read_all(&w.root.join(".pipeline/events.jsonl"))
+            .unwrap()
+            .events,
+    )
 }
 
 fn stderr(o: &Output) -> String {
@@ -137,11 +146,7 @@ fn structural_failures_retry_once_then_ask_a_person() {
         12,
     );
     w.expect(&record_gate("conformity", &two), 12);
-    let state = fold(
-        &read_all(&w.root.join(".pipeline/events.jsonl"))
-            .unwrap()
-            .events,
-    );
+    let state = folded(&w);
     let rounds: Vec<_> = state.review_iterations[0]
         .gates
         .iter()
@@ -275,11 +280,7 @@ fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output(
         "VERIFY — VERDICT: ECARTS(1)\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\n  2. The banner reads well — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: Makefile\nFLOOR: clean\nPROOF: read 2 files\n",
     );
     w.lw(&record_gate("conformity", &out), 10);
-    let state = fold(
-        &read_all(&w.root.join(".pipeline/events.jsonl"))
-            .unwrap()
-            .events,
-    );
+    let state = folded(&w);
     let gate = state.human_gate("hg-1-conformity-1").unwrap();
     // The file's hunks against the run's base, captured when the gate opened.
     let code: Vec<&str> = gate.request.evidence["code"]
@@ -304,11 +305,7 @@ fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output(
     let junk = w2.write("junk.txt", "I could not finish the review.\nsorry\n");
     w2.lw(&record_gate("conformity", &junk), 12);
     w2.lw(&record_gate("conformity", &junk), 10);
-    let state = fold(
-        &read_all(&w2.root.join(".pipeline/events.jsonl"))
-            .unwrap()
-            .events,
-    );
+    let state = folded(&w2);
     let gate = state.open_human_gates().next().unwrap();
     assert_eq!(
         gate.request.evidence["excerpt"],
