@@ -33,9 +33,18 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         raw.push(format!("summary: {}", req.summary));
     }
     let ev = &req.evidence;
-    for l in array(ev, "refreshed").filter_map(Value::as_str) {
-        raw.push(format!("refreshed before deciding: {l}"));
-    }
+    let refreshed: Vec<&str> = array(ev, "refreshed").filter_map(Value::as_str).collect();
+    raw.extend(
+        refreshed
+            .iter()
+            .map(|l| format!("refreshed before deciding: {l}")),
+    );
+    // When the evidence was recomputed, it is what is there now.
+    let when = if refreshed.is_empty() {
+        "as captured when the gate opened"
+    } else {
+        "as it is now"
+    };
     if let Some(v) = ev
         .get("verdict")
         .and_then(|v| serde_json::from_value::<Verdict>(v.clone()).ok())
@@ -68,12 +77,17 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     }
     let code: Vec<&str> = array(ev, "code").filter_map(Value::as_str).collect();
     if !code.is_empty() {
-        raw.push("code (as captured when the gate opened):".into());
+        raw.push(format!("code ({when}):"));
         raw.extend(code.iter().map(|l| format!("  {l}")));
     }
     let contract: Vec<&str> = array(ev, "contract").filter_map(Value::as_str).collect();
     if !contract.is_empty() {
-        raw.push("the contract (as read when the gate opened):".into());
+        let when = if refreshed.is_empty() {
+            "as read when the gate opened"
+        } else {
+            when
+        };
+        raw.push(format!("the contract ({when}):"));
         raw.extend(contract.iter().map(|l| format!("  {l}")));
     }
     if let Some(s) = ev.get("reason").and_then(Value::as_str) {
