@@ -94,7 +94,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     bottom.push(Line::styled(sanitize_line(&msg, w), theme.tone(tone)));
     bottom.push(Line::styled(
         sanitize_line(
-            "option key, type the reason, ctrl-s confirms · ctrl-r refresh · tab options · esc cancels · ↑↓ pgup pgdn scroll",
+            "ctrl-s confirms · ctrl-r refresh · tab options · esc cancels · ↑↓ pgup pgdn scroll",
             w,
         ),
         theme.tone(Tone::Muted),
@@ -132,10 +132,7 @@ fn freshness(d: &Dialog) -> Option<(String, Tone)> {
         return None;
     }
     match &d.freshness {
-        Freshness::Checking { apply: false } => Some((
-            "checking the evidence against the worktree…".into(),
-            Tone::Muted,
-        )),
+        // The check made on opening is said only when it finds a change.
         Freshness::Checking { apply: true } => {
             Some(("refreshing the evidence…".into(), Tone::Muted))
         }
@@ -150,7 +147,7 @@ fn freshness(d: &Dialog) -> Option<(String, Tone)> {
             "refreshed: the evidence as it is now (saved with the decision)".into(),
             Tone::Accent,
         )),
-        Freshness::Unknown | Freshness::Current => None,
+        Freshness::Unknown | Freshness::Checking { apply: false } | Freshness::Current => None,
     }
 }
 
