@@ -390,9 +390,24 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 file\n"
         lines_of(&reqs[1], "code"),
         ["(the verifier's row cites no path:line: no code to show)"]
     );
+    // A location outside the worktree is refused, and said so.
+    let outside = conformity(
+        &rec,
+        "VERIFY — VERDICT: ECARTS(1)\nCONTRACT: contract.md\nCRITERIA:\n\
+  1. Keys are safe — UNVERIFIABLE — compare with /etc/passwd:1 and ../secret.txt:2\n\
+SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 file\n",
+    );
+    let refused = lines_of(&outside[0], "code");
+    assert_eq!(
+        refused,
+        [
+            "code not available: path refused: /etc/passwd: it is absolute",
+            "code not available: path refused: ../secret.txt: it leaves the worktree",
+        ]
+    );
     // The file back as the iteration judged it: the evidence is current.
     write(root, "src/lib.rs", "pub fn one() -> u32 {\n    7\n}\n");
-    for r in &reqs {
+    for r in reqs.iter().chain(&outside) {
         decided_on_its_evidence(root, r, "accept");
     }
 }

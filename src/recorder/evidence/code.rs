@@ -30,9 +30,10 @@ pub struct Citation {
 
 static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
     // `path:12`, `path:12-18`, `path:L12-L18`; the path holds a `/` or a
-    // `.` (a file, not a word followed by a colon).
+    // `.` (a file, not a word followed by a colon). An absolute path or one
+    // with `..` is a location too: reading it is refused, visibly.
     // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"(?:^|[\s(\[‹«`'])((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*):(L?[0-9]+(?:[-–]L?[0-9]+)?)\b")
+    Regex::new(r"(?:^|[\s(\[‹«`'])(/?(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*):(L?[0-9]+(?:[-–]L?[0-9]+)?)\b")
         .expect("location pattern")
 });
 
@@ -228,5 +229,10 @@ mod tests {
         assert_eq!(citations("see https://example.org:8443/x"), []);
         assert_eq!(citations("EVIDENCE: MET exit=0 :: OK"), []);
         assert_eq!(citations("needs a runtime; ran at 12:30"), []);
+        // Outside the worktree: cited, so that the refusal to read it is seen.
+        assert_eq!(
+            citations("see /etc/passwd:1 and ../secret.txt:2"),
+            [cite("/etc/passwd", "1"), cite("../secret.txt", "2")]
+        );
     }
 }
