@@ -19,6 +19,24 @@ pub const EXCERPT_CONTEXT: u32 = 3;
 /// Most locations of one verifier row shown as code.
 pub const MAX_CITATIONS: usize = 3;
 
+/// Longest line kept in captured evidence, in bytes: a minified file or a
+/// runaway output line would otherwise fill the journal (the dialog shows
+/// even less of it).
+pub const MAX_CAPTURED_LINE: usize = 2048;
+
+/// `line` cut to [`MAX_CAPTURED_LINE`] bytes (at a character boundary),
+/// saying how much was left out.
+pub fn bounded(line: String) -> String {
+    if line.len() <= MAX_CAPTURED_LINE {
+        return line;
+    }
+    let mut end = MAX_CAPTURED_LINE;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} … [{} more bytes]", &line[..end], line.len() - end)
+}
+
 /// A location a claim cites: a path inside the worktree and its lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Citation {
@@ -65,6 +83,19 @@ pub fn citations(text: &str) -> Vec<Citation> {
 /// when the file did not change since the run started, its hunks against
 /// the run's diff base revision (a change made before the run).
 pub fn file_hunks(
+    worktree: &Path,
+    base: Option<&CodeSnapshot>,
+    diff_base: Option<&str>,
+    now: &CodeSnapshot,
+    path: &str,
+) -> Vec<String> {
+    hunks_of(worktree, base, diff_base, now, path)
+        .into_iter()
+        .map(bounded)
+        .collect()
+}
+
+fn hunks_of(
     worktree: &Path,
     base: Option<&CodeSnapshot>,
     diff_base: Option<&str>,
@@ -138,28 +169,54 @@ pub fn cited_lines(
     path: &str,
     lines: &str,
 ) -> Vec<String> {
+    cited_block(worktree, snapshot, path, lines).0
+}
+
+/// [`cited_lines`], and the text of the cited lines alone (each
+/// [`bounded`]; empty when they cannot be read).
+pub fn cited_block(
+    worktree: &Path,
+    snapshot: Option<&CodeSnapshot>,
+    path: &str,
+    lines: &str,
+) -> (Vec<String>, Vec<String>) {
     let tree = match tree_of(snapshot, "the iteration") {
         Ok(t) => t,
-        Err(why) => return vec![format!("code not available: {why}")],
+        Err(why) => return (vec![format!("code not available: {why}")], Vec::new()),
     };
     let Some(range) = parse_lines(lines) else {
-        return vec![format!(
-            "code not shown: {path}:{lines} names no line range"
-        )];
+        return (
+            vec![format!(
+                "code not shown: {path}:{lines} names no line range"
+            )],
+            Vec::new(),
+        );
     };
     match crate::code::excerpt(worktree, tree, path, range, EXCERPT_CONTEXT) {
-        Ok(x) => excerpt_lines(&x, &format!("{}:{lines}", x.path)),
-        Err(e) => vec![format!("code not available: {e}")],
+        Ok(x) => (
+            excerpt_lines(&x, &format!("{}:{lines}", x.path)),
+            cited_text(&x.lines),
+        ),
+        Err(e) => (vec![format!("code not available: {e}")], Vec::new()),
     }
+}
+
+/// The text of the cited lines of an excerpt, each [`bounded`].
+pub fn cited_text(lines: &[crate::code::ExcerptLine]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l.cited)
+        .map(|l| bounded(l.text.clone()))
+        .collect()
 }
 
 /// An excerpt as lines under a heading: `>   12 | text` for a cited line,
 /// `    11 | text` for context, then the excerpt's note in parentheses.
 pub fn excerpt_lines(x: &Excerpt, heading: &str) -> Vec<String> {
-    let mut out = vec![heading.to_string()];
+    let mut out = vec![bounded(heading.to_string())];
     out.extend(x.lines.iter().map(|l| {
         let mark = if l.cited { '>' } else { ' ' };
-        format!("{mark}{:>5} | {}", l.number, l.text)
+        bounded(format!("{mark}{:>5} | {}", l.number, l.text))
     }));
     if let Some(note) = &x.note {
         out.push(format!("({note})"));
@@ -226,6 +283,14 @@ mod tests {
             ]
         );
         // A URL's port, a bare word and a time of day are not locations.
+        assert_eq!(bounded("ab".into()), "ab");
+        let long = "é".repeat(MAX_CAPTURED_LINE);
+        let cut = bounded(long.clone());
+        assert!(cut.ends_with(&format!(
+            " … [{} more bytes]",
+            long.len() - MAX_CAPTURED_LINE
+        )));
+        assert!(cut.len() < MAX_CAPTURED_LINE + 40);
         assert_eq!(citations("see https://example.org:8443/x"), []);
         assert_eq!(citations("EVIDENCE: MET exit=0 :: OK"), []);
         assert_eq!(citations("needs a runtime; ran at 12:30"), []);

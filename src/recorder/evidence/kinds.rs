@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use super::code::bounded;
 use crate::model::event::GateFinished;
 use crate::model::rules::{RoundOutcome, round_outcome};
 use crate::model::{CriterionStatus, FloorState, GateName};
@@ -24,6 +25,13 @@ pub const OUTPUT_LINES: usize = 40;
 /// attributes, `>  20 | ABANDON: 4 reason` for each ABANDON line, then
 /// `proof: reason`. What cannot be read is said.
 pub fn abandonment(worktree: &Path, contract: Option<&str>, id: &str) -> Vec<String> {
+    contract_lines(worktree, contract, id)
+        .into_iter()
+        .map(bounded)
+        .collect()
+}
+
+fn contract_lines(worktree: &Path, contract: Option<&str>, id: &str) -> Vec<String> {
     let Some(recorded) = contract.filter(|c| !c.is_empty()) else {
         return vec!["contract: none recorded for the run (no ABANDON line to show)".into()];
     };
@@ -144,7 +152,7 @@ pub fn rounds<'a>(gate: GateName, all: impl IntoIterator<Item = &'a GateFinished
             out.push("  (no gap rows in this round)".into());
         }
     }
-    out
+    out.into_iter().map(bounded).collect()
 }
 
 /// The output of a structurally broken round with its failing line
@@ -166,7 +174,7 @@ pub fn marked_output(raw: &[u8], failing: Option<usize>) -> Vec<String> {
     }
     for n in first..=last {
         let mark = if Some(n) == failing { '>' } else { ' ' };
-        out.push(format!("{mark}{n:>5} | {}", lines[n - 1]));
+        out.push(bounded(format!("{mark}{n:>5} | {}", lines[n - 1])));
     }
     if last < lines.len() {
         out.push(format!("({} lines after)", lines.len() - last));
@@ -195,6 +203,14 @@ mod tests {
         assert!(out.contains(&"    59 | l59".to_string()));
         assert_eq!(out.last().map(String::as_str), Some("(16 lines after)"));
         assert_eq!(out.len(), 42);
+        // A runaway line is kept bounded.
+        let huge = "x".repeat(1 << 20);
+        let cut = marked_output(huge.as_bytes(), Some(1));
+        assert!(
+            cut[0].starts_with(">    1 | xxx") && cut[0].len() < 2100,
+            "{}",
+            cut[0].len()
+        );
         let head = marked_output(b"a\nb\n", None);
         assert_eq!(head, ["     1 | a", "     2 | b"]);
         let past = marked_output(b"a\n", Some(9));

@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 pub use code::{
-    Citation, EXCERPT_CONTEXT, MAX_CITATIONS, MAX_EVIDENCE_CHANGED_LINES, citations, cited_lines,
-    file_hunks,
+    Citation, EXCERPT_CONTEXT, MAX_CAPTURED_LINE, MAX_CITATIONS, MAX_EVIDENCE_CHANGED_LINES,
+    citations, cited_lines, file_hunks,
 };
 pub use kinds::{abandonment, marked_output, rounds};
 pub use refresh::{Refreshed, Sources, refresh};
@@ -87,7 +87,10 @@ pub fn capture(requests: &mut [GateRequest], pipeline: &Pipeline, at: &Opening<'
             HumanGateKind::OutOfScope => {
                 let now = fresh.get_or_insert_with(|| crate::code::take(worktree, pipeline.dir()));
                 if let Some(f) = at.finished {
-                    let said = justification(f, &subject);
+                    let said: Vec<String> = justification(f, &subject)
+                        .into_iter()
+                        .map(code::bounded)
+                        .collect();
                     if !said.is_empty() {
                         ev.insert("justification".into(), json!(said));
                     }
@@ -175,25 +178,16 @@ fn cited_blocks(
     let mut code = Vec::new();
     let mut cited = Vec::new();
     for c in cites {
-        let block = cited_lines(worktree, snapshot, &c.path, &c.lines);
+        let (block, text) = code::cited_block(worktree, snapshot, &c.path, &c.lines);
         cited.push(json!({
             "path": c.path,
             "lines": c.lines,
             "iteration": iteration,
-            "text": cited_text(&block),
+            "text": text,
         }));
         code.extend(block);
     }
     (code, cited)
-}
-
-/// The text of the cited (`>`-marked) lines of a block of [`cited_lines`].
-fn cited_text(block: &[String]) -> Vec<String> {
-    block
-        .iter()
-        .filter_map(|l| l.strip_prefix('>'))
-        .filter_map(|l| l.split_once(" | ").map(|(_, t)| t.to_string()))
-        .collect()
 }
 
 /// The start of a run's `--diff` range (`main..HEAD` → `main`), if any.

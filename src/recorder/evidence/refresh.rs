@@ -12,7 +12,7 @@ use std::path::{Component, Path};
 
 use serde_json::{Value, json};
 
-use super::code::{EXCERPT_CONTEXT, excerpt_lines, parse_lines, tree_of};
+use super::code::{EXCERPT_CONTEXT, bounded, cited_text, excerpt_lines, parse_lines, tree_of};
 use super::{Citation, abandonment, claim_citations, diff_base, file_hunks, marked_output};
 use crate::code::{CodeSnapshot, ExcerptLine, RunTrees};
 use crate::journal::Pipeline;
@@ -220,7 +220,7 @@ fn cited_now(
             cited.push(json!({"path": c.path, "lines": c.lines, "text": []}));
             continue;
         }
-        let now_text: Vec<String> = cited_of(&x.lines);
+        let now_text: Vec<String> = cited_text(&x.lines);
         let Some(was_text) = text.filter(|t| !t.is_empty()) else {
             code.extend(excerpt_lines(&x, &format!("{}:{}", x.path, c.lines)));
             cited.push(json!({"path": c.path, "lines": c.lines, "text": now_text}));
@@ -274,15 +274,6 @@ fn cited_now(
     (code, cited, why)
 }
 
-/// The text of the cited lines of an excerpt.
-fn cited_of(lines: &[ExcerptLine]) -> Vec<String> {
-    lines
-        .iter()
-        .filter(|l| l.cited)
-        .map(|l| l.text.clone())
-        .collect()
-}
-
 /// The first line where `want` stands whole in `all`, the nearest to
 /// `near` when it stands at several places.
 fn find_block(all: &[ExcerptLine], want: &[String], near: u32) -> Option<u32> {
@@ -290,7 +281,11 @@ fn find_block(all: &[ExcerptLine], want: &[String], near: u32) -> Option<u32> {
         return None;
     }
     all.windows(want.len())
-        .filter(|w| w.iter().zip(want).all(|(l, t)| &l.text == t))
+        .filter(|w| {
+            w.iter()
+                .zip(want)
+                .all(|(l, t)| &bounded(l.text.clone()) == t)
+        })
         .map(|w| w[0].number)
         .min_by_key(|n| n.abs_diff(near))
 }
