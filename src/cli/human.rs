@@ -102,7 +102,7 @@ it changed (a file edited, cited lines moved, a file vanished, the contract edit
 change is said on stderr and the decision is refused unless --refresh: then the evidence as \
 it is now is the one saved and hashed.
 
-Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason, evidence changed without --refresh), 3 no pipeline, 4 recorded but state.json is stale (do not retry)."
+Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason, changed evidence), 3 no pipeline, 4 recorded but state.json is stale (do not retry)."
 )]
 pub struct DecideArgs {
     /// The human gate id.
