@@ -752,6 +752,39 @@ fn cited_lines_that_moved_were_edited_or_vanished_are_said_so_on_refresh() {
 }
 
 #[test]
+fn a_binary_file_edited_to_the_same_size_is_seen_changed_on_refresh() {
+    use loopwatch::recorder::evidence::{Sources, refresh};
+    let dir = repo();
+    let root = dir.path();
+    let rec = started(root);
+    std::fs::write(root.join("logo.bin"), [0u8, 1, 2, 3]).unwrap();
+    let reqs = out_of_scope(&rec, &["logo.bin"]);
+    let shown = code(&reqs[0]);
+    assert!(
+        shown.iter().any(|l| l.starts_with("(binary file:")),
+        "{shown:#?}"
+    );
+    let pipeline = Pipeline::at(root.join(".pipeline"));
+    assert!(
+        refresh(&pipeline, &Sources::default(), &reqs[0])
+            .changes
+            .is_empty()
+    );
+    // Same size, other bytes: its summary reads the same, git sees the change.
+    std::fs::write(root.join("logo.bin"), [0u8, 9, 9, 9]).unwrap();
+    let r = refresh(&pipeline, &Sources::default(), &reqs[0]);
+    assert_eq!(r.changes, ["logo.bin: edited since the gate opened"]);
+    assert_eq!(
+        r.evidence["code"], reqs[0].evidence["code"],
+        "the same summary"
+    );
+    assert_ne!(
+        r.evidence["at"], reqs[0].evidence["at"],
+        "taken on the new snapshot"
+    );
+}
+
+#[test]
 fn a_vanished_out_of_scope_file_is_said_so_on_refresh() {
     use loopwatch::recorder::evidence::{Sources, refresh};
     let dir = repo();

@@ -98,6 +98,11 @@ pub fn capture(requests: &mut [GateRequest], pipeline: &Pipeline, at: &Opening<'
                 let diff_base = diff_base(run.map(|r| r.diff.as_str()));
                 let code = file_hunks(worktree, trees.of(0), diff_base, now, &subject);
                 ev.insert("code".into(), json!(code));
+                // The snapshot the hunks were taken to: a later look asks git
+                // whether the file changed since, whatever the summary says.
+                if let Some(t) = now.tree() {
+                    ev.insert("at".into(), json!(t.as_str()));
+                }
             }
             HumanGateKind::Unverifiable => {
                 let cites = claim_citations(&Value::Object(ev.clone()));

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::code::{EXCERPT_CONTEXT, bounded, cited_text, excerpt_lines, parse_lines, tree_of};
 use super::{Citation, abandonment, claim_citations, diff_base, file_hunks, marked_output};
-use crate::code::{CodeSnapshot, ExcerptLine, RunTrees};
+use crate::code::{CodeSnapshot, DiffLimits, ExcerptLine, RunTrees, TreeId};
 use crate::journal::Pipeline;
 use crate::model::event::HumanRequest;
 use crate::model::{HumanGateKind, State};
@@ -64,20 +64,36 @@ pub fn refresh(pipeline: &Pipeline, sources: &Sources, req: &HumanRequest) -> Re
                 .unwrap_or_default();
             let trees = RunTrees::from_events(&events);
             let now = crate::code::take(worktree, pipeline.dir());
-            let code = file_hunks(
-                worktree,
-                trees.of(0),
-                diff_base(sources.diff.as_deref()),
-                &now,
-                &req.subject,
-            );
-            if Some(&json!(code)) != old.get("code") {
-                changes.push(if exists_in(worktree, &req.subject) {
-                    format!("{}: edited since the gate opened", req.subject)
-                } else {
-                    format!("{}: no longer in the worktree (vanished)", req.subject)
-                });
-                new["code"] = json!(code);
+            let at = old
+                .get("at")
+                .and_then(Value::as_str)
+                .and_then(TreeId::parse);
+            // git says whether the file changed since the hunks were taken
+            // (a summarised or binary change shows no difference in text).
+            let touched = match (&at, now.tree()) {
+                (Some(at), Some(t)) if at == t => Some(false),
+                (Some(at), Some(t)) => touched(worktree, at, t, &req.subject),
+                _ => None,
+            };
+            if touched != Some(false) {
+                let code = file_hunks(
+                    worktree,
+                    trees.of(0),
+                    diff_base(sources.diff.as_deref()),
+                    &now,
+                    &req.subject,
+                );
+                if touched.unwrap_or_else(|| Some(&json!(code)) != old.get("code")) {
+                    changes.push(if exists_in(worktree, &req.subject) {
+                        format!("{}: edited since the gate opened", req.subject)
+                    } else {
+                        format!("{}: no longer in the worktree (vanished)", req.subject)
+                    });
+                    new["code"] = json!(code);
+                    if let Some(t) = now.tree() {
+                        new["at"] = json!(t.as_str());
+                    }
+                }
             }
         }
         HumanGateKind::Unverifiable if old.get("code").is_some() => {
@@ -272,6 +288,22 @@ fn cited_now(
         }
     }
     (code, cited, why)
+}
+
+/// Whether `path` differs between the snapshots `a` and `b` (`None` when
+/// git cannot tell). Every file is summarised: only the list matters.
+fn touched(worktree: &Path, a: &TreeId, b: &TreeId, path: &str) -> Option<bool> {
+    let names_only = DiffLimits {
+        max_file_bytes: 0,
+        max_changed_lines: 0,
+        context: 0,
+    };
+    let files = crate::code::diff_with(worktree, a, b, &names_only).ok()?;
+    Some(
+        files
+            .iter()
+            .any(|f| f.path == path || f.old_path.as_deref() == Some(path)),
+    )
 }
 
 /// The first line where `want` stands whole in `all`, the nearest to
