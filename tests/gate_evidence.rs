@@ -804,3 +804,45 @@ fn a_vanished_out_of_scope_file_is_said_so_on_refresh() {
         serde_json::json!(["tools/gen.sh: no change against the run's base"])
     );
 }
+
+#[test]
+fn without_a_snapshot_now_nothing_can_be_compared_and_no_change_is_claimed() {
+    use loopwatch::recorder::evidence::{Sources, refresh};
+    let dir = repo();
+    let root = dir.path();
+    let rec = started(root);
+    write(root, "Makefile", "all:\n");
+    rec.start_round(GateName::Floor, false).expect("floor");
+    let mut reqs = out_of_scope(&rec, &["Makefile"]);
+    let finding = Finding {
+        id: "F1".into(),
+        severity: "high".into(),
+        path: "Makefile".into(),
+        lines: "1".into(),
+        claim: "the target".into(),
+        verdict: FindingVerdict::Unverifiable,
+        evidence: String::new(),
+        note: "needs a person".into(),
+        extra: Default::default(),
+    };
+    reqs.extend(requests(
+        &rec.findings(Some(1), vec![finding])
+            .expect("findings")
+            .events,
+    ));
+    assert!(code(&reqs[0]).iter().any(|l| l == "+all:"), "{reqs:#?}");
+    assert!(
+        code(&reqs[1]).iter().any(|l| l == ">    1 | all:"),
+        "{reqs:#?}"
+    );
+    // The repository gone (a synced copy elsewhere, git failing): nothing
+    // can be compared, and nothing is said to have changed.
+    std::fs::rename(root.join(".git"), root.join("git-away")).unwrap();
+    write(root, "Makefile", "all:\n\techo edited\n");
+    let pipeline = Pipeline::at(root.join(".pipeline"));
+    for r in &reqs {
+        let fresh = refresh(&pipeline, &Sources::default(), r);
+        assert!(fresh.changes.is_empty(), "{}: {:?}", r.id, fresh.changes);
+        assert_eq!(fresh.evidence, r.evidence);
+    }
+}

@@ -71,9 +71,12 @@ pub fn refresh(pipeline: &Pipeline, sources: &Sources, req: &HumanRequest) -> Re
             // git says whether the file changed since the hunks were taken
             // (a summarised or binary change shows no difference in text).
             let touched = match (&at, now.tree()) {
+                // No snapshot now (not a git worktree here, git failing):
+                // nothing can be compared, so no change is claimed.
+                (_, None) => Some(false),
                 (Some(at), Some(t)) if at == t => Some(false),
                 (Some(at), Some(t)) => touched(worktree, at, t, &req.subject),
-                _ => None,
+                (None, Some(_)) => None,
             };
             if touched != Some(false) {
                 let code = file_hunks(
@@ -189,27 +192,11 @@ fn cited_now(
     };
     if was.is_empty() {
         // Nothing cited: the "cites nothing" line stays as it was.
-        let code = old
-            .get("code")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        return (code, Vec::new(), Vec::new());
+        return (old_code(old), Vec::new(), Vec::new());
     }
-    let tree = match tree_of(Some(now), "the worktree") {
-        Ok(t) => t,
-        Err(why) => {
-            return (
-                vec![format!("code not available: {why}")],
-                Vec::new(),
-                vec![format!("the worktree cannot be read now: {why}")],
-            );
-        }
+    let Ok(tree) = tree_of(Some(now), "the worktree") else {
+        // No snapshot now: nothing can be compared, the code stays as shown.
+        return (old_code(old), Vec::new(), Vec::new());
     };
     let mut code = Vec::new();
     let mut cited = Vec::new();
@@ -288,6 +275,19 @@ fn cited_now(
         }
     }
     (code, cited, why)
+}
+
+/// The `code` lines of the evidence shown.
+fn old_code(old: &Value) -> Vec<String> {
+    old.get("code")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether `path` differs between the snapshots `a` and `b` (`None` when
