@@ -308,7 +308,7 @@ fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output(
     let state = folded(&w2);
     let gate = state.open_human_gates().next().unwrap();
     assert_eq!(
-        gate.request.evidence["excerpt"],
-        "I could not finish the review.\nsorry"
+        gate.request.evidence["outputLines"],
+        serde_json::json!(["     1 | I could not finish the review.", "     2 | sorry"])
     );
 }

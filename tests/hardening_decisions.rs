@@ -198,13 +198,15 @@ fn confirm_in_app(w: &Worktree, option: char, reason: &str) -> (App, DecisionReq
         w.pipeline().dir().to_path_buf(),
     );
     let _ = app.on_state(snap.state, &snap.events);
-    for k in [
-        key(KeyCode::Char('4')),
-        key(KeyCode::Char('g')),
-        key(KeyCode::Enter),
-    ] {
+    for k in [key(KeyCode::Char('4')), key(KeyCode::Char('g'))] {
         assert_eq!(app.on_key(&k), vec![]);
     }
+    // Opening the dialog asks whether its evidence is still current.
+    let opened = app.on_key(&key(KeyCode::Enter));
+    assert!(
+        matches!(&opened[..], [loopwatch::tui::Effect::CheckEvidence(_)]),
+        "{opened:?}"
+    );
     assert_eq!(app.tab(), Tab::Gates);
     assert!(app.dialog().is_some(), "no dialog opened");
     clock.advance(Duration::from_millis(400));
