@@ -8,10 +8,16 @@
 //! Run with `cargo bench --bench code`; prints its figures and exits 1 when
 //! a target is missed.
 
+#[path = "../tests/code_support/mod.rs"]
+mod code_support;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use code_support::{git, write};
+use common::{ms, percentile, times};
 use loopwatch::code;
 
 const FOLDERS: usize = 100;
@@ -94,20 +100,12 @@ impl std::fmt::Display for Figures {
 }
 
 /// Runs `f` once to warm the caches, then `RUNS` times.
-fn measure(mut f: impl FnMut()) -> Figures {
-    f();
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
+fn measure(f: impl FnMut()) -> Figures {
+    let mut times = times(RUNS, f);
     Figures {
-        median: times[RUNS / 2],
-        p90: times[RUNS * 9 / 10],
-        max: times[RUNS - 1],
+        median: percentile(&mut times, 50.0),
+        p90: percentile(&mut times, 90.0),
+        max: percentile(&mut times, 100.0),
     }
 }
 
@@ -153,33 +151,4 @@ fn body(k: usize, word: &str) -> String {
             }
         })
         .collect()
-}
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(root)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "bench")
-        .env("GIT_AUTHOR_EMAIL", "bench@example.org")
-        .env("GIT_COMMITTER_NAME", "bench")
-        .env("GIT_COMMITTER_EMAIL", "bench@example.org")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }

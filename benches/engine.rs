@@ -11,6 +11,7 @@
 //! `cargo bench --bench engine` (set `ENGINE_BENCH_WAIT=S` to shorten the
 //! 30 s CPU window).
 
+mod common;
 #[path = "../tests/engine_support/mod.rs"]
 mod engine_support;
 
@@ -18,18 +19,10 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{ms, percentile};
 use engine_support::*;
 use loopwatch::engine::adapter::Invocation;
 use loopwatch::engine::child::{self, Spawn};
-
-fn pct(v: &mut [Duration], p: f64) -> Duration {
-    v.sort();
-    v[((v.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
-}
 
 fn dispatch_overhead() {
     let dir = tempfile::tempdir().unwrap();
@@ -82,8 +75,8 @@ fn dispatch_overhead() {
         bare.push(t0.elapsed());
         let _ = c.wait();
     }
-    let (e50, e99) = (pct(&mut engine, 0.5), pct(&mut engine, 0.99));
-    let (b50, b99) = (pct(&mut bare, 0.5), pct(&mut bare, 0.99));
+    let (e50, e99) = (percentile(&mut engine, 50.0), percentile(&mut engine, 99.0));
+    let (b50, b99) = (percentile(&mut bare, 50.0), percentile(&mut bare, 99.0));
     println!(
         "dispatch: spawn → first byte in the log (via the shim): p50 {} p99 {}",
         ms(e50),
@@ -155,8 +148,8 @@ fn decision_and_waiting_cpu() {
     }
     println!(
         "decision → next agent.started: p50 {} p99 {} (n={})",
-        ms(pct(&mut lat, 0.5)),
-        ms(pct(&mut lat, 0.99)),
+        ms(percentile(&mut lat, 50.0)),
+        ms(percentile(&mut lat, 99.0)),
         lat.len()
     );
 }
@@ -207,7 +200,7 @@ fn whole_run_vs_loop_sh() {
         );
         shell.push(t0.elapsed());
     }
-    let (e, s) = (pct(&mut engine, 0.5), pct(&mut shell, 0.5));
+    let (e, s) = (percentile(&mut engine, 50.0), percentile(&mut shell, 50.0));
     println!(
         "whole scripted run, zero-time agents: loopwatch run {} vs loop.sh {} (ratio {:.2})",
         ms(e),

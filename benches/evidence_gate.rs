@@ -2,8 +2,9 @@
 //! the largest size it reads (8 MiB: about 110,000 verbose pytest lines, or
 //! 100,000 node spec or jest lines), asking for the last test of the log.
 
-use std::time::{Duration, Instant};
+mod common;
 
+use common::median;
 use loopwatch::checks::evidence_gate::{Claim, ClaimStatus, MAX_LOG_BYTES, judge};
 
 const RUNS: usize = 5;
@@ -24,7 +25,7 @@ fn main() {
             status: ClaimStatus::Passed,
             test: Some(test.to_string()),
         };
-        let took = median(|| assert!(judge(&log, &claim).is_proven(), "{name}"));
+        let took = median(RUNS, || assert!(judge(&log, &claim).is_proven(), "{name}"));
         println!(
             "{name}: {} bytes, {} lines, judged in {:.1} ms",
             log.len(),
@@ -60,16 +61,4 @@ fn jest() -> String {
         s.push_str(&format!("    ✓ case {i} (1 ms)\n"));
     }
     s + "\nTest Suites: 1 passed, 1 total\nTests:       100000 passed, 100000 total\n"
-}
-
-fn median(mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[RUNS / 2]
 }

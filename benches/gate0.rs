@@ -3,9 +3,11 @@
 //! file with a `while IFS= read -r` loop (the floor of any line-by-line
 //! shell parser), and the ratio of the two.
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
+use std::process::{Command, Stdio};
+
+use common::{median, ms};
 use loopwatch::gate0::{self, Timeout};
 
 const CRITERIA: usize = 500;
@@ -18,7 +20,7 @@ fn main() {
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     println!("contract: {CRITERIA} criteria, {size} bytes");
 
-    let binary = median(|| {
+    let binary = median(RUNS, || {
         let status = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
             .args(["gate0", "status"])
             .arg(&path)
@@ -31,11 +33,11 @@ fn main() {
             "status of a pending contract exits 2"
         );
     });
-    let library = median(|| {
+    let library = median(RUNS, || {
         let outcome = gate0::status(&path, &Timeout::default());
         assert_eq!(outcome.rows.len(), CRITERIA);
     });
-    let bash = median(|| {
+    let bash = median(RUNS, || {
         let status = Command::new("bash")
             .arg("-c")
             .arg("while IFS= read -r line || [ -n \"$line\" ]; do :; done < \"$1\"")
@@ -66,22 +68,4 @@ fn contract() -> String {
     }
     s.push_str("## FILE SCOPE\n- src/\n");
     s
-}
-
-/// Median wall time of `RUNS` runs after one warm-up.
-fn median(mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[RUNS / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:8.3} ms", d.as_secs_f64() * 1000.0)
 }

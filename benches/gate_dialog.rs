@@ -6,9 +6,12 @@
 //! Run with `cargo bench --bench gate_dialog`; prints the median and worst
 //! of 15 runs and exits 1 when the target is missed.
 
+mod common;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use common::{ms, percentile};
 use loopwatch::model::{EventBody, HumanGateKind};
 use loopwatch::tui::testkit::{PAST_GUARD, app_with, ch, ev, key, request, run_started};
 use ratatui::Terminal;
@@ -66,8 +69,11 @@ fn main() -> ExitCode {
             .expect("draw");
         scroll.push(t.elapsed());
     }
-    let (open_median, open_worst) = stats(&mut open);
-    let (scroll_median, scroll_worst) = stats(&mut scroll);
+    let (open_median, open_worst) = (percentile(&mut open, 50.0), percentile(&mut open, 100.0));
+    let (scroll_median, scroll_worst) = (
+        percentile(&mut scroll, 50.0),
+        percentile(&mut scroll, 100.0),
+    );
     println!(
         "open a dialog with a {LINES}-line hunk: median {} worst {} (target < {})",
         ms(open_median),
@@ -85,13 +91,4 @@ fn main() -> ExitCode {
         println!("target missed");
         ExitCode::FAILURE
     }
-}
-
-fn stats(v: &mut [Duration]) -> (Duration, Duration) {
-    v.sort();
-    (v[v.len() / 2], v[v.len() - 1])
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }

@@ -19,6 +19,7 @@
 //! Run with `cargo bench --bench replay`; prints its figures and exits 1 when
 //! a target is missed.
 
+mod common;
 #[path = "../tests/fixtures/replay/journal_gen.rs"]
 mod journal_gen;
 
@@ -26,6 +27,7 @@ use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{load_average, ms, p50_p99_max};
 use loopwatch::journal::Pipeline;
 use loopwatch::tui::app::Tab;
 use loopwatch::tui::config::{Config, ThemeKind};
@@ -120,14 +122,6 @@ fn with_notes(demo: &[String], n: usize) -> Vec<String> {
     lines
 }
 
-/// The 1-minute load average (Linux), or `?`.
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".into())
-}
-
 /// Prints the figures of one journal; returns the worse p99 of a step and
 /// whether every target was met.
 fn measure(n: usize, lines: &[String]) -> (Duration, bool) {
@@ -166,7 +160,7 @@ fn measure(n: usize, lines: &[String]) -> (Duration, bool) {
             took
         })
         .collect();
-    let (p50, p99, max) = percentiles(&mut seeks);
+    let (p50, p99, max) = p50_p99_max(&mut seeks);
     println!(
         "   bare seek:      p50 {}  p99 {}  max {}",
         ms(p50),
@@ -178,8 +172,8 @@ fn measure(n: usize, lines: &[String]) -> (Duration, bool) {
     let mut ok = true;
     for tab in [Tab::Criteria, Tab::Timeline] {
         let (mut wall, mut cpu) = steps(&mut feed, tab, &mut rng);
-        let (w50, w99, _) = percentiles(&mut wall);
-        let (p50, p99, max) = percentiles(&mut cpu);
+        let (w50, w99, _) = p50_p99_max(&mut wall);
+        let (p50, p99, max) = p50_p99_max(&mut cpu);
         let pass = p99 < TARGET;
         println!(
             "   step ({:8}): CPU p50 {}  p99 {}  max {}  {} · wall p50 {}  p99 {}",
@@ -277,16 +271,6 @@ fn next(rng: &mut u64) -> usize {
         .wrapping_mul(6_364_136_223_846_793_005)
         .wrapping_add(1_442_695_040_888_963_407);
     usize::try_from(*rng >> 33).unwrap_or(0)
-}
-
-fn percentiles(v: &mut [Duration]) -> (Duration, Duration, Duration) {
-    v.sort();
-    let at = |p: usize| v[(v.len() * p / 100).min(v.len() - 1)];
-    (at(50), at(99), v[v.len() - 1])
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// `VmHWM` of `/proc/self/status` (Linux), when readable.

@@ -15,6 +15,8 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{load_average, ms, percentile};
 use loopwatch::engine::review::vbt_answer::{Answered, Repro};
 use loopwatch::engine::review::vbt_cleanup;
 use loopwatch::engine::review::vbt_tree::Tree;
@@ -84,16 +86,17 @@ fn main() -> ExitCode {
     }
     let report = |name: &str, v: &mut Vec<Duration>| {
         v.remove(0); // the warm-up run
-        v.sort();
+        let (median, max) = (percentile(v, 50.0), percentile(v, 100.0));
         println!(
             "{name}: median {} max {} ({RUNS} runs)",
-            ms(v[RUNS / 2]),
-            ms(v[RUNS - 1])
+            ms(median),
+            ms(max)
         );
-        v[RUNS - 1]
+        max
     };
     println!(
-        "== worktree of {FILES} committed files; the agent created 3 tests, edited 1 source file, left 1 stray file"
+        "== worktree of {FILES} committed files; the agent created 3 tests, edited 1 source file, left 1 stray file (load average {})",
+        load_average()
     );
     report("snapshot before the dispatch      ", &mut before_t);
     report("isolation before the tests run    ", &mut isolate_t);
@@ -106,10 +109,6 @@ fn main() -> ExitCode {
         println!("TARGET MISSED: {} over {}", ms(max), ms(TARGET));
         ExitCode::from(1)
     }
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
 fn write(root: &Path, rel: &str, text: &str) {

@@ -33,6 +33,17 @@
 //! Only `tui` (and the `cli` commands that start it) touches the terminal;
 //! `tui` depends on the rest, never the reverse.
 
+/// A `LazyLock<Regex>` compiled on first use from a literal pattern.
+macro_rules! static_regex {
+    ($pattern:literal) => {
+        std::sync::LazyLock::new(|| {
+            // Invariant: a literal pattern that compiles; the tests of the
+            // module holding it exercise every one.
+            ::regex::Regex::new($pattern).expect("a literal pattern compiles")
+        })
+    };
+}
+
 pub mod checks;
 pub mod cli;
 pub mod code;

@@ -4,13 +4,15 @@
 use std::process::{Command, Output};
 
 use loopwatch::journal::{Pipeline, PipelineLock, read_all};
-use loopwatch::model::fold;
+use loopwatch::model::{State, fold};
 
+mod code_support;
 #[allow(dead_code)]
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::Worktree;
+use code_support::git;
+use worktree::{Worktree, ask_unverifiable, assert_has, decide, record_gate};
 
 /// A worktree holding the loop's contract.
 fn wt() -> Worktree {
@@ -19,22 +21,16 @@ fn wt() -> Worktree {
 
 /// `record run-start` with three rounds per gate.
 fn start(w: &Worktree) {
-    let o = w.run(&[
-        "record",
-        "run-start",
-        "--flow",
-        "feat",
-        "--contract",
-        "contract.md",
-        "--max-rounds",
-        "3",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    w.start_run_with(&["--max-rounds", "3"]);
+}
+
+/// The fold of the worktree's journal.
+fn folded(w: &Worktree) -> State {
+    fold(
+        &read_all(&w.root.join(".pipeline/events.jsonl"))
+            .unwrap()
+            .events,
+    )
 }
 
 fn stderr(o: &Output) -> String {
@@ -53,8 +49,7 @@ fn truncated_verdict_json_names_file_line_and_column() {
         "verdicts.json",
         "[\n  {\"id\": \"F1\", \"verdict\": \"VERIFIED\",\n",
     );
-    let o = w.run(&["record", "findings", "--file", &f]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = w.expect(&["record", "findings", "--file", &f], 2);
     let e = stderr(&o);
     assert!(e.starts_with("loopwatch: verdicts.json:3:"), "{e}");
     assert_eq!(w.journal(), before, "nothing written");
@@ -71,8 +66,7 @@ fn wrong_types_in_the_journal_are_problems_with_their_line() {
         b"{\"v\":1,\"seq\":6,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"te",
     );
     std::fs::write(w.root.join(".pipeline/events.jsonl"), &j).unwrap();
-    let o = w.run(&["status"]);
-    assert_eq!(o.status.code(), Some(0));
+    let o = w.expect(&["status"], 0);
     let out = stdout(&o);
     assert!(
         out.contains(
@@ -80,30 +74,22 @@ fn wrong_types_in_the_journal_are_problems_with_their_line() {
         ),
         "{out}"
     );
-    assert!(
-        out.contains("problem: events.jsonl:4: seq gap: 5 follows 2"),
-        "{out}"
-    );
+    assert_has(&out, "problem: events.jsonl:4: seq gap: 5 follows 2");
     // The partial last line is a write in progress: ignored, not a problem.
     assert_eq!(out.matches("problem:").count(), 2, "{out}");
-    let v = w.run(&["validate", ".pipeline/events.jsonl"]);
-    assert_eq!(v.status.code(), Some(1));
+    let v = w.expect(&["validate", ".pipeline/events.jsonl"], 1);
     let vout = stdout(&v);
-    assert!(
-        vout.contains(".pipeline/events.jsonl:3: /iteration: \"one\" is not of type \"integer\""),
-        "{vout}"
+    assert_has(
+        &vout,
+        ".pipeline/events.jsonl:3: /iteration: \"one\" is not of type \"integer\"",
     );
-    assert!(
-        vout.contains(".pipeline/events.jsonl:4: seq 5 follows 3 (expected 4)"),
-        "{vout}"
+    assert_has(
+        &vout,
+        ".pipeline/events.jsonl:4: seq 5 follows 3 (expected 4)",
     );
-    assert!(
-        vout.contains(".pipeline/events.jsonl:5: last line has no newline"),
-        "{vout}"
-    );
+    assert_has(&vout, ".pipeline/events.jsonl:5: last line has no newline");
     // The next writer repairs the partial line before appending.
-    let o = w.run(&["record", "note", "repaired"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    w.expect(&["record", "note", "repaired"], 0);
     let text = String::from_utf8(w.journal()).unwrap();
     assert!(
         text.ends_with("\"type\":\"note\",\"text\":\"repaired\"}\n"),
@@ -119,8 +105,7 @@ fn a_lock_held_by_another_process_is_named_and_nothing_is_written() {
     let before = w.journal();
     let p = Pipeline::at(w.root.join(".pipeline"));
     let held = PipelineLock::acquire(&p.lock_path(), std::time::Duration::from_secs(1)).unwrap();
-    let o = w.run(&["record", "note", "blocked"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = w.expect(&["record", "note", "blocked"], 2);
     let e = stderr(&o);
     let want = format!(
         "is held by pid {} and was not released within",
@@ -136,56 +121,32 @@ fn a_lock_held_by_another_process_is_named_and_nothing_is_written() {
 fn structural_failures_retry_once_then_ask_a_person() {
     let w = wt();
     start(&w);
-    assert_eq!(
-        w.run(&["gate0", "run", "contract.md"]).status.code(),
-        Some(0)
-    );
+    w.lw(&["gate0", "run", "contract.md"], 0);
     let bad = w.write(
         "no-proof.txt",
         "VERIFY — VERDICT: CONFORME\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\n",
     );
-    let o = w.run(&["record", "gate", "conformity", "--output", &bad]);
-    assert_eq!(o.status.code(), Some(12), "{}", stdout(&o));
-    assert!(
-        stderr(&o).contains("structural failure: "),
-        "{}",
-        stderr(&o)
-    );
+    let o = w.expect(&record_gate("conformity", &bad), 12);
+    assert_has(&stderr(&o), "structural failure: ");
     assert!(stdout(&o).ends_with("NEXT: retry\n"));
-    let o = w.run(&["record", "gate", "conformity", "--output", &bad]);
-    assert_eq!(o.status.code(), Some(10));
-    assert!(
-        stdout(&o).contains("human gate opened: hg-1-conformity-1 (structural)"),
-        "{}",
-        stdout(&o)
+    let o = w.expect(&record_gate("conformity", &bad), 10);
+    assert_has(
+        &stdout(&o),
+        "human gate opened: hg-1-conformity-1 (structural)",
     );
     let two = w.write(
         "two.txt",
         "VERIFY — VERDICT: CONFORME\nVERIFY — VERDICT: ECARTS(1)\n",
     );
     // While a person is asked, gates wait.
-    let o = w.run(&["record", "gate", "conformity", "--output", &two]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("await hg-1-conformity-1 first"),
-        "{}",
-        stderr(&o)
+    let o = w.expect(&record_gate("conformity", &two), 2);
+    assert_has(&stderr(&o), "await hg-1-conformity-1 first");
+    w.expect(
+        &decide("hg-1-conformity-1", "retry", "verifier restarted"),
+        12,
     );
-    let o = w.run(&[
-        "decide",
-        "hg-1-conformity-1",
-        "retry",
-        "--reason",
-        "verifier restarted",
-    ]);
-    assert_eq!(o.status.code(), Some(12), "{}", stdout(&o));
-    let o = w.run(&["record", "gate", "conformity", "--output", &two]);
-    assert_eq!(o.status.code(), Some(12));
-    let state = fold(
-        &read_all(&w.root.join(".pipeline/events.jsonl"))
-            .unwrap()
-            .events,
-    );
+    w.expect(&record_gate("conformity", &two), 12);
+    let state = folded(&w);
     let rounds: Vec<_> = state.review_iterations[0]
         .gates
         .iter()
@@ -209,8 +170,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
     w.write("contract.md", failing);
     start(&w);
     for round in 1..=3 {
-        let o = w.run(&["gate0", "run", "contract.md"]);
-        assert_eq!(o.status.code(), Some(2), "round {round}");
+        let o = w.expect(&["gate0", "run", "contract.md"], 2);
         assert!(
             stdout(&o).ends_with("GATES — VERDICT: UNMET(1)\n"),
             "stdout is the floor's own"
@@ -218,12 +178,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
         let e = stderr(&o);
         if round < 3 {
             assert!(e.ends_with("NEXT: dev\n"), "round {round}: {e}");
-            assert_eq!(
-                w.run(&["record", "dev", "--input", "criterion 1"])
-                    .status
-                    .code(),
-                Some(0)
-            );
+            w.lw(&["record", "dev", "--input", "criterion 1"], 0);
         } else {
             assert!(
                 e.contains(
@@ -234,14 +189,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
             assert!(e.ends_with("NEXT: human hg-3-floor-1\n"), "{e}");
         }
     }
-    let o = w.run(&[
-        "decide",
-        "hg-3-floor-1",
-        "extend",
-        "--reason",
-        "one more try",
-    ]);
-    assert_eq!(o.status.code(), Some(11), "{}", stdout(&o));
+    w.expect(&decide("hg-3-floor-1", "extend", "one more try"), 11);
     let s = stdout(&w.run(&["status", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&s).unwrap();
     assert_eq!(v["caps"]["floor"], 4);
@@ -252,15 +200,7 @@ fn the_third_failed_floor_round_opens_cap_reached() {
 fn decisions_are_checked_before_anything_is_written() {
     let w = wt();
     start(&w);
-    let o = w.run(&[
-        "ask",
-        "unverifiable",
-        "--subject",
-        "F9",
-        "--summary",
-        "cannot check",
-    ]);
-    assert_eq!(o.status.code(), Some(10));
+    let o = w.expect(&ask_unverifiable("F9", "cannot check"), 10);
     assert_eq!(stdout(&o).lines().next(), Some("hg-1-manual-1"));
     let before = w.journal();
     for (args, msg) in [
@@ -277,13 +217,11 @@ fn decisions_are_checked_before_anything_is_written() {
             "no human gate hg-9-manual-1 in this pipeline",
         ),
     ] {
-        let o = w.run(&args);
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let o = w.expect(&args, 2);
         assert_eq!(stderr(&o).trim_end(), format!("loopwatch: {msg}"));
         assert_eq!(w.journal(), before);
     }
-    let o = w.run(&["await", "hg-9-manual-1"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = w.expect(&["await", "hg-9-manual-1"], 2);
     assert!(stderr(&o).contains("no human gate hg-9-manual-1"));
 }
 
@@ -331,62 +269,18 @@ fn completions_and_man_are_generated() {
 fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output() {
     let w = wt();
     std::fs::remove_dir(w.root.join(".git")).unwrap();
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .args(args)
-            .current_dir(&w.root)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    };
-    git(&["init", "-q"]);
-    git(&[
-        "-c",
-        "user.email=t@t",
-        "-c",
-        "user.name=t",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "base",
-    ]);
+    git(&w.root, &["init", "-q"]);
+    git(&w.root, &["commit", "-q", "--allow-empty", "-m", "base"]);
     w.write("Makefile", "all:\n\techo hi\n");
-    git(&["add", "Makefile"]);
-    let o = w.run(&[
-        "record",
-        "run-start",
-        "--flow",
-        "feat",
-        "--contract",
-        "contract.md",
-        "--diff",
-        "HEAD",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    assert_eq!(
-        w.run(&["gate0", "run", "contract.md"]).status.code(),
-        Some(0)
-    );
+    git(&w.root, &["add", "Makefile"]);
+    w.start_run_with(&["--diff", "HEAD"]);
+    w.lw(&["gate0", "run", "contract.md"], 0);
     let out = w.write(
         "ecarts.txt",
         "VERIFY — VERDICT: ECARTS(1)\nCONTRACT: contract.md\nCRITERIA:\n  1. The banner script prints the greeting — MET — ok\n  2. The banner reads well — MET — ok\nSCOPE: in-scope 1 files; out-of-scope: Makefile\nFLOOR: clean\nPROOF: read 2 files\n",
     );
-    assert_eq!(
-        w.run(&["record", "gate", "conformity", "--output", &out])
-            .status
-            .code(),
-        Some(10)
-    );
-    let state = fold(
-        &read_all(&w.root.join(".pipeline/events.jsonl"))
-            .unwrap()
-            .events,
-    );
+    w.lw(&record_gate("conformity", &out), 10);
+    let state = folded(&w);
     let gate = state.human_gate("hg-1-conformity-1").unwrap();
     // The file's hunks against the run's base, captured when the gate opened.
     let code: Vec<&str> = gate.request.evidence["code"]
@@ -404,40 +298,17 @@ fn an_out_of_scope_gate_records_the_files_hunks_and_a_structural_one_the_output(
     assert!(code.contains(&"+\techo hi"), "{code:#?}");
 
     // A structural failure twice: the person sees the head of the output.
-    w.run(&[
-        "decide",
-        "hg-1-conformity-1",
-        "approve",
-        "--reason",
-        "build glue",
-    ]);
+    w.run(&decide("hg-1-conformity-1", "approve", "build glue"));
     let w2 = wt();
     start(&w2);
-    assert_eq!(
-        w2.run(&["gate0", "run", "contract.md"]).status.code(),
-        Some(0)
-    );
+    w2.lw(&["gate0", "run", "contract.md"], 0);
     let junk = w2.write("junk.txt", "I could not finish the review.\nsorry\n");
-    assert_eq!(
-        w2.run(&["record", "gate", "conformity", "--output", &junk])
-            .status
-            .code(),
-        Some(12)
-    );
-    assert_eq!(
-        w2.run(&["record", "gate", "conformity", "--output", &junk])
-            .status
-            .code(),
-        Some(10)
-    );
-    let state = fold(
-        &read_all(&w2.root.join(".pipeline/events.jsonl"))
-            .unwrap()
-            .events,
-    );
+    w2.lw(&record_gate("conformity", &junk), 12);
+    w2.lw(&record_gate("conformity", &junk), 10);
+    let state = folded(&w2);
     let gate = state.open_human_gates().next().unwrap();
     assert_eq!(
-        gate.request.evidence["excerpt"],
-        "I could not finish the review.\nsorry"
+        gate.request.evidence["outputLines"],
+        serde_json::json!(["     1 | I could not finish the review.", "     2 | sorry"])
     );
 }

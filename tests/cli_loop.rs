@@ -10,7 +10,7 @@ use serde_json::Value;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::Worktree;
+use worktree::{RUN_START, Worktree, assert_has, decide, record_gate};
 
 /// Checks a command's exit code and that the pipeline stayed consistent.
 trait Checked {
@@ -22,14 +22,7 @@ trait Checked {
 
 impl Checked for Worktree {
     fn ok(&self, args: &[&str], code: i32) -> String {
-        let out = self.run(args);
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
-        );
+        let stdout = self.lw(args, code);
         self.agree();
         stdout
     }
@@ -76,23 +69,12 @@ fn last_line(s: &str) -> &str {
 #[test]
 fn a_whole_loop_with_an_out_of_scope_gate() {
     let w = Worktree::from_fixtures("loop", None);
-    let out = w.ok(
-        &[
-            "record",
-            "run-start",
-            "--flow",
-            "feat",
-            "--contract",
-            "contract.md",
-        ],
-        0,
-    );
+    let out = w.ok(&RUN_START, 0);
     assert_eq!(last_line(&out), "NEXT: next-gate");
     assert_eq!(w.ok(&["status", "--next"], 0).trim(), "next-gate floor");
 
     // GATE 0: the reference output on stdout, the recording on stderr.
-    let out = w.run(&["gate0", "run", "contract.md"]);
-    assert_eq!(out.status.code(), Some(0));
+    let out = w.expect(&["gate0", "run", "contract.md"], 0);
     assert!(String::from_utf8_lossy(&out.stdout).ends_with("GATES — VERDICT: MET\n"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("NEXT: next-gate"));
     w.agree();
@@ -102,20 +84,8 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     );
 
     // GATE 1: ECARTS with a NOT-MET row and an out-of-scope file: the human gate first.
-    let out = w.ok(
-        &[
-            "record",
-            "gate",
-            "conformity",
-            "--output",
-            "conformity-ecarts.txt",
-        ],
-        10,
-    );
-    assert!(
-        out.contains("human gate opened: hg-1-conformity-1 (out-of-scope)"),
-        "{out}"
-    );
+    let out = w.ok(&record_gate("conformity", "conformity-ecarts.txt"), 10);
+    assert_has(&out, "human gate opened: hg-1-conformity-1 (out-of-scope)");
     assert_eq!(last_line(&out), "NEXT: human hg-1-conformity-1");
     assert!(
         std::fs::read(w.root.join(".pipeline/gates/1-conformity-1.out"))
@@ -125,16 +95,7 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
 
     // A gate recorded out of order is refused and nothing is written.
     let before = std::fs::read(w.root.join(".pipeline/events.jsonl")).unwrap();
-    let out = w.ok(
-        &[
-            "record",
-            "gate",
-            "security",
-            "--output",
-            "security-pass.txt",
-        ],
-        2,
-    );
+    let out = w.ok(&record_gate("security", "security-pass.txt"), 2);
     assert!(out.is_empty());
     assert_eq!(
         std::fs::read(w.root.join(".pipeline/events.jsonl")).unwrap(),
@@ -147,19 +108,14 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
         ""
     );
     let out = w.ok(
-        &[
-            "decide",
+        &decide(
             "hg-1-conformity-1",
             "approve",
-            "--reason",
             "the Makefile target is part of the change",
-        ],
+        ),
         11,
     );
-    assert!(
-        out.contains("decision saved (hg-1-conformity-1: approve)"),
-        "{out}"
-    );
+    assert_has(&out, "decision saved (hg-1-conformity-1: approve)");
     assert_eq!(last_line(&out), "NEXT: dev");
     let out = w.ok(&["await", "hg-1-conformity-1"], 0);
     let d: Value = serde_json::from_str(out.trim()).unwrap();
@@ -172,44 +128,15 @@ fn a_whole_loop_with_an_out_of_scope_gate() {
     assert!(contract.contains("Makefile [gated "), "{contract}");
 
     // Deciding twice is refused.
-    w.ok(
-        &[
-            "decide",
-            "hg-1-conformity-1",
-            "deny",
-            "--reason",
-            "changed my mind",
-        ],
-        2,
-    );
+    w.ok(&decide("hg-1-conformity-1", "deny", "changed my mind"), 2);
 
     // Back to the developer, then the loop replays GATE 0 -> 1 -> 2.
     let out = w.ok(&["record", "dev", "--input", "criterion 2: NOT-MET"], 0);
     assert_eq!(last_line(&out), "NEXT: next-gate");
-    let out = w.run(&["gate0", "run", "contract.md"]);
-    assert_eq!(out.status.code(), Some(0));
-    w.agree();
-    let out = w.ok(
-        &[
-            "record",
-            "gate",
-            "conformity",
-            "--output",
-            "conformity-conforme.txt",
-        ],
-        0,
-    );
+    w.ok(&["gate0", "run", "contract.md"], 0);
+    let out = w.ok(&record_gate("conformity", "conformity-conforme.txt"), 0);
     assert_eq!(last_line(&out), "NEXT: next-gate");
-    let out = w.ok(
-        &[
-            "record",
-            "gate",
-            "security",
-            "--output",
-            "security-pass.txt",
-        ],
-        0,
-    );
+    let out = w.ok(&record_gate("security", "security-pass.txt"), 0);
     assert_eq!(last_line(&out), "NEXT: done");
     assert_eq!(w.ok(&["status", "--next"], 0).trim(), "done complete");
     let out = w.ok(&["record", "run-end", "--status", "complete"], 0);

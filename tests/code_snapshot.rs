@@ -35,6 +35,19 @@ fn busy_repo() -> tempfile::TempDir {
     dir
 }
 
+/// A recorder on `root/.pipeline` that has started run `id`; returns it
+/// and the line of the run's first event.
+fn start_run(root: &std::path::Path, id: &str) -> (Recorder, String) {
+    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
+    let run = RunInfo {
+        id: id.into(),
+        ..RunInfo::default()
+    };
+    let started = rec.run_start(run, false).expect("run start");
+    let line = started.events[0].to_line();
+    (rec, line)
+}
+
 #[test]
 fn a_snapshot_holds_the_working_files_and_leaves_git_as_it_was() {
     let dir = busy_repo();
@@ -188,17 +201,7 @@ fn the_run_records_its_base_and_each_floor_round_and_keeps_them() {
 #[test]
 fn outside_git_the_run_goes_on_with_the_snapshot_marked_missing() {
     let dir = tempfile::tempdir().unwrap();
-    let rec = Recorder::new(Pipeline::at(dir.path().join(".pipeline")));
-    let started = rec
-        .run_start(
-            RunInfo {
-                id: "r".into(),
-                ..RunInfo::default()
-            },
-            false,
-        )
-        .unwrap();
-    let line = started.events[0].to_line();
+    let (rec, line) = start_run(dir.path(), "r");
     assert!(!line.contains("\"tree\":"), "{line}");
     assert!(line.contains("\"treeMissing\":\""), "{line}");
     assert!(line.contains("is not inside a git worktree"), "{line}");
@@ -345,15 +348,7 @@ fn a_floor_round_recorded_in_one_call_gets_one_snapshot() {
     use loopwatch::recorder::floor_round;
     let dir = repo();
     let root = dir.path();
-    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
-    rec.run_start(
-        RunInfo {
-            id: "one-call".into(),
-            ..RunInfo::default()
-        },
-        false,
-    )
-    .unwrap();
+    let (rec, _) = start_run(root, "one-call");
     // Recorded without its start: the round's own gate.started has the tree.
     let out = rec
         .round(
@@ -418,17 +413,7 @@ fn when_git_fails_the_snapshot_is_missing_with_gits_message() {
     let why = taken.missing().expect("missing");
     assert!(why.contains("bad config line"), "{why}");
     // The run goes on: the event says why.
-    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
-    let started = rec
-        .run_start(
-            RunInfo {
-                id: "r".into(),
-                ..RunInfo::default()
-            },
-            false,
-        )
-        .unwrap();
-    let line = started.events[0].to_line();
+    let (_, line) = start_run(root, "r");
     assert!(
         line.contains("\"treeMissing\":\"git rev-parse --show-toplevel"),
         "{line}"

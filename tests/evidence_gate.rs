@@ -11,8 +11,8 @@ fn fixture(name: &str) -> PathBuf {
     support::fixture_path(&format!("checks/evidence/{name}"))
 }
 
-/// Runs the gate; returns (exit code, stdout, stderr).
-fn gate(log: &str, status: &str, test: Option<&str>) -> (i32, String, String) {
+/// `loopwatch evidence-gate --claim test --status <status> --log <log>`.
+fn claim(status: &str, log: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_loopwatch"));
     cmd.args([
         "evidence-gate",
@@ -22,7 +22,13 @@ fn gate(log: &str, status: &str, test: Option<&str>) -> (i32, String, String) {
         status,
         "--log",
     ])
-    .arg(fixture(log));
+    .arg(log);
+    cmd
+}
+
+/// Runs the gate; returns (exit code, stdout, stderr).
+fn gate(log: &str, status: &str, test: Option<&str>) -> (i32, String, String) {
+    let mut cmd = claim(status, fixture(log));
     if let Some(t) = test {
         cmd.args(["--test", t]);
     }
@@ -340,16 +346,7 @@ fn a_log_that_is_no_regular_file_is_a_usage_error_and_never_blocks() {
     let fifo = dir.path().join("verify-1.test.log");
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
-        .args([
-            "evidence-gate",
-            "--claim",
-            "test",
-            "--status",
-            "passed",
-            "--log",
-        ])
-        .arg(&fifo)
+    let mut child = claim("passed", &fifo)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -377,18 +374,8 @@ fn control_characters_from_the_log_are_never_printed_raw() {
         "running 1 test\ntest bell\u{7}\u{9b}31m ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
-        .args([
-            "evidence-gate",
-            "--claim",
-            "test",
-            "--status",
-            "passed",
-            "--test",
-            "x",
-        ])
-        .arg("--log")
-        .arg(&log)
+    let out = claim("passed", &log)
+        .args(["--test", "x"])
         .output()
         .unwrap();
     let out = String::from_utf8(out.stdout).unwrap();
@@ -396,18 +383,8 @@ fn control_characters_from_the_log_are_never_printed_raw() {
         out,
         "not proven: test x is not in the log (cargo test: 1 passed, 0 failed, 0 skipped)\n"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_loopwatch"))
-        .args([
-            "evidence-gate",
-            "--claim",
-            "test",
-            "--status",
-            "passed",
-            "--test",
-        ])
-        .arg("bell\u{7}\u{9b}31m")
-        .arg("--log")
-        .arg(&log)
+    let out = claim("passed", &log)
+        .args(["--test", "bell\u{7}\u{9b}31m"])
         .output()
         .unwrap();
     assert_eq!(
@@ -447,18 +424,7 @@ fn usage_errors_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty());
     }
-    let out = Command::new(bin)
-        .args([
-            "evidence-gate",
-            "--claim",
-            "test",
-            "--status",
-            "passed",
-            "--log",
-        ])
-        .arg(&log)
-        .output()
-        .unwrap();
+    let out = claim("passed", &log).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
 

@@ -7,6 +7,10 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
+mod code_support;
+
+use code_support::hermetic;
+
 /// A repository with a base commit: a test file with three assertions, a
 /// vitest config with `lines: 80`, and a source file.
 struct Repo {
@@ -40,8 +44,7 @@ impl Repo {
         );
         repo.write("src/index.js", "function add(a, b) {\n  return a + b;\n}\n");
         repo.write(".gitignore", "ignored.test.js\n");
-        repo.commit("base");
-        let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+        let base = repo.commit("base");
         Repo { base, ..repo }
     }
 
@@ -50,9 +53,7 @@ impl Repo {
     }
 
     fn write(&self, rel: &str, text: &str) {
-        let p = self.path().join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
+        code_support::write(self.path(), rel, text);
     }
 
     fn append(&self, rel: &str, text: &str) {
@@ -61,23 +62,15 @@ impl Repo {
         fs::write(p, old + text).unwrap();
     }
 
-    fn commit(&self, message: &str) {
+    /// Commits every change; returns the new commit's id.
+    fn commit(&self, message: &str) -> String {
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "-m", message]);
+        self.git(&["rev-parse", "HEAD"]).trim().to_string()
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let out = hermetic(Command::new("git"))
-            .current_dir(self.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        code_support::git(self.path(), args)
     }
 
     fn run(&self, args: &[&str]) -> Run {
@@ -85,7 +78,7 @@ impl Repo {
     }
 
     fn run_in(&self, cwd: &Path, args: &[&str]) -> Run {
-        let out = hermetic(Command::new(env!("CARGO_BIN_EXE_loopwatch")))
+        let out = hermetic(&mut Command::new(env!("CARGO_BIN_EXE_loopwatch")))
             .current_dir(cwd)
             .arg("floor-guard")
             .args(args)
@@ -110,42 +103,84 @@ impl Repo {
     }
 }
 
-fn hermetic(mut cmd: Command) -> Command {
-    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t");
-    cmd
-}
-
 const USAGE: &str = "usage: loopwatch floor-guard <base-ref> [-- <pathspec>...]\n";
 
-#[test]
-fn suppress() {
-    let r = Repo::new();
-    r.append("src/index.js", "// eslint-disable-next-line no-console\n");
-    r.expect(
-        2,
-        &[
-            "FLOOR SUPPRESS src/index.js:4 // eslint-disable-next-line no-console",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
+/// One test per case: `test: append|write file, text => exit code [lines]`
+/// changes one file of a fresh [`Repo`] and expects exactly these stdout
+/// lines against its base.
+macro_rules! cases {
+    ($($test:ident: $how:ident $file:literal, $text:literal => $code:literal $lines:expr;)*) => {$(
+        #[test]
+        fn $test() {
+            let r = Repo::new();
+            r.$how($file, $text);
+            r.expect($code, &$lines);
+        }
+    )*};
 }
 
-#[test]
-fn skip() {
-    let r = Repo::new();
-    r.append("sample.test.js", "it.skip('later', () => {});\n");
-    r.expect(
-        2,
-        &[
-            "FLOOR SKIP sample.test.js:4 it.skip('later', () => {});",
+cases! {
+    suppress: append "src/index.js", "// eslint-disable-next-line no-console\n" => 2 [
+        "FLOOR SUPPRESS src/index.js:4 // eslint-disable-next-line no-console",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    skip: append "sample.test.js", "it.skip('later', () => {});\n" => 2 [
+        "FLOOR SKIP sample.test.js:4 it.skip('later', () => {});",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    assert_drop: write "sample.test.js", "expect(1).toBe(1);\n" => 2 [
+        "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    stub: append "src/index.js", "function todo() { throw new Error('not implemented'); }\n" => 2 [
+        "FLOOR STUB src/index.js:4 function todo() { throw new Error('not implemented'); }",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    threshold_down: write "vitest.config.ts",
+        "export default {\n  coverage: {\n    lines: 60,\n  },\n};\n" => 2 [
+            "FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 60,",
             "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
+        ];
+    threshold_up_is_clean: write "vitest.config.ts",
+        "export default {\n  coverage: {\n    lines: 85,\n  },\n};\n" => 0 [
+            "FLOOR GUARD: clean",
+        ];
+    waiver_is_printed_and_not_counted: append "src/index.js",
+        "// eslint-disable-next-line no-console -- floor-guard: allow legacy shim\n" => 0 [
+            "WAIVED SUPPRESS src/index.js:4 // eslint-disable-next-line no-console -- floor-guard: allow legacy shim",
+            "FLOOR GUARD: clean",
+        ];
+    waived_and_counted_findings_are_both_summed: append "src/index.js",
+        "// @ts-ignore floor-guard: allow typed later\n// @ts-ignore\n" => 2 [
+            "WAIVED SUPPRESS src/index.js:4 // @ts-ignore floor-guard: allow typed later",
+            "FLOOR SUPPRESS src/index.js:5 // @ts-ignore",
+            "FLOOR GUARD: 1 finding(s), 1 waived",
+        ];
+    exit_and_fit_lookalikes_never_flag: append "sample.test.js",
+        "process.exit(1);\nsys.exit(1)\nexit(0)\nmodel.fit(x);\nprofit(1)\nraise SystemExit(2)\n"
+        => 0 [
+            "FLOOR GUARD: clean",
+        ];
+    bare_jasmine_skips_and_focuses_flag: append "sample.test.js",
+        "  xit('skipped', () => {});\nfit('focused', () => {});\nwrap((fit('inner')));\nxdescribe('s', f);\nfdescribe('s', f);\n"
+        => 2 [
+            "FLOOR SKIP sample.test.js:4 xit('skipped', () => {});",
+            "FLOOR SKIP sample.test.js:5 fit('focused', () => {});",
+            "FLOOR SKIP sample.test.js:6 wrap((fit('inner')));",
+            "FLOOR SKIP sample.test.js:7 xdescribe('s', f);",
+            "FLOOR SKIP sample.test.js:8 fdescribe('s', f);",
+            "FLOOR GUARD: 5 finding(s), 0 waived",
+        ];
+    skip_outside_test_paths_is_ignored: append "src/index.js", "it.only('x');\nxit('y');\n" => 0 [
+        "FLOOR GUARD: clean",
+    ];
+    clean_diff: append "src/index.js", "// helper\n" => 0 [
+        "FLOOR GUARD: clean",
+    ];
+    a_test_file_emptied_of_every_line_reports_line_1: write "sample.test.js", "" => 2 [
+        "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 3 -> 0",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
 }
 
 #[test]
@@ -159,131 +194,6 @@ fn deleted_test() {
             "FLOOR GUARD: 1 finding(s), 0 waived",
         ],
     );
-}
-
-#[test]
-fn assert_drop() {
-    let r = Repo::new();
-    r.write("sample.test.js", "expect(1).toBe(1);\n");
-    r.expect(
-        2,
-        &[
-            "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
-fn stub() {
-    let r = Repo::new();
-    r.append(
-        "src/index.js",
-        "function todo() { throw new Error('not implemented'); }\n",
-    );
-    r.expect(
-        2,
-        &[
-            "FLOOR STUB src/index.js:4 function todo() { throw new Error('not implemented'); }",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
-fn threshold_down() {
-    let r = Repo::new();
-    r.write(
-        "vitest.config.ts",
-        "export default {\n  coverage: {\n    lines: 60,\n  },\n};\n",
-    );
-    r.expect(
-        2,
-        &[
-            "FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 60,",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
-fn threshold_up_is_clean() {
-    let r = Repo::new();
-    r.write(
-        "vitest.config.ts",
-        "export default {\n  coverage: {\n    lines: 85,\n  },\n};\n",
-    );
-    r.expect(0, &["FLOOR GUARD: clean"]);
-}
-
-#[test]
-fn waiver_is_printed_and_not_counted() {
-    let r = Repo::new();
-    r.append(
-        "src/index.js",
-        "// eslint-disable-next-line no-console -- floor-guard: allow legacy shim\n",
-    );
-    r.expect(
-        0,
-        &[
-            "WAIVED SUPPRESS src/index.js:4 // eslint-disable-next-line no-console -- floor-guard: allow legacy shim",
-            "FLOOR GUARD: clean",
-        ],
-    );
-}
-
-#[test]
-fn waived_and_counted_findings_are_both_summed() {
-    let r = Repo::new();
-    r.append(
-        "src/index.js",
-        "// @ts-ignore floor-guard: allow typed later\n// @ts-ignore\n",
-    );
-    r.expect(
-        2,
-        &[
-            "WAIVED SUPPRESS src/index.js:4 // @ts-ignore floor-guard: allow typed later",
-            "FLOOR SUPPRESS src/index.js:5 // @ts-ignore",
-            "FLOOR GUARD: 1 finding(s), 1 waived",
-        ],
-    );
-}
-
-#[test]
-fn exit_and_fit_lookalikes_never_flag() {
-    let r = Repo::new();
-    r.append(
-        "sample.test.js",
-        "process.exit(1);\nsys.exit(1)\nexit(0)\nmodel.fit(x);\nprofit(1)\nraise SystemExit(2)\n",
-    );
-    r.expect(0, &["FLOOR GUARD: clean"]);
-}
-
-#[test]
-fn bare_jasmine_skips_and_focuses_flag() {
-    let r = Repo::new();
-    r.append(
-        "sample.test.js",
-        "  xit('skipped', () => {});\nfit('focused', () => {});\nwrap((fit('inner')));\nxdescribe('s', f);\nfdescribe('s', f);\n",
-    );
-    r.expect(
-        2,
-        &[
-            "FLOOR SKIP sample.test.js:4 xit('skipped', () => {});",
-            "FLOOR SKIP sample.test.js:5 fit('focused', () => {});",
-            "FLOOR SKIP sample.test.js:6 wrap((fit('inner')));",
-            "FLOOR SKIP sample.test.js:7 xdescribe('s', f);",
-            "FLOOR SKIP sample.test.js:8 fdescribe('s', f);",
-            "FLOOR GUARD: 5 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
-fn skip_outside_test_paths_is_ignored() {
-    let r = Repo::new();
-    r.append("src/index.js", "it.only('x');\nxit('y');\n");
-    r.expect(0, &["FLOOR GUARD: clean"]);
 }
 
 #[test]
@@ -318,21 +228,13 @@ fn pathspec_restricts_tracked_and_untracked_files() {
 }
 
 #[test]
-fn clean_diff() {
-    let r = Repo::new();
-    r.append("src/index.js", "// helper\n");
-    r.expect(0, &["FLOOR GUARD: clean"]);
-}
-
-#[test]
 fn several_kinds_committed_and_uncommitted_sorted_by_path_line_kind() {
     let r = Repo::new();
     r.write(
         "tests/sp ace.test.js",
         "expect(a).toBe(1);\nexpect(b).toBe(2);\n",
     );
-    r.commit("more tests");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("more tests");
     // Committed after the base...
     r.write(
         "vitest.config.ts",
@@ -416,19 +318,6 @@ fn an_empty_pathspec_after_the_separator_is_the_whole_tree() {
 }
 
 #[test]
-fn a_test_file_emptied_of_every_line_reports_line_1() {
-    let r = Repo::new();
-    r.write("sample.test.js", "");
-    r.expect(
-        2,
-        &[
-            "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 3 -> 0",
-            "FLOOR GUARD: 1 finding(s), 0 waived",
-        ],
-    );
-}
-
-#[test]
 fn a_deleted_empty_or_binary_test_file_is_not_a_deleted_test() {
     let r = Repo::new();
     r.write("tests/__init__.py", "");
@@ -438,8 +327,7 @@ fn a_deleted_empty_or_binary_test_file_is_not_a_deleted_test() {
     )
     .unwrap();
     r.write("tests/test_cart.py", "def test_total():\n    assert 1\n");
-    r.commit("more tests");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("more tests");
     for gone in [
         "tests/__init__.py",
         "tests/.cart.test.js.swp",
@@ -483,8 +371,7 @@ fn non_ascii_names_are_printed_as_they_are_tracked_untracked_or_deleted() {
     let r = Repo::new();
     r.write("tests/café_spec.js", "expect(1).toBe(1);\n");
     r.write("tests/naïve.test.js", "expect(2).toBe(2);\n");
-    r.commit("accents");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("accents");
     r.write("tests/café_spec.js", "it.only('é', f);\n");
     fs::remove_file(r.path().join("tests/naïve.test.js")).unwrap();
     r.write("tests/über.test.js", "xit('ü', f);\n");
@@ -510,8 +397,7 @@ fn lines_starting_with_plus_plus_or_dash_dash_are_content() {
         "sample.test.js",
         "-- a note\nexpect(1).toBe(1);\nexpect(2).toBe(2);\nexpect(3).toBe(3);\n",
     );
-    r.commit("note");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("note");
     r.write("sample.test.js", "++ b/other.js\nexpect(1).toBe(1);\n");
     r.append("src/index.js", "++count; // eslint-disable-line\n");
     let got = r.run(&[&base]);
@@ -531,8 +417,7 @@ fn lines_starting_with_plus_plus_or_dash_dash_are_content() {
 fn user_diff_configuration_changes_nothing() {
     let r = Repo::new();
     r.write("tests/old.test.js", "expect(1).toBe(1);\n");
-    r.commit("old test");
-    let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let base = r.commit("old test");
     fs::remove_file(r.path().join("tests/old.test.js")).unwrap();
     r.append("src/index.js", "// @ts-ignore\n");
     r.write("new.test.js", "it.skip('later', f);\n");

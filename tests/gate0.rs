@@ -67,144 +67,50 @@ fn sentinel(dir: &tempfile::TempDir) -> bool {
     dir.path().join("sentinel").exists()
 }
 
-#[test]
-fn met_writes_evidence() {
-    case("met", "run", None, 0);
+/// One test per fixture: `test: fixture, mode, GATES_TIMEOUT, exit code`,
+/// and with `ran` whether its check must have run (its sentinel exists).
+macro_rules! cases {
+    ($(
+        $test:ident: $name:literal, $mode:literal, $timeout:expr, $exit:literal
+        $(, ran: $ran:literal)?;
+    )*) => {$(
+        #[test]
+        fn $test() {
+            let _dir = case($name, $mode, $timeout, $exit);
+            $(assert_eq!(sentinel(&_dir), $ran, "the check ran");)?
+        }
+    )*};
 }
 
-#[test]
-fn nonzero_exit_with_marker_is_unmet() {
-    case("nonzero_with_marker", "run", None, 2);
-}
-
-#[test]
-fn marker_absent_is_unmet() {
-    case("marker_absent", "run", None, 2);
-}
-
-#[test]
-fn timeout_is_unmet() {
-    case("timeout", "run", Some("1"), 2);
-}
-
-#[test]
-fn all_manual_passes_through() {
-    case("all_manual", "run", None, 0);
-}
-
-#[test]
-fn run_executes_positive_control() {
-    assert!(sentinel(&case("run_executes", "run", None, 0)));
-}
-
-#[test]
-fn status_never_executes() {
-    assert!(!sentinel(&case("status_never_executes", "status", None, 2)));
-}
-
-#[test]
-fn fenced_criterion_is_invisible() {
-    assert!(!sentinel(&case("fenced", "run", None, 0)));
-}
-
-#[test]
-fn one_bad_criterion_stops_all() {
-    assert!(!sentinel(&case("bad_criterion_stops_all", "run", None, 2)));
-}
-
-#[test]
-fn duplicate_id_orphans_what_follows() {
-    assert!(!sentinel(&case("duplicate_orphan", "run", None, 2)));
-}
-
-#[test]
-fn attribute_outside_a_criterion() {
-    case("orphan_attribute", "run", None, 2);
-}
-
-#[test]
-fn unindented_attribute() {
-    case("unindented", "run", None, 2);
-}
-
-#[test]
-fn check_without_expect() {
-    assert!(!sentinel(&case("check_without_expect", "run", None, 2)));
-}
-
-#[test]
-fn expect_without_check() {
-    case("expect_without_check", "run", None, 2);
-}
-
-#[test]
-fn runnable_without_evidence_line() {
-    case("no_evidence_line", "run", None, 2);
-}
-
-#[test]
-fn abandon_unknown_criterion() {
-    case("abandon_unknown", "run", None, 2);
-}
-
-#[test]
-fn abandon_blank_reason() {
-    case("abandon_blank", "run", None, 2);
-}
-
-#[test]
-fn no_criteria() {
-    case("no_criteria", "run", None, 2);
-}
-
-#[test]
-fn abandoned_exits_3() {
-    case("abandoned", "run", None, 3);
-}
-
-#[test]
-fn status_met_recorded_and_pending() {
-    case("status_recorded", "status", None, 2);
-}
-
-#[test]
-fn crlf_contract_keeps_its_line_endings() {
-    case("crlf", "run", None, 0);
-}
-
-#[test]
-fn missing_final_newline_stays_missing() {
-    case("no_final_newline", "run", None, 0);
-}
-
-#[test]
-fn byte_order_mark_stays() {
-    case("bom", "run", None, 0);
-}
-
-#[test]
-fn evidence_cut_at_140_characters_on_a_multibyte_boundary() {
-    case("truncation_multibyte", "run", None, 0);
-}
-
-#[test]
-fn exit_124_is_not_a_timeout() {
-    case("exit_124", "run", None, 2);
-}
-
-#[test]
-fn killed_by_signal_reports_128_plus_signo() {
-    case("killed_by_signal", "run", None, 2);
-}
-
-#[test]
-fn mixed_states_indentation_and_last_attribute_wins() {
-    case("mixed_run", "run", None, 2);
-}
-
-#[test]
-fn contract_changed_during_run_is_not_overwritten() {
-    case("changed_during_run", "run", None, 2);
+cases! {
+    met_writes_evidence: "met", "run", None, 0;
+    nonzero_exit_with_marker_is_unmet: "nonzero_with_marker", "run", None, 2;
+    marker_absent_is_unmet: "marker_absent", "run", None, 2;
+    timeout_is_unmet: "timeout", "run", Some("1"), 2;
+    all_manual_passes_through: "all_manual", "run", None, 0;
+    run_executes_positive_control: "run_executes", "run", None, 0, ran: true;
+    status_never_executes: "status_never_executes", "status", None, 2, ran: false;
+    fenced_criterion_is_invisible: "fenced", "run", None, 0, ran: false;
+    one_bad_criterion_stops_all: "bad_criterion_stops_all", "run", None, 2, ran: false;
+    duplicate_id_orphans_what_follows: "duplicate_orphan", "run", None, 2, ran: false;
+    attribute_outside_a_criterion: "orphan_attribute", "run", None, 2;
+    unindented_attribute: "unindented", "run", None, 2;
+    check_without_expect: "check_without_expect", "run", None, 2, ran: false;
+    expect_without_check: "expect_without_check", "run", None, 2;
+    runnable_without_evidence_line: "no_evidence_line", "run", None, 2;
+    abandon_unknown_criterion: "abandon_unknown", "run", None, 2;
+    abandon_blank_reason: "abandon_blank", "run", None, 2;
+    no_criteria: "no_criteria", "run", None, 2;
+    abandoned_exits_3: "abandoned", "run", None, 3;
+    status_met_recorded_and_pending: "status_recorded", "status", None, 2;
+    crlf_contract_keeps_its_line_endings: "crlf", "run", None, 0;
+    missing_final_newline_stays_missing: "no_final_newline", "run", None, 0;
+    byte_order_mark_stays: "bom", "run", None, 0;
+    evidence_cut_at_140_characters_on_a_multibyte_boundary: "truncation_multibyte", "run", None, 0;
+    exit_124_is_not_a_timeout: "exit_124", "run", None, 2;
+    killed_by_signal_reports_128_plus_signo: "killed_by_signal", "run", None, 2;
+    mixed_states_indentation_and_last_attribute_wins: "mixed_run", "run", None, 2;
+    contract_changed_during_run_is_not_overwritten: "changed_during_run", "run", None, 2;
 }
 
 #[test]

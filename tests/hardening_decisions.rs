@@ -141,10 +141,7 @@ fn sigkill_at_any_point_of_an_approval_loses_nothing_and_decides_once() {
         }
 
         // The next writer repairs a partial line and the gate is decided once.
-        let retry = w
-            .command(&["decide", &id, "approve", "--reason", "second try"])
-            .output()
-            .unwrap();
+        let retry = w.output(&["decide", &id, "approve", "--reason", "second try"]);
         let stdout = String::from_utf8_lossy(&retry.stdout);
         let stderr = String::from_utf8_lossy(&retry.stderr);
         if recorded.is_empty() {
@@ -201,13 +198,15 @@ fn confirm_in_app(w: &Worktree, option: char, reason: &str) -> (App, DecisionReq
         w.pipeline().dir().to_path_buf(),
     );
     let _ = app.on_state(snap.state, &snap.events);
-    for k in [
-        key(KeyCode::Char('4')),
-        key(KeyCode::Char('g')),
-        key(KeyCode::Enter),
-    ] {
+    for k in [key(KeyCode::Char('4')), key(KeyCode::Char('g'))] {
         assert_eq!(app.on_key(&k), vec![]);
     }
+    // Opening the dialog asks whether its evidence is still current.
+    let opened = app.on_key(&key(KeyCode::Enter));
+    assert!(
+        matches!(&opened[..], [loopwatch::tui::Effect::CheckEvidence(_)]),
+        "{opened:?}"
+    );
     assert_eq!(app.tab(), Tab::Gates);
     assert!(app.dialog().is_some(), "no dialog opened");
     clock.advance(Duration::from_millis(400));
@@ -297,10 +296,7 @@ fn a_held_lock_or_an_unwritable_journal_refuses_the_decision_whole_and_a_retry_w
     let aside = w.root.join("events.jsonl.aside");
     std::fs::rename(p.journal_path(), &aside).unwrap();
     std::fs::create_dir(p.journal_path()).unwrap();
-    let out = w
-        .command(&["decide", &id, "approve", "--reason", "journal is a folder"])
-        .output()
-        .unwrap();
+    let out = w.output(&["decide", &id, "approve", "--reason", "journal is a folder"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -357,10 +353,7 @@ fn a_held_lock_or_an_unwritable_journal_refuses_the_decision_whole_and_a_retry_w
             .contains("- Makefile [gated ")
     );
     // And the command line now hears that it is decided.
-    let out = w
-        .command(&["decide", &id, "deny", "--reason", "too late"])
-        .output()
-        .unwrap();
+    let out = w.output(&["decide", &id, "deny", "--reason", "too late"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("was already decided: approve by "));
 }
@@ -465,10 +458,7 @@ fn a_partial_line_left_by_a_crashed_writer_is_repaired_by_the_next_decision() {
         journal_clean(&p),
         "the torn line reads as partial, not as a problem"
     );
-    let out = w
-        .command(&["decide", &id, "deny", "--reason", "after a crash"])
-        .output()
-        .unwrap();
+    let out = w.output(&["decide", &id, "deny", "--reason", "after a crash"]);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("decision saved"),
         "{out:?}"

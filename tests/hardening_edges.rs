@@ -11,14 +11,13 @@ use std::process::Output;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{Worktree, started_loop as wt, text};
+use worktree::{Worktree, ask_unverifiable, assert_has, started_loop as wt, text};
 
 /// Runs `args`, expects exit 2 with `message` in stderr, and that the
 /// journal did not change.
 fn refused(w: &Worktree, args: &[&str], message: &str) -> Output {
     let before = w.journal();
-    let o = w.run(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+    let o = w.expect(args, 2);
     assert!(
         text(&o.stderr).contains(message),
         "{args:?}: {}",
@@ -59,24 +58,23 @@ fn validate_agrees_with_the_readers_on_huge_seqs_and_other_versions() {
     j.extend_from_slice(note_line("2", "3").as_bytes());
     std::fs::write(w.root.join(".pipeline/events.jsonl"), &j).unwrap();
     let status = w.lw(&["status"], 0);
-    let v = w.run(&["validate", ".pipeline/events.jsonl"]);
-    assert_eq!(v.status.code(), Some(1));
+    let v = w.expect(&["validate", ".pipeline/events.jsonl"], 1);
     let vout = text(&v.stdout);
-    assert!(
-        status.contains("problem: events.jsonl:3: \"seq\" must be a non-negative integer"),
-        "{status}"
+    assert_has(
+        &status,
+        "problem: events.jsonl:3: \"seq\" must be a non-negative integer",
     );
-    assert!(
-        vout.contains("events.jsonl:3: \"seq\" must be a non-negative integer"),
-        "{vout}"
+    assert_has(
+        &vout,
+        "events.jsonl:3: \"seq\" must be a non-negative integer",
     );
-    assert!(
-        status.contains("problem: events.jsonl:4: format version 2 is not 1"),
-        "{status}"
+    assert_has(
+        &status,
+        "problem: events.jsonl:4: format version 2 is not 1",
     );
-    assert!(
-        vout.contains("events.jsonl:4: /v: 2 is greater than the maximum of 1"),
-        "{vout}"
+    assert_has(
+        &vout,
+        "events.jsonl:4: /v: 2 is greater than the maximum of 1",
     );
 }
 
@@ -131,26 +129,16 @@ fn iterations_outside_the_run_are_refused() {
 #[test]
 fn timeouts_that_are_not_a_duration_are_refused() {
     let w = wt();
-    w.lw(
-        &["ask", "unverifiable", "--subject", "F1", "--summary", "s"],
-        10,
-    );
+    w.lw(&ask_unverifiable("F1", "s"), 10);
     for t in ["1e30", "inf", "-1", "NaN", "1e400", "soon"] {
-        let o = w.run(&["await", "hg-1-manual-1", "--timeout", t]);
-        assert_eq!(
-            o.status.code(),
-            Some(2),
-            "--timeout {t}: {}",
-            text(&o.stderr)
-        );
+        let o = w.expect(&["await", "hg-1-manual-1", "--timeout", t], 2);
         assert!(
             text(&o.stderr).contains("--timeout"),
             "{t}: {}",
             text(&o.stderr)
         );
     }
-    let o = w.run(&["await", "hg-1-manual-1", "--timeout", "0"]);
-    assert_eq!(o.status.code(), Some(124));
+    w.expect(&["await", "hg-1-manual-1", "--timeout", "0"], 124);
     for t in ["abc", "-1", "inf", "1e30", "NaN"] {
         let before = w.journal();
         let o = std::process::Command::new(worktree::BIN)
@@ -175,12 +163,12 @@ fn empty_and_missing_values_are_refused_before_anything_is_written() {
     let w = wt();
     refused(
         &w,
-        &["ask", "unverifiable", "--subject", "", "--summary", "s"],
+        &ask_unverifiable("", "s"),
         "--subject must not be empty",
     );
     refused(
         &w,
-        &["ask", "unverifiable", "--subject", "F1", "--summary", "  "],
+        &ask_unverifiable("F1", "  "),
         "--summary must not be empty",
     );
     std::fs::create_dir(w.root.join("dir")).unwrap();
@@ -284,8 +272,7 @@ fn a_journal_over_16_mib_is_validated_line_by_line() {
     .unwrap();
     drop(f);
     assert!(std::fs::metadata(&path).unwrap().len() > 16 * 1024 * 1024);
-    let o = w.run(&["validate", "big.jsonl"]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let o = w.expect(&["validate", "big.jsonl"], 1);
     let out = text(&o.stdout);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(
@@ -308,9 +295,9 @@ fn the_report_names_the_triage_files_it_could_not_read() {
     std::fs::remove_file(w.root.join(".pipeline/triage-1.json")).unwrap();
     std::fs::create_dir(w.root.join(".pipeline/triage-1.json")).unwrap();
     let md = w.lw(&["report"], 0);
-    assert!(
-        md.contains("- triage file triage-1.json (iteration 1) could not be read: not a regular file (a folder): refused"),
-        "{md}"
+    assert_has(
+        &md,
+        "- triage file triage-1.json (iteration 1) could not be read: not a regular file (a folder): refused",
     );
     let json: serde_json::Value =
         serde_json::from_str(&w.lw(&["report", "--format", "json"], 0)).unwrap();

@@ -55,9 +55,7 @@ fn want_rewritten(n: u64) -> Vec<String> {
 
 #[test]
 fn a_rescan_rereads_the_whole_journal() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (_w, p) = Worktree::with_pipeline();
     fs::write(p.journal_path(), notes(3)).unwrap();
     let mut feed = Feed::new(p.clone());
     assert_eq!(feed.refresh().new_events, 3);
@@ -73,9 +71,7 @@ fn a_rescan_rereads_the_whole_journal() {
 
 #[test]
 fn a_rescan_of_a_journal_truncated_to_nothing_keeps_the_last_state() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (_w, p) = Worktree::with_pipeline();
     fs::write(p.journal_path(), notes(3)).unwrap();
     let mut feed = Feed::new(p.clone());
     feed.refresh();
@@ -100,9 +96,7 @@ fn a_rescan_of_a_journal_truncated_to_nothing_keeps_the_last_state() {
 
 #[test]
 fn the_live_loop_rereads_everything_on_a_rescan() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (_w, p) = Worktree::with_pipeline();
     fs::write(p.journal_path(), notes(3)).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -75,9 +75,7 @@ fn hostile_journal(path: &Path) -> u64 {
 
 #[test]
 fn hostile_journal_lines_are_reported_with_position_and_reading_recovers() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (w, p) = Worktree::with_pipeline();
     hostile_journal(&p.journal_path());
 
     let mut h = Headless::start(p.dir());
@@ -96,7 +94,7 @@ fn hostile_journal_lines_are_reported_with_position_and_reading_recovers() {
     assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
     drop(h);
 
-    let out = w.command(&["status"]).output().unwrap();
+    let out = w.output(&["status"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -124,16 +122,14 @@ fn hostile_journal_lines_are_reported_with_position_and_reading_recovers() {
         stdout.contains("last event 2026-11-02T10:00:00Z"),
         "{stdout}"
     );
-    let json = w.command(&["status", "--json"]).output().unwrap();
+    let json = w.output(&["status", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["seq"], 2, "the line after the damage is folded");
 }
 
 #[test]
 fn a_line_under_the_cap_made_of_tiny_values_stays_bounded() {
-    let w = Worktree::new();
-    let p = w.pipeline();
-    fs::create_dir_all(p.dir()).unwrap();
+    let (w, p) = Worktree::with_pipeline();
     let mut f = BufWriter::new(File::create(p.journal_path()).unwrap());
     f.write_all(note_line(1).as_bytes()).unwrap();
     // Just under 16 MiB of `0,`: eight million JSON values in one line.
@@ -155,7 +151,7 @@ fn a_line_under_the_cap_made_of_tiny_values_stays_bounded() {
     // program; the values are refused before any tree is built.
     assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
     drop(h);
-    let out = w.command(&["status"]).output().unwrap();
+    let out = w.output(&["status"]);
     let stdout = String::from_utf8(out.stdout).unwrap();
     let problems: Vec<&str> = stdout
         .lines()

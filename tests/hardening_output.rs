@@ -13,7 +13,9 @@ use std::time::Duration;
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, Worktree, started_loop as wt, text};
+use worktree::{
+    BIN, RUN_START, Worktree, ask_unverifiable, assert_has, decide, started_loop as wt, text,
+};
 
 /// Escape sequences that retitle and clear a pane, a C1 CSI, a bidi
 /// override, and a forged protocol line.
@@ -41,29 +43,14 @@ fn next_lines(s: &str) -> Vec<&str> {
 #[test]
 fn deciding_a_decided_gate_shows_the_stored_reason_escaped_on_one_line() {
     let w = wt();
-    w.lw(
-        &[
-            "ask",
-            "unverifiable",
-            "--subject",
-            "F1",
-            "--summary",
-            "check",
-        ],
-        10,
-    );
-    let o = w.run(&["decide", "hg-1-manual-1", "accept", "--reason", HOSTILE]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    w.lw(&ask_unverifiable("F1", "check"), 10);
+    let o = w.expect(&decide("hg-1-manual-1", "accept", HOSTILE), 0);
     assert_clean("decide", &o);
-    let o = w.run(&["decide", "hg-1-manual-1", "reject", "--reason", "again"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = w.expect(&decide("hg-1-manual-1", "reject", "again"), 2);
     assert_clean("decide on a decided gate", &o);
     let e = text(&o.stderr);
     assert_eq!(e.lines().count(), 1, "{e}");
-    assert!(
-        e.contains("(␛]2;pwned␇␛[2J<U+009B>31m <U+202E>evil␊NEXT: done)"),
-        "{e}"
-    );
+    assert_has(&e, "(␛]2;pwned␇␛[2J<U+009B>31m <U+202E>evil␊NEXT: done)");
 }
 
 #[test]
@@ -92,8 +79,7 @@ fn errors_escape_ids_arguments_and_clap_values() {
             "s",
         ],
     ] {
-        let o = w.run(&args);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+        let o = w.expect(&args, 2);
         assert_clean(&format!("{args:?}"), &o);
         assert!(
             next_lines(&text(&o.stderr)).is_empty() && next_lines(&text(&o.stdout)).is_empty(),
@@ -112,29 +98,11 @@ fn errors_escape_ids_arguments_and_clap_values() {
 fn a_newline_in_data_never_forges_a_next_line() {
     let w = Worktree::from_fixtures("loop", Some(&["contract.md"]));
     let id = format!("run{HOSTILE}");
-    let o = w.run(&[
-        "record",
-        "run-start",
-        "--flow",
-        "feat",
-        "--contract",
-        "contract.md",
-        "--id",
-        &id,
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = w.expect(&[&RUN_START[..], &["--id", &id]].concat(), 0);
     assert_clean("run-start", &o);
     assert_eq!(next_lines(&text(&o.stdout)), vec!["NEXT: next-gate"]);
 
-    let o = w.run(&[
-        "ask",
-        "unverifiable",
-        "--subject",
-        HOSTILE,
-        "--summary",
-        HOSTILE,
-    ]);
-    assert_eq!(o.status.code(), Some(10));
+    let o = w.expect(&ask_unverifiable(HOSTILE, HOSTILE), 10);
     assert_clean("ask", &o);
     let out = text(&o.stdout);
     assert_eq!(out.lines().next(), Some("hg-1-manual-1"), "{out}");
@@ -147,14 +115,13 @@ fn a_newline_in_data_never_forges_a_next_line() {
         vec!["NEXT: human hg-1-manual-1"]
     );
 
-    let o = w.run(&["status"]);
-    assert_eq!(o.status.code(), Some(10));
+    let o = w.expect(&["status"], 10);
     assert_clean("status", &o);
     let out = text(&o.stdout);
     assert_eq!(next_lines(&out), vec!["NEXT: human hg-1-manual-1"], "{out}");
-    assert!(
-        out.contains("run run␛]2;pwned␇␛[2J<U+009B>31m <U+202E>evil␊NEXT: done · feat"),
-        "{out}"
+    assert_has(
+        &out,
+        "run run␛]2;pwned␇␛[2J<U+009B>31m <U+202E>evil␊NEXT: done · feat",
     );
     let o = w.run(&["status", "--next"]);
     assert_eq!(text(&o.stdout), "human hg-1-manual-1\n");
@@ -163,21 +130,8 @@ fn a_newline_in_data_never_forges_a_next_line() {
 #[test]
 fn json_outputs_escape_what_is_not_printable_and_round_trip() {
     let w = wt();
-    w.lw(
-        &[
-            "ask",
-            "unverifiable",
-            "--subject",
-            HOSTILE,
-            "--summary",
-            HOSTILE,
-        ],
-        10,
-    );
-    w.lw(
-        &["decide", "hg-1-manual-1", "accept", "--reason", HOSTILE],
-        0,
-    );
+    w.lw(&ask_unverifiable(HOSTILE, HOSTILE), 10);
+    w.lw(&decide("hg-1-manual-1", "accept", HOSTILE), 0);
 
     let o = w.run(&["status", "--json"]);
     assert_clean("status --json", &o);
@@ -189,22 +143,19 @@ fn json_outputs_escape_what_is_not_printable_and_round_trip() {
             .contains("\\u001b]2;pwned\\u0007\\u001b[2J\\u009b31m \\u202eevil\\nNEXT: done")
     );
 
-    let o = w.run(&["await", "hg-1-manual-1"]);
-    assert_eq!(o.status.code(), Some(0));
+    let o = w.expect(&["await", "hg-1-manual-1"], 0);
     assert_clean("await", &o);
     assert_eq!(text(&o.stdout).lines().count(), 1);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("await prints JSON");
     assert_eq!(v["reason"], HOSTILE);
 
-    let o = w.run(&["report", "--format", "json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = w.expect(&["report", "--format", "json"], 0);
     assert_clean("report --format json", &o);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("report is JSON");
     assert_eq!(v["decisions"][0]["reason"], HOSTILE);
 
     for format in ["md", "html"] {
-        let o = w.run(&["report", "--format", format]);
-        assert_eq!(o.status.code(), Some(0));
+        let o = w.expect(&["report", "--format", format], 0);
         assert_clean(&format!("report --format {format}"), &o);
     }
 }

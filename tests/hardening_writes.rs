@@ -16,7 +16,9 @@ use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use worktree::{BIN, Worktree, started_loop as wt, text};
+use worktree::{
+    BIN, Worktree, ask_unverifiable, assert_has, record_gate, started_loop as wt, text,
+};
 
 fn pipe(w: &Worktree, name: &str) -> std::path::PathBuf {
     w.root.join(".pipeline").join(name)
@@ -100,49 +102,36 @@ fn links_planted_where_loopwatch_writes_are_refused_and_their_targets_untouched(
 
     let triage = w.write("triage.json", TRIAGE);
     symlink(&outside, pipe(&w, "triage-1.json")).unwrap();
-    let o = w.run(&["record", "triage", &triage, "--iteration", "1"]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let o = w.expect(&["record", "triage", &triage, "--iteration", "1"], 2);
     assert!(text(&o.stderr).contains("triage-1.json: a symbolic link: refused"));
     assert_eq!(std::fs::read(&outside).unwrap(), b"precious");
 
     std::fs::remove_dir_all(pipe(&w, "gates")).ok();
     symlink(w.root.parent().unwrap(), pipe(&w, "gates")).unwrap();
     let out = w.write("floor.out", "GATES — VERDICT: MET\n");
-    let o = w.run(&["record", "gate", "floor", "--output", &out]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stderr).contains("gates: a symbolic link: refused"),
-        "{}",
-        text(&o.stderr)
-    );
+    let o = w.expect(&record_gate("floor", &out), 2);
+    assert_has(&text(&o.stderr), "gates: a symbolic link: refused");
     std::fs::remove_file(pipe(&w, "gates")).unwrap();
 
     // report.md: `run.ended` is recorded, the report refused; with the link
     // gone, a second run-end writes the missing report and appends nothing.
     symlink(&outside, pipe(&w, "report.md")).unwrap();
-    let o = w.run(&["record", "run-end", "--status", "aborted"]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let o = w.expect(&["record", "run-end", "--status", "aborted"], 2);
     assert!(text(&o.stderr).contains("report.md: a symbolic link: refused"));
     assert_eq!(std::fs::read(&outside).unwrap(), b"precious");
     std::fs::remove_file(pipe(&w, "report.md")).unwrap();
     let before = w.journal();
-    let o = w.run(&["record", "run-end", "--status", "partial"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("already ended as aborted"),
-        "{}",
-        text(&o.stderr)
-    );
-    let o = w.run(&["record", "run-end", "--status", "aborted"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = w.expect(&["record", "run-end", "--status", "partial"], 2);
+    assert_has(&text(&o.stderr), "already ended as aborted");
+    let o = w.expect(&["record", "run-end", "--status", "aborted"], 0);
     assert!(text(&o.stdout).contains("its missing report was written"));
     assert!(
         w.read(".pipeline/report.md")
             .contains("final status: **aborted**")
     );
     assert_eq!(w.journal(), before, "nothing appended");
-    let o = w.run(&["record", "run-end", "--status", "aborted"]);
-    assert_eq!(o.status.code(), Some(2), "a third run-end is refused");
+    // A third run-end is refused.
+    w.expect(&["record", "run-end", "--status", "aborted"], 2);
 }
 
 /// A triage file of iteration 1 with one deferred finding.
@@ -169,11 +158,7 @@ fn fifos_and_devices_never_hang_a_command() {
     symlink("/dev/zero", fp.join("state.json")).unwrap();
     let o = run_bounded(&w, &["status", "--pipeline", fp.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("not a regular file (a device)"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_has(&text(&o.stderr), "not a regular file (a device)");
 
     // The journal as a FIFO: every reader and writer refuses it at once.
     let journal = pipe(&w, "events.jsonl");
@@ -247,15 +232,7 @@ fn a_state_json_that_cannot_be_written_after_the_append_is_reported_truthfully()
     std::fs::remove_file(&state).unwrap();
     std::fs::create_dir(&state).unwrap();
     let before = read_all(&pipe(&w, "events.jsonl")).unwrap().events.len();
-    let o = w.run(&[
-        "ask",
-        "unverifiable",
-        "--subject",
-        "F1",
-        "--summary",
-        "check",
-    ]);
-    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    let o = w.expect(&ask_unverifiable("F1", "check"), 4);
     let e = text(&o.stderr);
     assert!(
         e.starts_with("loopwatch: the event was recorded (seq 3) but "),
@@ -309,13 +286,9 @@ fn the_lock_timeout_names_the_real_holder_not_a_stale_pid() {
     let lock = PipelineLock::acquire(&p.lock_path(), Duration::from_secs(1)).unwrap();
     let stale = dead_pid();
     std::fs::write(p.lock_path(), format!("{stale}\n")).unwrap();
-    let o = w.run(&["record", "note", "x"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = w.expect(&["record", "note", "x"], 2);
     let e = text(&o.stderr);
-    assert!(
-        e.contains(&format!("is held by pid {} ", std::process::id())),
-        "{e}"
-    );
+    assert_has(&e, &format!("is held by pid {} ", std::process::id()));
     assert!(!e.contains(&format!("pid {stale}")), "{e}");
     drop(lock);
 }

@@ -2,16 +2,16 @@
 //! text, same formats as the real outputs) and, when it is present, by the
 //! shared corpus of real outputs.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use loopwatch::model::{
     CriterionStatus, FindingVerdict, FloorState, GateName, GateRow, ReportedRow, Scope,
     SecurityRow, Verdict, VerdictKind,
 };
 use loopwatch::parse::{
-    GateOutput, JsonInputError, Structural, StructuralKind, findings_from_verdicts, match_findings,
-    parse_conformity, parse_findings, parse_gate0_report, parse_security, parse_verdicts,
-    verify_findings,
+    GateOutput, JsonInputError, Structural, StructuralKind, VerdictEntry, findings_from_verdicts,
+    match_findings, parse_conformity, parse_findings, parse_gate0_report, parse_security,
+    parse_verdicts, verify_findings,
 };
 use proptest::prelude::*;
 
@@ -315,16 +315,19 @@ fn gate0_reports() {
     assert_eq!(states, vec![MetRecorded, Pending, Manual]);
 }
 
+/// Each verdict entry's echoed id, verdict, and whether it is a pipeline fault.
+fn echoes(v: &[VerdictEntry]) -> Vec<(Option<&str>, FindingVerdict, bool)> {
+    v.iter()
+        .map(|e| (e.echo_id.as_deref(), e.verdict, e.is_fault()))
+        .collect()
+}
+
 #[test]
 fn finding_verdicts_with_a_fault_entry() {
     let v = parse_verdicts("v", &fixture("verdicts-with-fault.txt")).unwrap();
-    let got: Vec<_> = v
-        .iter()
-        .map(|e| (e.echo_id.as_deref(), e.verdict, e.is_fault()))
-        .collect();
     use FindingVerdict::*;
     assert_eq!(
-        got,
+        echoes(&v),
         vec![
             (Some("R1"), Verified, false),
             (Some("R2"), False, false),
@@ -407,14 +410,13 @@ fn truncated_json_names_line_and_column() {
     );
 }
 
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/outputs");
-    dir.is_dir().then_some(dir)
-}
-
 #[test]
+#[cfg_attr(
+    not(loopwatch_corpus),
+    ignore = "the shared corpus of real gate outputs (../shared/corpus) is not beside the project"
+)]
 fn real_corpus_outputs() {
-    let Some(dir) = corpus() else { return };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/outputs");
     let read = |n: &str| std::fs::read(dir.join(n)).unwrap_or_else(|e| panic!("{n}: {e}"));
 
     let out = parse_conformity("c", &read("verify-conforme.txt")).unwrap();
@@ -528,13 +530,9 @@ fn real_corpus_outputs() {
     );
 
     let v = parse_verdicts("f", &read("finding-verifier-results.txt")).unwrap();
-    let got: Vec<_> = v
-        .iter()
-        .map(|e| (e.echo_id.as_deref(), e.verdict, e.is_fault()))
-        .collect();
     use FindingVerdict::*;
     assert_eq!(
-        got,
+        echoes(&v),
         vec![
             (Some("F1"), Verified, false),
             (Some("F2"), False, false),

@@ -279,28 +279,24 @@ fn start_positions_follow_seq_and_iteration() {
     );
 }
 
-#[test]
-fn screen_at_the_first_event() {
-    let r = Replayer::new(demo().events.clone(), ReplayStart::First);
-    insta::assert_snapshot!("demo_first_event_120x32", r.frame(120, 32));
+/// One test per screen: `test: start => snapshot`, the demo replayed from
+/// `start` and drawn at 120×32.
+macro_rules! screens {
+    ($($test:ident: $start:expr => $snapshot:literal;)*) => {$(
+        #[test]
+        fn $test() {
+            let r = Replayer::new(demo().events.clone(), $start);
+            insta::assert_snapshot!($snapshot, r.frame(120, 32));
+        }
+    )*};
 }
 
-#[test]
-fn screen_at_the_floor_unmet_of_iteration_1() {
-    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(6));
-    insta::assert_snapshot!("demo_seq6_floor_unmet_120x32", r.frame(120, 32));
-}
-
-#[test]
-fn screen_at_the_out_of_scope_gate() {
-    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(17));
-    insta::assert_snapshot!("demo_seq17_out_of_scope_120x32", r.frame(120, 32));
-}
-
-#[test]
-fn screen_at_the_unverifiable_criterion() {
-    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(33));
-    insta::assert_snapshot!("demo_seq33_unverifiable_120x32", r.frame(120, 32));
+screens! {
+    screen_at_the_first_event: ReplayStart::First => "demo_first_event_120x32";
+    screen_at_the_floor_unmet_of_iteration_1: ReplayStart::Seq(6) => "demo_seq6_floor_unmet_120x32";
+    screen_at_the_out_of_scope_gate: ReplayStart::Seq(17) => "demo_seq17_out_of_scope_120x32";
+    screen_at_the_unverifiable_criterion: ReplayStart::Seq(33) => "demo_seq33_unverifiable_120x32";
+    screen_at_the_last_event: ReplayStart::Seq(39) => "demo_last_event_120x32";
 }
 
 #[test]
@@ -315,12 +311,6 @@ fn screen_at_the_start_of_iteration_3() {
     let r = Replayer::new(demo().events.clone(), ReplayStart::Iteration(3));
     assert_eq!(r.k, 24);
     insta::assert_snapshot!("demo_iteration3_start_120x32", r.frame(120, 32));
-}
-
-#[test]
-fn screen_at_the_last_event() {
-    let r = Replayer::new(demo().events.clone(), ReplayStart::Seq(39));
-    insta::assert_snapshot!("demo_last_event_120x32", r.frame(120, 32));
 }
 
 #[test]

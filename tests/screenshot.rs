@@ -100,11 +100,20 @@ fn readme_picture_from_a_recorded_demo_run() {
 /// The number of events up to the latest `human.requested` that carries
 /// code evidence: the screen a person saw while the run waited on them.
 fn moment_with_open_gate(events: &[Event]) -> Option<usize> {
+    // Code shown, not only said missing: a hunk (`@@`) or cited lines (`>`).
+    let shows_code = |ev: &serde_json::Value| {
+        ev.get("code")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|lines| {
+                lines
+                    .iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .any(|l| l.starts_with("@@") || l.starts_with('>'))
+            })
+    };
     events
         .iter()
-        .rposition(
-            |e| matches!(&e.body, EventBody::HumanRequested(r) if r.evidence.get("code").is_some()),
-        )
+        .rposition(|e| matches!(&e.body, EventBody::HumanRequested(r) if shows_code(&r.evidence)))
         .map(|i| i + 1)
 }
 

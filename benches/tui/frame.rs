@@ -57,15 +57,7 @@ pub fn run(bin: &str, rounds: usize) -> anyhow::Result<Vec<Figure>> {
     let config_home = tempfile::tempdir().context("config home")?;
     for _ in 0..rounds {
         let t = Instant::now();
-        let wt_arg = wt.root().to_string_lossy().into_owned();
-        let s = Session::spawn(
-            bin,
-            &["watch", &wt_arg],
-            wt.root(),
-            config_home.path(),
-            160,
-            48,
-        )?;
+        let s = Session::watch(bin, wt.root(), config_home.path(), 160, 48)?;
         s.wait_for(RUN_ID, Duration::from_secs(10), Duration::from_micros(500))?;
         spawned.push(t.elapsed());
     }
@@ -79,15 +71,7 @@ pub fn run(bin: &str, rounds: usize) -> anyhow::Result<Vec<Figure>> {
     let mut bare = Vec::new();
     for _ in 0..rounds {
         let t = Instant::now();
-        let wt_arg = empty.root().to_string_lossy().into_owned();
-        let s = Session::spawn(
-            bin,
-            &["watch", &wt_arg],
-            empty.root(),
-            config_home.path(),
-            160,
-            48,
-        )?;
+        let s = Session::watch(bin, empty.root(), config_home.path(), 160, 48)?;
         s.wait_for(
             "no run started yet",
             Duration::from_secs(10),

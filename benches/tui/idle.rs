@@ -14,15 +14,7 @@ pub fn run(bin: &str, window: Duration) -> anyhow::Result<Vec<Figure>> {
     let wt = Worktree::new()?;
     wt.write_journal(&fixture::quiet_run())?;
     let config_home = tempfile::tempdir().context("config home")?;
-    let root = wt.root().to_string_lossy().into_owned();
-    let s = Session::spawn(
-        bin,
-        &["watch", &root],
-        wt.root(),
-        config_home.path(),
-        120,
-        36,
-    )?;
+    let s = Session::watch(bin, wt.root(), config_home.path(), 120, 36)?;
     s.wait_for(
         "waiting on you",
         Duration::from_secs(10),

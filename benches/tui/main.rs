@@ -11,6 +11,8 @@
 //! is the peak memory of `watch` and `replay` on a 100k-event journal and
 //! the time of 150 replay steps.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod fixture;
 mod frame;
 mod idle;

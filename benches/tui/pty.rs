@@ -21,6 +21,18 @@ pub struct Session {
 }
 
 impl Session {
+    /// `loopwatch watch <root>` run in `root`, as [`Session::spawn`] runs it.
+    pub fn watch(
+        bin: &str,
+        root: &Path,
+        config_home: &Path,
+        cols: u16,
+        rows: u16,
+    ) -> anyhow::Result<Session> {
+        let arg = root.to_string_lossy();
+        Session::spawn(bin, &["watch", &arg], root, config_home, cols, rows)
+    }
+
     /// Spawns `bin args…` in `cwd` on a `cols`×`rows` pty, with a fresh
     /// config home (so no user config changes what is measured).
     pub fn spawn(

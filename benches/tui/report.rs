@@ -1,6 +1,8 @@
-//! Figures beside their targets, and the small statistics they need.
+//! Figures beside their targets, with the shared statistics they need.
 
 use std::time::Duration;
+
+pub use crate::common::{load_average, percentile};
 
 /// One measured figure and its target.
 pub struct Figure {
@@ -50,22 +52,4 @@ impl Figure {
 /// Milliseconds with two decimals.
 pub fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1000.0)
-}
-
-/// The `p`th percentile (nearest rank) of `v`, which it sorts; zero when empty.
-pub fn percentile(v: &mut [Duration], p: f64) -> Duration {
-    if v.is_empty() {
-        return Duration::ZERO;
-    }
-    v.sort();
-    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
-    v[rank.clamp(1, v.len()) - 1]
-}
-
-/// The 1-minute load average, to judge how quiet the machine was.
-pub fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".into())
 }

@@ -19,15 +19,7 @@ pub fn run(bin: &str) -> anyhow::Result<Vec<Figure>> {
     let wt = Worktree::new()?;
     fixture::big_log_run(&wt, LOG_BYTES)?;
     let config_home = tempfile::tempdir().context("config home")?;
-    let root = wt.root().to_string_lossy().into_owned();
-    let mut s = Session::spawn(
-        bin,
-        &["watch", &root],
-        wt.root(),
-        config_home.path(),
-        160,
-        48,
-    )?;
+    let mut s = Session::watch(bin, wt.root(), config_home.path(), 160, 48)?;
     let deadline = Duration::from_secs(10);
     let step = Duration::from_millis(5);
     s.wait_for("2026-11-02-bench-0900", deadline, step)?;

@@ -13,6 +13,7 @@ use crate::journal::{JournalError, Pipeline};
 use crate::model::event::{ExpiryRule, HumanDecision};
 use crate::model::rules::GateRequest;
 use crate::model::*;
+use crate::recorder::evidence::Sources;
 use crate::recorder::{Recorder, Refusal, expires_at};
 use crate::watch::{Feed, PipelineWatch, WatchEvent};
 
@@ -94,7 +95,14 @@ pub struct AwaitArgs {
 /// `decide`.
 #[derive(Debug, Args)]
 #[command(
-    after_long_help = "Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason), 3 no pipeline, 4 recorded but state.json is stale (do not retry)."
+    after_long_help = "The decision is taken on the gate's evidence: the text its dialog shows, saved as \
+.pipeline/evidence/<id>.txt, its sha256 recorded as evidenceHash. That evidence is the one \
+captured when the gate opened; before deciding it is recomputed from what is there now. When \
+it changed (a file edited, cited lines moved, a file vanished, the contract edited), each \
+change is said on stderr and the decision is refused unless --refresh: then the evidence as \
+it is now is the one saved and hashed.
+
+Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason, changed evidence), 3 no pipeline, 4 recorded but state.json is stale (do not retry)."
 )]
 pub struct DecideArgs {
     /// The human gate id.
@@ -105,6 +113,9 @@ pub struct DecideArgs {
     /// Why (required).
     #[arg(long)]
     pub reason: String,
+    /// Decide on the evidence as it is now when it changed since the gate opened.
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 /// The longest `await --timeout`: a year (a larger value is a mistake,
@@ -175,15 +186,39 @@ pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind
 pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = globals.pipeline_for_reading()?;
     let rec = Recorder::new(pipeline);
-    // The evidence the dialog would show, saved and hashed the same way.
-    let evidence = crate::journal::snapshot(rec.pipeline())?
-        .and_then(|s| {
-            s.state.human_gate(&a.id).map(|g| {
-                crate::tui::evidence::evidence_text(&crate::tui::evidence::evidence_lines(
-                    &g.request,
-                ))
-            })
-        })
+    // The evidence the dialog would show, saved and hashed the same way;
+    // recomputed first, as the dialog does when it opens.
+    let state = crate::journal::snapshot(rec.pipeline())?.map(|s| s.state);
+    let gate = state
+        .as_ref()
+        .and_then(|s| s.human_gate(&a.id).map(|g| (s, g)));
+    let mut request = gate.map(|(_, g)| g.request.clone());
+    if let (Some((s, g)), Some(req)) = (gate, request.as_mut())
+        && g.is_open()
+    {
+        let fresh = crate::recorder::evidence::refresh(rec.pipeline(), &Sources::of(s), &g.request);
+        if !fresh.changes.is_empty() {
+            for c in &fresh.changes {
+                warn(&format!(
+                    "loopwatch: {}: the evidence changed since the gate opened: {c}",
+                    shown(&a.id)
+                ));
+            }
+            if !a.refresh {
+                anyhow::bail!(
+                    "{} not decided: its evidence changed since the gate opened; pass --refresh to decide on it as it is now (or see it first with `loopwatch watch`, ctrl-r in the gate's dialog)",
+                    shown(&a.id)
+                );
+            }
+            warn(&format!(
+                "loopwatch: {}: deciding on the evidence as it is now (--refresh)",
+                shown(&a.id)
+            ));
+            req.evidence = fresh.evidence;
+        }
+    }
+    let evidence = request
+        .map(|r| crate::tui::evidence::evidence_text(&crate::tui::evidence::evidence_lines(&r)))
         .unwrap_or_default();
     let decision = HumanDecision {
         id: a.id.clone(),

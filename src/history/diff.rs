@@ -119,73 +119,44 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
         }
     }
     for gate in [GateName::Floor, GateName::Conformity] {
-        let before = criteria_states(a, gate);
-        let after = criteria_states(b, gate);
-        for id in union(before.iter().map(|x| &x.0), after.iter().map(|x| &x.0)) {
-            let x = lookup(&before, &id);
-            let y = lookup(&after, &id);
-            if x != y && (y.is_some() || b.last_gate(gate).is_some()) {
+        let rows = moves(&criteria_states(a, gate), &criteria_states(b, gate));
+        for (id, before, after) in rows {
+            // A criterion gone without a later round of its gate is not a change.
+            if after.is_some() || b.last_gate(gate).is_some() {
                 changes.push(Change::Criterion {
                     id,
                     gate,
-                    before: x,
-                    after: y,
+                    before,
+                    after,
                 });
             }
         }
     }
-    let fa: Vec<(String, String)> = a
-        .findings
-        .iter()
-        .map(|f| (f.id.clone(), f.verdict.as_str().to_string()))
-        .collect();
-    let fb: Vec<(String, String)> = b
-        .findings
-        .iter()
-        .map(|f| (f.id.clone(), f.verdict.as_str().to_string()))
-        .collect();
-    for id in union(fa.iter().map(|x| &x.0), fb.iter().map(|x| &x.0)) {
-        let (x, y) = (lookup(&fa, &id), lookup(&fb, &id));
-        if x != y && y.is_some() {
-            changes.push(Change::FindingVerdict {
-                id,
-                before: x,
-                after: y,
-            });
+    let verdicts = |it: &Iteration| -> Vec<(String, String)> {
+        it.findings
+            .iter()
+            .map(|f| (f.id.clone(), f.verdict.as_str().to_string()))
+            .collect()
+    };
+    for (id, before, after) in moves(&verdicts(a), &verdicts(b)) {
+        if after.is_some() {
+            changes.push(Change::FindingVerdict { id, before, after });
         }
     }
-    let va: Vec<(String, String)> = a
-        .verifications
-        .iter()
-        .map(|v| (v.finding.clone(), v.result.as_str().to_string()))
-        .collect();
-    let vb: Vec<(String, String)> = b
-        .verifications
-        .iter()
-        .map(|v| (v.finding.clone(), v.result.as_str().to_string()))
-        .collect();
-    for id in union(va.iter().map(|x| &x.0), vb.iter().map(|x| &x.0)) {
-        let (x, y) = (lookup(&va, &id), lookup(&vb, &id));
-        if x != y && y.is_some() {
-            changes.push(Change::VerifyResult {
-                id,
-                before: x,
-                after: y,
-            });
+    let results = |it: &Iteration| -> Vec<(String, String)> {
+        it.verifications
+            .iter()
+            .map(|v| (v.finding.clone(), v.result.as_str().to_string()))
+            .collect()
+    };
+    for (id, before, after) in moves(&results(a), &results(b)) {
+        if after.is_some() {
+            changes.push(Change::VerifyResult { id, before, after });
         }
     }
-    let ta = buckets(a);
-    let tb = buckets(b);
     if b.triage.is_some() {
-        for id in union(ta.iter().map(|x| &x.0), tb.iter().map(|x| &x.0)) {
-            let (x, y) = (lookup(&ta, &id), lookup(&tb, &id));
-            if x != y {
-                changes.push(Change::Triage {
-                    id,
-                    before: x,
-                    after: y,
-                });
-            }
+        for (id, before, after) in moves(&buckets(a), &buckets(b)) {
+            changes.push(Change::Triage { id, before, after });
         }
     }
     let sa = security_rows(a);
@@ -382,19 +353,22 @@ fn security_rows(it: &Iteration) -> Vec<(String, String, String)> {
         .unwrap_or_default()
 }
 
-fn lookup(v: &[(String, String)], id: &str) -> Option<String> {
-    v.iter().find(|(k, _)| k == id).map(|(_, s)| s.clone())
-}
-
-fn union<'a>(
-    a: impl Iterator<Item = &'a String>,
-    b: impl Iterator<Item = &'a String>,
-) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for id in a.chain(b) {
-        if !out.contains(id) {
-            out.push(id.clone());
+/// Each id of `before` or `after` (in that order) whose value differs
+/// between the two, with the value before and after (`None`: absent).
+fn moves(
+    before: &[(String, String)],
+    after: &[(String, String)],
+) -> Vec<(String, Option<String>, Option<String>)> {
+    let lookup =
+        |v: &[(String, String)], id: &str| v.iter().find(|(k, _)| k == id).map(|(_, s)| s.clone());
+    let mut ids: Vec<&String> = Vec::new();
+    for (id, _) in before.iter().chain(after) {
+        if !ids.contains(&id) {
+            ids.push(id);
         }
     }
-    out
+    ids.into_iter()
+        .map(|id| (id.clone(), lookup(before, id), lookup(after, id)))
+        .filter(|(_, x, y)| x != y)
+        .collect()
 }

@@ -69,24 +69,15 @@ struct Reader<'i> {
     in_criteria: bool,
 }
 
-static ROW_START: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[ \t]*([A-Za-z0-9][A-Za-z0-9_-]*)\.(?:[ \t]+|$)").expect("row start pattern")
-});
+static ROW_START: LazyLock<Regex> =
+    static_regex!(r"^[ \t]*([A-Za-z0-9][A-Za-z0-9_-]*)\.(?:[ \t]+|$)");
 
-static STATUS: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(
-        r"[ \t]+(?:—|--)[ \t]+(NOT-MET|MET|UNVERIFIABLE|ABANDONED)(?:[ \t]+(?:—|--)(?:[ \t]+|$)|$)",
-    )
-    .expect("status pattern")
-});
+static STATUS: LazyLock<Regex> = static_regex!(
+    r"[ \t]+(?:—|--)[ \t]+(NOT-MET|MET|UNVERIFIABLE|ABANDONED)(?:[ \t]+(?:—|--)(?:[ \t]+|$)|$)"
+);
 
-static SCOPE: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^in-scope[ \t]+([0-9]+)[ \t]+files?[ \t]*;[ \t]*out-of-scope:[ \t]*(.*)$")
-        .expect("scope pattern")
-});
+static SCOPE: LazyLock<Regex> =
+    static_regex!(r"^in-scope[ \t]+([0-9]+)[ \t]+files?[ \t]*;[ \t]*out-of-scope:[ \t]*(.*)$");
 
 const ROW_SHAPE: &str = "`<id>. <text> — <MET|NOT-MET|UNVERIFIABLE|ABANDONED> — <detail>`";
 

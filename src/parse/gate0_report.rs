@@ -113,40 +113,23 @@ pub fn parse_gate0_report(input: &str, text: &[u8]) -> Result<FloorReport, Struc
     }
 }
 
-static HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^GATES[ \t]*(?:—|--)[ \t]*(.+?)[ \t]+\(([^()]+)\)$").expect("header pattern")
-});
+static HEADER: LazyLock<Regex> =
+    static_regex!(r"^GATES[ \t]*(?:—|--)[ \t]*(.+?)[ \t]+\(([^()]+)\)$");
 
-static ROW: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(
-        r"^[ \t]+([0-9]+)[ \t]+(MET-RECORDED|NOT-MET|MET|MANUAL|ABANDONED|PENDING)(?:[ \t]+(.*))?$",
-    )
-    .expect("row pattern")
-});
+static ROW: LazyLock<Regex> = static_regex!(
+    r"^[ \t]+([0-9]+)[ \t]+(MET-RECORDED|NOT-MET|MET|MANUAL|ABANDONED|PENDING)(?:[ \t]+(.*))?$"
+);
 
-static ROW_LIKE: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[ \t]+[0-9]+(?:[ \t]|$)").expect("row-like pattern")
-});
+static ROW_LIKE: LazyLock<Regex> = static_regex!(r"^[ \t]+[0-9]+(?:[ \t]|$)");
 
-static HANDOFF: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[ \t]+ABANDONED[ \t]+(\S+)[ \t]+(?:—|--)(?:[ \t]+(.*))?$")
-        .expect("handoff pattern")
-});
+static HANDOFF: LazyLock<Regex> =
+    static_regex!(r"^[ \t]+ABANDONED[ \t]+(\S+)[ \t]+(?:—|--)(?:[ \t]+(.*))?$");
 
-static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[ \t]+ERROR(?:[ \t]+(.*))?$").expect("error line pattern")
-});
+static ERROR_LINE: LazyLock<Regex> = static_regex!(r"^[ \t]+ERROR(?:[ \t]+(.*))?$");
 
-static RUNNABLE: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^RUNNABLE:[ \t]*([0-9]+)[ \t]+of[ \t]+([0-9]+)[ \t]+criteria;[ \t]*timeout[ \t]+([0-9]+)s$")
-        .expect("runnable pattern")
-});
+static RUNNABLE: LazyLock<Regex> = static_regex!(
+    r"^RUNNABLE:[ \t]*([0-9]+)[ \t]+of[ \t]+([0-9]+)[ \t]+criteria;[ \t]*timeout[ \t]+([0-9]+)s$"
+);
 
 const ROW_SHAPE: &str = "`  <id> <MET|NOT-MET|MANUAL|ABANDONED|MET-RECORDED|PENDING> <text>`";
 

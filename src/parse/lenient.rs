@@ -23,22 +23,14 @@ use crate::model::GateName;
 /// A strict reader of one gate's output.
 type Strict = fn(&str, &[u8]) -> Result<GateOutput, Structural>;
 
-static VERDICT_ANY: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^([A-Z]+)[ \t]*(?:—|--)[ \t]*VERDICT:").expect("verdict pattern")
-});
+static VERDICT_ANY: LazyLock<Regex> = static_regex!(r"^([A-Z]+)[ \t]*(?:—|--)[ \t]*VERDICT:");
 
-static KEY: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[A-Z][A-Z0-9 _()/-]*(?:[ \t]*(?:—|--)[ \t]*VERDICT)?:").expect("key pattern")
-});
+static KEY: LazyLock<Regex> =
+    static_regex!(r"^[A-Z][A-Z0-9 _()/-]*(?:[ \t]*(?:—|--)[ \t]*VERDICT)?:");
 
-static EMPHASIS: LazyLock<Regex> = LazyLock::new(|| {
-    // `**KEY:** rest`, `**KEY**: rest`, `__KEY:__ rest`, `**KEY: rest**`.
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^(\*\*|__)([A-Z][^*_]*?)(?:(:)(\*\*|__)|(\*\*|__)(:)|(:.*?)(\*\*|__))(.*)$")
-        .expect("emphasis pattern")
-});
+// `**KEY:** rest`, `**KEY**: rest`, `__KEY:__ rest`, `**KEY: rest**`.
+static EMPHASIS: LazyLock<Regex> =
+    static_regex!(r"^(\*\*|__)([A-Z][^*_]*?)(?:(:)(\*\*|__)|(\*\*|__)(:)|(:.*?)(\*\*|__))(.*)$");
 
 /// Reads `text` with `strict` after removing what models wrap their block
 /// in; what was removed is put on the output (or on the failure).

@@ -43,10 +43,7 @@ pub struct InvalidUtf8 {
 
 /// A field separator: ` — ` (em dash) or ` -- `, with blanks either side
 /// (or the end of the line after it).
-pub static SEPARATOR: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: the pattern is a literal, checked by the unit tests.
-    Regex::new(r"[ \t]+(?:—|--)(?:[ \t]+|$)").expect("separator pattern compiles")
-});
+pub static SEPARATOR: LazyLock<Regex> = static_regex!(r"[ \t]+(?:—|--)(?:[ \t]+|$)");
 
 /// Checks that `bytes` are UTF-8 and drops a leading BOM.
 pub fn decode(bytes: &[u8]) -> Result<&str, InvalidUtf8> {

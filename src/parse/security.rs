@@ -71,30 +71,17 @@ struct Reader<'i> {
     section: Section,
 }
 
-static BLOCKING_ROW: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[ \t]*([0-9]+)\.[ \t]+\[([^\]]*)\][ \t]*(.*)$").expect("blocking row pattern")
-});
+static BLOCKING_ROW: LazyLock<Regex> =
+    static_regex!(r"^[ \t]*([0-9]+)\.[ \t]+\[([^\]]*)\][ \t]*(.*)$");
 
-static REPORTED_ROW: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^[ \t]*[-*][ \t]+\[([^\]]*)\][ \t]*(.*)$").expect("reported row pattern")
-});
+static REPORTED_ROW: LazyLock<Regex> = static_regex!(r"^[ \t]*[-*][ \t]+\[([^\]]*)\][ \t]*(.*)$");
 
-static REPORTED_HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^REPORTED(?:[ \t]*\(non-blocking\))?:[ \t]*(.*)$").expect("reported header")
-});
+static REPORTED_HEADER: LazyLock<Regex> =
+    static_regex!(r"^REPORTED(?:[ \t]*\(non-blocking\))?:[ \t]*(.*)$");
 
-static HINT: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"[ \t]+(?:—|--)[ \t]+hint:[ \t]*").expect("hint pattern")
-});
+static HINT: LazyLock<Regex> = static_regex!(r"[ \t]+(?:—|--)[ \t]+hint:[ \t]*");
 
-static SCOPE: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the tests.
-    Regex::new(r"^([0-9]+)[ \t]+files?$").expect("scope pattern")
-});
+static SCOPE: LazyLock<Regex> = static_regex!(r"^([0-9]+)[ \t]+files?$");
 
 const BLOCKING_SHAPE: &str = "`<n>. [<SEVERITY>] <rule> — <file:line> — <why> — hint: <hint>`";
 const REPORTED_SHAPE: &str = "`- [<SEVERITY>] <rule> — <file:line>`";

@@ -105,15 +105,10 @@ pub fn parse_token(
     })
 }
 
-static VERDICT_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the unit tests.
-    Regex::new(r"^([A-Z]+)[ \t]*(?:—|--)[ \t]*VERDICT:[ \t]*(.*)$").expect("verdict line pattern")
-});
+static VERDICT_LINE: LazyLock<Regex> =
+    static_regex!(r"^([A-Z]+)[ \t]*(?:—|--)[ \t]*VERDICT:[ \t]*(.*)$");
 
-static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-    // Invariant: a literal pattern, exercised by the unit tests.
-    Regex::new(r"^([A-Z]+)(?:\((.*)\))?$").expect("verdict token pattern")
-});
+static TOKEN: LazyLock<Regex> = static_regex!(r"^([A-Z]+)(?:\((.*)\))?$");
 
 /// The token of `text` when it is a verdict line opened by `word`.
 fn verdict_token<'a>(word: &str, text: &'a str) -> Option<&'a str> {

@@ -156,20 +156,20 @@ impl Recorder {
                 }
             };
             let output = save_output(&gates_dir, iteration, gate, round, raw_output)?;
+            let failing_line = result.as_ref().err().and_then(|st| st.line);
             let finished = match result {
                 Ok(out) => out.into_finished(iteration, round, Some(output)),
                 Err(st) => st.into_finished(gate, iteration, round, Some(output)),
             };
             let mut requests = rules::gates_for_round(s, &finished);
-            structural_excerpt(&mut requests, raw_output);
-            let run_diff = s.run.as_ref().map(|r| r.diff.as_str());
-            evidence::capture(
-                &mut requests,
-                &self.pipeline,
-                run_diff,
-                Some(&finished),
+            let opening = evidence::Opening {
+                state: s,
+                finished: Some(&finished),
+                raw_output: Some(raw_output),
+                failing_line,
                 iteration,
-            );
+            };
+            evidence::capture(&mut requests, &self.pipeline, &opening);
             bodies.push(EventBody::from(finished));
             bodies.extend(
                 rules::assign_ids(s, iteration, requests, "manual")
@@ -251,7 +251,14 @@ impl Recorder {
                 .cloned()
                 .collect();
             let mut requests = rules::gates_for_findings(&fresh);
-            evidence::capture(&mut requests, &self.pipeline, None, None, iteration);
+            let opening = evidence::Opening {
+                state: s,
+                finished: None,
+                raw_output: None,
+                failing_line: None,
+                iteration,
+            };
+            evidence::capture(&mut requests, &self.pipeline, &opening);
             let mut bodies = vec![EventBody::FindingsVerified {
                 iteration,
                 findings,
@@ -490,22 +497,6 @@ fn code_fields(code: &CodeSnapshot) -> (Option<String>, Option<String>) {
         code.tree().map(ToString::to_string),
         code.missing().map(str::to_string),
     )
-}
-
-/// The head of a structurally broken output, captured with the gate it
-/// opens (the code evidence of the other kinds is [`evidence::capture`]).
-fn structural_excerpt(requests: &mut [GateRequest], raw_output: &[u8]) {
-    for r in requests
-        .iter_mut()
-        .filter(|r| r.kind == HumanGateKind::Structural)
-    {
-        if let Some(ev) = r.evidence.as_object_mut() {
-            let text =
-                String::from_utf8_lossy(&raw_output[..raw_output.len().min(4096)]).into_owned();
-            let head: Vec<&str> = text.lines().take(40).collect();
-            ev.insert("excerpt".into(), Value::from(head.join("\n")));
-        }
-    }
 }
 
 /// The events that open a round of `gate` (a new iteration when the loop

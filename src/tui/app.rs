@@ -256,6 +256,21 @@ impl App {
         }
     }
 
+    /// The evidence asked for with [`Effect::CheckEvidence`] was
+    /// recomputed: the open dialog of that gate takes it.
+    pub fn on_evidence_checked(
+        &mut self,
+        id: &str,
+        against: &str,
+        apply: bool,
+        fresh: crate::recorder::evidence::Refreshed,
+    ) {
+        let now = self.clock.now();
+        if let Some(d) = self.mode.dialog_mut().filter(|d| d.id == id) {
+            d.on_checked(against, apply, fresh, now);
+        }
+    }
+
     /// A log asked for with [`Effect::LoadLog`] was read (or not).
     pub fn on_log_loaded(&mut self, path: &Path, result: Result<Vec<u8>, String>) {
         let run = &mut self.runs[self.current];
@@ -369,6 +384,13 @@ impl App {
                 Vec::new()
             }
             Outcome::Confirm(req) => vec![Effect::WriteDecision(req)],
+            Outcome::Refresh => {
+                let sources = crate::recorder::evidence::Sources::of(self.state());
+                match self.mode.dialog_mut() {
+                    Some(d) => vec![Effect::CheckEvidence(d.check(sources, true))],
+                    None => Vec::new(),
+                }
+            }
             Outcome::Unhandled => match self.config.keymap.action(key) {
                 Some(a @ (Action::Quit | Action::Help)) => self.update(a),
                 _ => Vec::new(),

@@ -1,6 +1,7 @@
 //! What the event loop keeps beside the app: the pipelines, what is being
 //! replayed, the observed foreign states; and the effects it performs for
-//! the app (decisions written off the UI thread, logs read, clipboard, bell,
+//! the app (decisions written off the UI thread, logs read, evidence
+//! recomputed, clipboard, bell,
 //! terminal notifications, replay moves), and the gates' notifications
 //! (hook, webhook) sent off the UI thread when due. Replay positions live in
 //! the feed's store; this only moves them and hands what is there to the app.
@@ -32,6 +33,9 @@ pub(crate) enum Ui {
     Notified(String, Result<crate::notify::Announced, String>),
     /// The code diff of the `d` overlay, iterations from → to.
     CodeLoaded(u32, u32, Result<Vec<crate::code::FileDiff>, String>),
+    /// A dialog's evidence recomputed: gate id, the hash it was asked
+    /// against, whether to show it, the result.
+    EvidenceChecked(String, String, bool, crate::recorder::evidence::Refreshed),
 }
 
 /// What a replay steps through.
@@ -199,6 +203,23 @@ impl Controller {
                         crate::code::diff(&req.worktree, &req.a, &req.b).map_err(|e| e.to_string());
                     let _ = tx.send(crate::watch::Input::Other(Ui::CodeLoaded(
                         req.from, req.to, r,
+                    )));
+                });
+            }
+            Effect::CheckEvidence(check) => {
+                let pipeline = self.current_pipeline(app).clone();
+                let tx = live.sender();
+                tokio::task::spawn_blocking(move || {
+                    let fresh = crate::recorder::evidence::refresh(
+                        &pipeline,
+                        &check.sources,
+                        &check.request,
+                    );
+                    let _ = tx.send(crate::watch::Input::Other(Ui::EvidenceChecked(
+                        check.request.id,
+                        check.against,
+                        check.apply,
+                        fresh,
                     )));
                 });
             }

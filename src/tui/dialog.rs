@@ -9,16 +9,25 @@
 //! meant for the list must not decide a gate), a paste only ever lands in
 //! the reason, and a gate decided elsewhere or whose evidence changed while
 //! the dialog was open is shown as such.
+//!
+//! The evidence is the one captured when the gate opened. When the dialog
+//! opens (and on `Ctrl-R`) the app has it recomputed from what is there now
+//! ([`EvidenceCheck`], off the UI thread); when it differs (a file edited,
+//! cited lines moved, a file vanished) the dialog says what changed, and
+//! `Ctrl-R` shows the recomputed evidence instead: that text is then the one
+//! saved and hashed with the decision.
 
 use std::time::Duration;
 
 use jiff::Timestamp;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::effect::DecisionRequest;
+use super::effect::{DecisionRequest, EvidenceCheck};
 use super::evidence::{evidence_hash, evidence_lines, evidence_text};
+use crate::model::event::HumanRequest;
 use crate::model::state::{DecisionRecord, ExpiryRecord};
 use crate::model::{Decision, HumanGate, HumanGateKind, State};
+use crate::recorder::evidence::{Refreshed, Sources};
 use crate::sanitize::sanitize_input;
 
 /// Keys arriving this soon after the dialog opened are ignored.
@@ -65,6 +74,24 @@ pub enum Outcome {
     Cancel,
     /// Write this decision.
     Confirm(DecisionRequest),
+    /// Recompute the evidence and show it (`Ctrl-R`).
+    Refresh,
+}
+
+/// Where the dialog's evidence stands against what is there now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Freshness {
+    /// Not compared yet.
+    Unknown,
+    /// Being recomputed (a refresh when `apply`).
+    Checking {
+        /// The recomputed evidence is to be shown when it arrives.
+        apply: bool,
+    },
+    /// As it is now.
+    Current,
+    /// What changed since the gate opened (or since the last refresh).
+    Changed(Vec<String>),
 }
 
 /// An open decision dialog.
@@ -92,6 +119,15 @@ pub struct Dialog {
     pub message: Option<String>,
     /// First evidence line shown (scrolling).
     pub scroll: usize,
+    /// The evidence shown against what is there now.
+    pub freshness: Freshness,
+    /// True once the evidence shown is a refresh, not the one captured.
+    pub refreshed: bool,
+    /// The request whose evidence is shown (refreshed or as captured).
+    request: HumanRequest,
+    /// The hash of the evidence as the journal holds it (changes only when
+    /// the request itself changes).
+    captured_hash: String,
     opened_at: Timestamp,
 }
 
@@ -107,12 +143,17 @@ impl Dialog {
             .copied()
             .filter(|d| req.options.is_empty() || req.options.contains(d))
             .collect();
+        let hash = evidence_hash(&evidence);
         let mut d = Dialog {
             id: req.id.clone(),
             kind: req.kind,
             options,
-            evidence_hash: evidence_hash(&evidence),
+            captured_hash: hash.clone(),
+            evidence_hash: hash,
             evidence,
+            freshness: Freshness::Unknown,
+            refreshed: false,
+            request: req.clone(),
             focus: Focus::Options,
             chosen: None,
             reason: String::new(),
@@ -168,6 +209,7 @@ impl Dialog {
         match key.code {
             KeyCode::Esc => return Outcome::Cancel,
             KeyCode::Char('s') if ctrl => return self.confirm(),
+            KeyCode::Char('r') if ctrl => return Outcome::Refresh,
             KeyCode::Tab | KeyCode::BackTab => {
                 self.focus = match self.focus {
                     Focus::Options => Focus::Reason,
@@ -251,9 +293,13 @@ impl Dialog {
         }
         let evidence = evidence_lines(&gate.request);
         let hash = evidence_hash(&evidence);
-        if hash != self.evidence_hash && !matches!(self.phase, Phase::Saving) {
+        if hash != self.captured_hash && !matches!(self.phase, Phase::Saving) {
+            self.request = gate.request.clone();
+            self.captured_hash.clone_from(&hash);
             self.evidence = evidence;
             self.evidence_hash = hash;
+            self.refreshed = false;
+            self.freshness = Freshness::Unknown;
             self.chosen = None;
             self.focus = Focus::Options;
             self.phase = Phase::Editing;
@@ -262,6 +308,52 @@ impl Dialog {
                 "the evidence changed while this dialog was open: read it again and choose".into(),
             );
         }
+    }
+
+    /// What recomputing the evidence shown needs; marks the dialog as
+    /// checking (`apply`: to show the result).
+    pub fn check(&mut self, sources: Sources, apply: bool) -> EvidenceCheck {
+        self.freshness = Freshness::Checking { apply };
+        EvidenceCheck {
+            request: Box::new(self.request.clone()),
+            sources,
+            against: self.evidence_hash.clone(),
+            apply,
+        }
+    }
+
+    /// The recomputed evidence arrived. Dropped when it was computed for
+    /// other evidence than the one shown, or once the gate is decided.
+    /// Without `apply` the dialog says what changed; with it the recomputed
+    /// evidence replaces the one shown and the choice is asked again.
+    pub fn on_checked(&mut self, against: &str, apply: bool, fresh: Refreshed, now: Timestamp) {
+        if against != self.evidence_hash || !matches!(self.phase, Phase::Editing | Phase::Failed(_))
+        {
+            return;
+        }
+        if fresh.changes.is_empty() {
+            self.freshness = Freshness::Current;
+            if apply {
+                self.message = Some("the evidence is as it is now: nothing to refresh".into());
+            }
+            return;
+        }
+        if !apply {
+            self.freshness = Freshness::Changed(fresh.changes);
+            return;
+        }
+        self.request.evidence = fresh.evidence;
+        self.evidence = evidence_lines(&self.request);
+        self.evidence_hash = evidence_hash(&self.evidence);
+        self.refreshed = true;
+        self.freshness = Freshness::Current;
+        self.scroll = 0;
+        self.chosen = None;
+        self.focus = Focus::Options;
+        self.phase = Phase::Editing;
+        // A key already on its way was meant for the evidence shown before.
+        self.opened_at = now;
+        self.message = Some("evidence refreshed: read it again and choose".into());
     }
 
     /// The write finished. Returns true when the dialog should close.

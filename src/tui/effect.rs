@@ -2,7 +2,8 @@
 //!
 //! The app never writes a file, a clipboard or a terminal byte itself; it
 //! returns effects and the event loop performs them, then reports results
-//! back (`App::on_write_result`, `App::on_log_loaded`).
+//! back (`App::on_write_result`, `App::on_log_loaded`,
+//! `App::on_evidence_checked`).
 
 use std::path::PathBuf;
 
@@ -23,6 +24,25 @@ pub struct DecisionRequest {
     pub evidence: String,
 }
 
+/// The evidence of an open dialog to recompute from what is there now
+/// (the worktree, the contract, the saved output), off the UI thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvidenceCheck {
+    /// The gate, with the evidence the dialog shows now.
+    pub request: Box<crate::model::event::HumanRequest>,
+    /// The run's contract and diff range.
+    pub sources: crate::recorder::evidence::Sources,
+    /// The hash of the evidence shown when the check was asked (a result
+    /// for other evidence is dropped).
+    pub against: String,
+    /// Show the recomputed evidence (a refresh) instead of only saying
+    /// that it changed.
+    pub apply: bool,
+}
+
+// Every field compares totally (JSON values, strings, flags): `Effect` is `Eq`.
+impl Eq for EvidenceCheck {}
+
 /// A move asked of the replay driver (the rules live with the history).
 pub use crate::history::ReplayMove;
 
@@ -37,6 +57,8 @@ pub enum Effect {
     LoadLog(PathBuf),
     /// Compute the code diff of the `d` overlay (then call `App::on_code_loaded`).
     LoadCode(crate::tui::code_pane::CodeRequest),
+    /// Recompute a dialog's evidence (then call `App::on_evidence_checked`).
+    CheckEvidence(EvidenceCheck),
     /// Ring the terminal bell.
     Bell,
     /// Write a terminal notification (OSC 9 / OSC 777) for a new human gate.

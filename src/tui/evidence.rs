@@ -1,6 +1,7 @@
 //! The evidence a decision dialog shows, built only from parsed fields of a
-//! human gate request (rows, paths, findings, reasons, notes, the output
-//! path), every piece sanitised. The exact text shown is what the decision's
+//! human gate request (rows, paths, findings, code, the contract's lines,
+//! a cap's rounds, a broken output with its failing line, reasons, notes,
+//! the output path), every piece sanitised. The exact text shown is what the decision's
 //! evidence hash covers, so the text is built once, here, and the dialog
 //! draws it as it is.
 
@@ -32,14 +33,33 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         raw.push(format!("summary: {}", req.summary));
     }
     let ev = &req.evidence;
+    let refreshed: Vec<&str> = array(ev, "refreshed").filter_map(Value::as_str).collect();
+    raw.extend(
+        refreshed
+            .iter()
+            .map(|l| format!("refreshed before deciding: {l}")),
+    );
+    // When the evidence was recomputed, it is what is there now.
+    let when = if refreshed.is_empty() {
+        "as captured when the gate opened"
+    } else {
+        "as it is now"
+    };
     if let Some(v) = ev
         .get("verdict")
         .and_then(|v| serde_json::from_value::<Verdict>(v.clone()).ok())
     {
         raw.push(format!("verdict: {v}"));
     }
-    for row in array(ev, "rows") {
-        raw.extend(row_lines(row));
+    let rounds: Vec<&str> = array(ev, "rounds").filter_map(Value::as_str).collect();
+    if rounds.is_empty() {
+        for row in array(ev, "rows") {
+            raw.extend(row_lines(row));
+        }
+    } else {
+        // A cap's rows, round by round (the last round's are among them).
+        raw.push("rounds of the gate, oldest first:".into());
+        raw.extend(rounds.iter().map(|l| format!("  {l}")));
     }
     for p in array(ev, "paths").filter_map(Value::as_str) {
         raw.push(format!("path: {p}"));
@@ -57,8 +77,18 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     }
     let code: Vec<&str> = array(ev, "code").filter_map(Value::as_str).collect();
     if !code.is_empty() {
-        raw.push("code (as captured when the gate opened):".into());
+        raw.push(format!("code ({when}):"));
         raw.extend(code.iter().map(|l| format!("  {l}")));
+    }
+    let contract: Vec<&str> = array(ev, "contract").filter_map(Value::as_str).collect();
+    if !contract.is_empty() {
+        let when = if refreshed.is_empty() {
+            "as read when the gate opened"
+        } else {
+            when
+        };
+        raw.push(format!("the contract ({when}):"));
+        raw.extend(contract.iter().map(|l| format!("  {l}")));
     }
     if let Some(s) = ev.get("reason").and_then(Value::as_str) {
         raw.push(format!("reason: {s}"));
@@ -66,7 +96,17 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     if let Some(s) = ev.get("structural").and_then(Value::as_str) {
         raw.push(format!("structural: {s}"));
     }
-    if let Some(s) = ev.get("excerpt").and_then(Value::as_str) {
+    if let Some(s) = ev.get("failure").and_then(Value::as_str) {
+        raw.push(format!("failure: {s}"));
+    }
+    let marked: Vec<&str> = array(ev, "outputLines").filter_map(Value::as_str).collect();
+    if !marked.is_empty() {
+        raw.push(match ev.get("failingLine").and_then(Value::as_u64) {
+            Some(l) => format!("the output, line {l} marked >:"),
+            None => "the output (no single line to blame):".into(),
+        });
+        raw.extend(marked.iter().map(|l| format!("  {l}")));
+    } else if let Some(s) = ev.get("excerpt").and_then(Value::as_str) {
         raw.extend(s.lines().map(|l| format!("output | {l}")));
     }
     match ev.get("notes") {
@@ -82,6 +122,11 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         && !s.is_empty()
     {
         raw.push(format!("output: {s}"));
+    }
+    if let Some(s) = ev.get("log").and_then(Value::as_str)
+        && !s.is_empty()
+    {
+        raw.push(format!("log: {s}"));
     }
     raw.iter()
         .map(|l| sanitize_line(l, EVIDENCE_LINE_MAX))

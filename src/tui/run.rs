@@ -173,6 +173,10 @@ fn run(
                         app.on_code_loaded(from, to, r);
                         Vec::new()
                     }
+                    Ui::EvidenceChecked(id, against, apply, r) => {
+                        app.on_evidence_checked(&id, &against, apply, r);
+                        Vec::new()
+                    }
                 };
                 for e in effects {
                     if ctl.perform(&mut app, &mut live, e) {

@@ -16,15 +16,9 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 
 /// Runs git like [`git`]: whether it succeeded, its stdout and stderr.
 pub fn git_any(dir: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new("git")
+    let out = hermetic(&mut Command::new("git"))
         .current_dir(dir)
         .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Ana")
-        .env("GIT_AUTHOR_EMAIL", "ana@example.org")
-        .env("GIT_COMMITTER_NAME", "Ana")
-        .env("GIT_COMMITTER_EMAIL", "ana@example.org")
         // Reading the status must not refresh the index it is compared by.
         .env("GIT_OPTIONAL_LOCKS", "0")
         .output()
@@ -34,6 +28,17 @@ pub fn git_any(dir: &Path, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Gives `cmd` (git, or a program that runs git) a fixed identity and no
+/// global or system configuration.
+pub fn hermetic(cmd: &mut Command) -> &mut Command {
+    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Ana")
+        .env("GIT_AUTHOR_EMAIL", "ana@example.org")
+        .env("GIT_COMMITTER_NAME", "Ana")
+        .env("GIT_COMMITTER_EMAIL", "ana@example.org")
 }
 
 /// Writes a file, creating its folders.

@@ -196,6 +196,15 @@ impl Worktree {
         Worktree { _dir: dir, root }
     }
 
+    /// An empty worktree whose `.pipeline` folder exists; returns its
+    /// pipeline too.
+    pub fn with_pipeline() -> (Worktree, Pipeline) {
+        let w = Worktree::new();
+        let p = w.pipeline();
+        std::fs::create_dir_all(p.dir()).expect("mkdir .pipeline");
+        (w, p)
+    }
+
     /// The worktree's pipeline.
     pub fn pipeline(&self) -> Pipeline {
         Pipeline::at(self.root.join(".pipeline"))
@@ -227,6 +236,11 @@ impl Worktree {
             evidence: serde_json::json!({ "paths": [subject] }),
         };
         self.recorder().ask(req).expect("ask").0
+    }
+
+    /// Runs the binary in the worktree to its end; returns what it did.
+    pub fn output(&self, args: &[&str]) -> std::process::Output {
+        self.command(args).output().expect("run loopwatch")
     }
 
     /// Runs the binary in the worktree.

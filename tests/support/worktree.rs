@@ -6,6 +6,39 @@ use std::process::{Command, Output};
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 
+/// `record run-start` on the fixtures' contract, as a feature run.
+pub const RUN_START: [&str; 6] = [
+    "record",
+    "run-start",
+    "--flow",
+    "feat",
+    "--contract",
+    "contract.md",
+];
+
+/// `ask unverifiable --subject <subject> --summary <summary>`: opens a
+/// manual gate.
+pub fn ask_unverifiable<'a>(subject: &'a str, summary: &'a str) -> [&'a str; 6] {
+    [
+        "ask",
+        "unverifiable",
+        "--subject",
+        subject,
+        "--summary",
+        summary,
+    ]
+}
+
+/// `record gate <gate> --output <output>`: records a gate's output.
+pub fn record_gate<'a>(gate: &'a str, output: &'a str) -> [&'a str; 5] {
+    ["record", "gate", gate, "--output", output]
+}
+
+/// `decide <gate> <decision> --reason <reason>`: a person's decision.
+pub fn decide<'a>(gate: &'a str, decision: &'a str, reason: &'a str) -> [&'a str; 5] {
+    ["decide", gate, decision, "--reason", reason]
+}
+
 /// A temp folder that looks like a git worktree, with the fixtures copied in.
 pub struct Worktree {
     _dir: tempfile::TempDir,
@@ -62,33 +95,34 @@ impl Worktree {
         std::fs::read(self.root.join(".pipeline/events.jsonl")).unwrap_or_default()
     }
 
-    /// Runs the binary here; fails the test unless it exits with `code`.
-    /// Returns stdout.
-    pub fn lw(&self, args: &[&str], code: i32) -> String {
+    /// Runs the binary here; fails the test, showing stdout and stderr,
+    /// unless it exits with `code`.
+    pub fn expect(&self, args: &[&str], code: i32) -> Output {
         let out = self.run(args);
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert_eq!(
             out.status.code(),
             Some(code),
-            "loopwatch {args:?}\nstdout:\n{stdout}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stderr)
+            "loopwatch {args:?}\nstdout:\n{}\nstderr:\n{}",
+            text(&out.stdout),
+            text(&out.stderr)
         );
-        stdout
+        out
+    }
+
+    /// [`Worktree::expect`], returning stdout.
+    pub fn lw(&self, args: &[&str], code: i32) -> String {
+        text(&self.expect(args, code).stdout)
+    }
+
+    /// `record run-start` on the fixture contract, then `extra` arguments;
+    /// fails the test unless it succeeds.
+    pub fn start_run_with(&self, extra: &[&str]) {
+        self.lw(&[&RUN_START[..], extra].concat(), 0);
     }
 
     /// `record run-start` on the fixture contract.
     pub fn start_run(&self) {
-        self.lw(
-            &[
-                "record",
-                "run-start",
-                "--flow",
-                "feat",
-                "--contract",
-                "contract.md",
-            ],
-            0,
-        );
+        self.start_run_with(&[]);
     }
 
     /// GATE 0 on the fixture contract (MET).
@@ -98,16 +132,7 @@ impl Worktree {
 
     /// GATE 1 with an out-of-scope file: opens `hg-1-conformity-1`.
     pub fn conformity_out_of_scope(&self) {
-        self.lw(
-            &[
-                "record",
-                "gate",
-                "conformity",
-                "--output",
-                "conformity-ecarts.txt",
-            ],
-            10,
-        );
+        self.lw(&record_gate("conformity", "conformity-ecarts.txt"), 10);
     }
 
     /// The command line that opens the TUI on this worktree.
@@ -126,6 +151,12 @@ pub fn started_loop() -> Worktree {
     let w = Worktree::from_fixtures("loop", Some(&["contract.md"]));
     w.start_run();
     w
+}
+
+/// Fails the test, showing `text`, unless `text` contains `needle`.
+#[track_caller]
+pub fn assert_has(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{needle:?} is not in:\n{text}");
 }
 
 /// Bytes a command printed, as text.

@@ -6,11 +6,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-// Invariant: a constant pattern that compiles (exercised by every test).
-static ANSI: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
-        .expect("valid ANSI regex")
-});
+static ANSI: LazyLock<Regex> =
+    static_regex!(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]");
 
 /// The log's lines without colour codes; of a line a terminal would have
 /// overwritten with `\r`, only the last non-empty part is kept.

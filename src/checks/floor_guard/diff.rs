@@ -39,10 +39,7 @@ impl FileDiff {
 
 const DEV_NULL: &str = "/dev/null";
 
-// Invariant: a constant pattern that compiles (covered by every test).
-static HUNK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@").expect("valid hunk regex")
-});
+static HUNK: LazyLock<Regex> = static_regex!(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@");
 
 /// Splits diff text into files.
 pub(super) fn parse(diff_text: &str) -> Vec<FileDiff> {

@@ -51,22 +51,15 @@ const STUB_MARKERS: [&str; 2] = ["not implemented", "NotImplementedError"];
 /// Substrings of an assertion line.
 const ASSERT_MARKERS: [&str; 4] = ["expect(", "assert", "should", ".toBe"];
 
-/// Compiles a constant pattern.
-fn constant(pattern: &str) -> Regex {
-    // Invariant: every caller passes a literal pattern that compiles (each is
-    // exercised by the unit tests below).
-    Regex::new(pattern).expect("constant regex compiles")
-}
-
 /// Bare Jasmine-style `xit(`/`fit(`/`xdescribe(`/`fdescribe(`, not part of a
 /// longer identifier or a method call (`exit(`, `model.fit(`, `profit(`).
 static BARE_SKIP: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"(?:^|[^A-Za-z0-9_.])(?:xit|fit|xdescribe|fdescribe)\("));
-static EMPTY_CATCH: LazyLock<Regex> = LazyLock::new(|| constant(r"catch\s*\([^)]*\)\s*\{\s*\}"));
-static EXCEPT_PASS: LazyLock<Regex> = LazyLock::new(|| constant(r"except\b[^:\n]*:\s*pass\b"));
-static WAIVER: LazyLock<Regex> = LazyLock::new(|| constant(r"floor-guard:\s*allow\s+(\S.*)$"));
+    static_regex!(r"(?:^|[^A-Za-z0-9_.])(?:xit|fit|xdescribe|fdescribe)\(");
+static EMPTY_CATCH: LazyLock<Regex> = static_regex!(r"catch\s*\([^)]*\)\s*\{\s*\}");
+static EXCEPT_PASS: LazyLock<Regex> = static_regex!(r"except\b[^:\n]*:\s*pass\b");
+static WAIVER: LazyLock<Regex> = static_regex!(r"floor-guard:\s*allow\s+(\S.*)$");
 static KEY_VALUE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r#"["']?([A-Za-z0-9_.\-]+)["']?\s*[:=]\s*(-?\d+(?:\.\d+)?)"#));
+    static_regex!(r#"["']?([A-Za-z0-9_.\-]+)["']?\s*[:=]\s*(-?\d+(?:\.\d+)?)"#);
 
 /// A path is a test path when it contains `test`, `spec` or `__tests__`.
 pub(super) fn is_test_path(path: &str) -> bool {

@@ -3,6 +3,7 @@
 use std::path::{Component, Path};
 
 use super::{App, LogView, Mode, STOP_QUESTION, Screen, Tab};
+use crate::recorder::evidence::Sources;
 use crate::tui::action::Action;
 use crate::tui::dialog::Dialog;
 use crate::tui::effect::{Effect, ReplayMove};
@@ -214,7 +215,11 @@ impl App {
                         gate.request.id, x.after, x.action
                     ));
                 } else {
-                    self.mode = Mode::Dialog(Box::new(Dialog::open(gate, self.clock.now())));
+                    let mut d = Box::new(Dialog::open(gate, self.clock.now()));
+                    // Is the evidence captured still what is there? Asked at once.
+                    let check = d.check(Sources::of(self.state()), false);
+                    self.mode = Mode::Dialog(d);
+                    return vec![Effect::CheckEvidence(check)];
                 }
                 Vec::new()
             }

@@ -9,14 +9,22 @@ use crate::tui::effect::Effect;
 use crate::tui::evidence::{evidence_hash, evidence_lines, evidence_text};
 use crate::tui::testkit::*;
 
-const ID: &str = "hg-1-conformity-1";
+mod refresh;
+
+pub(super) const ID: &str = "hg-1-conformity-1";
 
 /// An app with one open gate of `kind`, its dialog open, the guard passed.
-fn opened(kind: HumanGateKind) -> (crate::tui::App, crate::tui::ManualClock) {
+pub(super) fn opened(kind: HumanGateKind) -> (crate::tui::App, crate::tui::ManualClock) {
     let (mut app, clock) = app_with(&events_with_gate(kind));
     assert_eq!(app.on_key(&ch('4')), vec![]);
     assert_eq!(app.tab(), Tab::Gates);
-    assert_eq!(app.on_key(&key(KeyCode::Enter)), vec![]);
+    let effects = app.on_key(&key(KeyCode::Enter));
+    // Opening asks at once whether the evidence captured is still current.
+    let [Effect::CheckEvidence(check)] = &effects[..] else {
+        panic!("opening the dialog asks for no evidence check: {effects:?}");
+    };
+    assert!(!check.apply);
+    assert_eq!(check.request.id, ID);
     assert!(app.dialog().is_some());
     clock.advance(PAST_GUARD);
     (app, clock)

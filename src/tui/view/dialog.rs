@@ -1,6 +1,7 @@
 //! The decision dialog as drawn: evidence (as built, wrapped), the options
-//! as named buttons with their keys, the reason field, and the dialog's
-//! message (reason required, saving…, NOT SAVED, decided elsewhere).
+//! as named buttons with their keys, the reason field, whether the
+//! evidence changed since the gate opened, and the dialog's message
+//! (reason required, saving…, NOT SAVED, decided elsewhere).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,7 +12,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use super::centered;
 use crate::sanitize::{sanitize_line, width};
 use crate::tui::app::App;
-use crate::tui::dialog::{Dialog, Focus, Phase};
+use crate::tui::dialog::{Dialog, Focus, Freshness, Phase};
 use crate::tui::theme::Tone;
 
 /// Draws the open dialog over `area`.
@@ -87,10 +88,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             Tone::Warn,
         ),
     };
+    if let Some((text, tone)) = freshness(d) {
+        bottom.push(Line::styled(sanitize_line(&text, w), theme.tone(tone)));
+    }
     bottom.push(Line::styled(sanitize_line(&msg, w), theme.tone(tone)));
     bottom.push(Line::styled(
         sanitize_line(
-            "option key, type the reason, ctrl-s confirms · tab options · esc cancels · ↑↓ pgup pgdn scroll",
+            "ctrl-s confirms · ctrl-r refresh · tab options · esc cancels · ↑↓ pgup pgdn scroll",
             w,
         ),
         theme.tone(Tone::Muted),
@@ -119,6 +123,32 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     lines.push(Line::raw(""));
     lines.extend(bottom);
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The line saying how the evidence shown stands against what is there
+/// now, when there is something to say.
+fn freshness(d: &Dialog) -> Option<(String, Tone)> {
+    if matches!(d.phase, Phase::DecidedElsewhere(_) | Phase::Expired(_)) {
+        return None;
+    }
+    match &d.freshness {
+        // The check made on opening is said only when it finds a change.
+        Freshness::Checking { apply: true } => {
+            Some(("refreshing the evidence…".into(), Tone::Muted))
+        }
+        Freshness::Changed(what) => Some((
+            format!(
+                "CHANGED since the gate opened: {} · ctrl-r refreshes",
+                what.join("; ")
+            ),
+            Tone::Warn,
+        )),
+        Freshness::Current if d.refreshed => Some((
+            "refreshed: the evidence as it is now (saved with the decision)".into(),
+            Tone::Accent,
+        )),
+        Freshness::Unknown | Freshness::Checking { apply: false } | Freshness::Current => None,
+    }
 }
 
 /// Splits sanitised text into pieces of at most `w` columns.

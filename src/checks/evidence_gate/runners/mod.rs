@@ -18,6 +18,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use runs::Runs;
+
 /// A test runner whose output the gate reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Runner {
@@ -130,7 +132,9 @@ pub(super) struct RunnerLog {
 }
 
 impl RunnerLog {
-    fn new(runner: Runner) -> RunnerLog {
+    /// An empty log of `runner`, whose output the log holds `runs.count`
+    /// times (counted once when no run was cut out).
+    fn new(runner: Runner, runs: Runs) -> RunnerLog {
         RunnerLog {
             runner,
             passed: 0,
@@ -142,7 +146,7 @@ impl RunnerLog {
             tests: Vec::new(),
             interrupted: false,
             coverage_unmet: false,
-            runs: 1,
+            runs: runs.count.max(1),
         }
     }
 
@@ -214,21 +218,15 @@ pub(super) fn detect(lines: &[String]) -> Vec<RunnerLog> {
     .collect()
 }
 
-/// Compiles a constant pattern.
-fn constant(pattern: &str) -> Regex {
-    // Invariant: every caller passes a literal pattern that compiles (each
-    // runner's tests exercise its patterns).
-    Regex::new(pattern).expect("constant regex compiles")
-}
+static COUNT: LazyLock<Regex> = static_regex!(
+    r"(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?|rerun|timed out|todo|pending|total|flaky|leaky|interrupted)\b"
+);
 
-static COUNT: LazyLock<Regex> = LazyLock::new(|| {
-    constant(
-        r"(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?|rerun|timed out|todo|pending|total|flaky|leaky|interrupted)\b",
-    )
-});
+/// `N word` pairs of a summary line.
+type Counts = Vec<(u64, String)>;
 
 /// `N word` pairs of a summary line (`3 passed, 1 failed`, `1 failed | 2 passed`).
-fn counts(summary: &str) -> Vec<(u64, String)> {
+fn counts(summary: &str) -> Counts {
     COUNT
         .captures_iter(summary)
         .filter_map(|c| Some((c[1].parse().ok()?, c[2].trim().to_string())))
@@ -242,6 +240,12 @@ fn count_of(pairs: &[(u64, String)], words: &[&str]) -> u64 {
         .filter(|(_, w)| words.contains(&w.as_str()))
         .map(|(n, _)| *n)
         .sum()
+}
+
+/// The lines of a test's log text.
+#[cfg(test)]
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
 }
 
 #[cfg(test)]

@@ -5,21 +5,19 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::runs::{Mark, Runs, last_run};
-use super::{Outcome, Runner, RunnerLog, constant};
+use super::{Outcome, Runner, RunnerLog};
 
 static GO_RESULT: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \(\d+(?:\.\d+)?s\)$"));
-static GO_OK: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^ok\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))(.*)$"));
-static GO_FAIL_PKG: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^FAIL\s+\S+\s+(?:\d+(?:\.\d+)?s|\[build failed\]|\[setup failed\])")
-});
-static GO_NO_FILES: LazyLock<Regex> = LazyLock::new(|| constant(r"^\?\s+\S+\s+\[no test files\]$"));
-static GO_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^=== RUN\s+\S+"));
-static GO_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^(?:FAIL$|panic: )"));
+    static_regex!(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \(\d+(?:\.\d+)?s\)$");
+static GO_OK: LazyLock<Regex> = static_regex!(r"^ok\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))(.*)$");
+static GO_FAIL_PKG: LazyLock<Regex> =
+    static_regex!(r"^FAIL\s+\S+\s+(?:\d+(?:\.\d+)?s|\[build failed\]|\[setup failed\])");
+static GO_NO_FILES: LazyLock<Regex> = static_regex!(r"^\?\s+\S+\s+\[no test files\]$");
+static GO_RUN: LazyLock<Regex> = static_regex!(r"^=== RUN\s+\S+");
+static GO_FAILURE: LazyLock<Regex> = static_regex!(r"^(?:FAIL$|panic: )");
 
 static GO_PACKAGE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(?:ok|FAIL|\?)\s+(\S+)\s+(?:\d|\(cached\)|\[)"));
+    static_regex!(r"^(?:ok|FAIL|\?)\s+(\S+)\s+(?:\d|\(cached\)|\[)");
 
 /// go test prints no run header or summary: a second run shows as a package
 /// reported again. It begins after the package line before that package's block.
@@ -55,8 +53,7 @@ fn go_runs(lines: &[String]) -> Runs {
 /// go test's `--- PASS:` lines (with -v) and its `ok` / `FAIL` package lines.
 pub(super) fn go_test(lines: &[String]) -> Option<RunnerLog> {
     let runs = go_runs(lines);
-    let mut log = RunnerLog::new(Runner::GoTest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::GoTest, runs);
     let (mut seen, mut packages_ok) = (false, 0);
     for line in &lines[runs.start..] {
         if let Some(c) = GO_RESULT.captures(line) {
@@ -90,16 +87,13 @@ pub(super) fn go_test(lines: &[String]) -> Option<RunnerLog> {
     Some(log)
 }
 
-static GRADLE_TEST: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(.+) > (.+?) (PASSED|FAILED|SKIPPED)$"));
+static GRADLE_TEST: LazyLock<Regex> = static_regex!(r"^(.+) > (.+?) (PASSED|FAILED|SKIPPED)$");
 static GRADLE_COMPLETED: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?$"));
-static GRADLE_BUILD: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^BUILD (SUCCESSFUL|FAILED) in "));
-static GRADLE_TASK: LazyLock<Regex> = LazyLock::new(|| constant(r"^> Task :\S*"));
-static GRADLE_FAILURE: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^(?:> )?(?:There were failing tests|No tests found for given includes)")
-});
+    static_regex!(r"^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?$");
+static GRADLE_BUILD: LazyLock<Regex> = static_regex!(r"^BUILD (SUCCESSFUL|FAILED) in ");
+static GRADLE_TASK: LazyLock<Regex> = static_regex!(r"^> Task :\S*");
+static GRADLE_FAILURE: LazyLock<Regex> =
+    static_regex!(r"^(?:> )?(?:There were failing tests|No tests found for given includes)");
 
 fn gradle_mark(line: &str) -> Mark {
     if GRADLE_BUILD.is_match(line) {
@@ -118,8 +112,7 @@ fn gradle_mark(line: &str) -> Mark {
 pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, gradle_mark);
     let lines = &lines[runs.start..];
-    let mut log = RunnerLog::new(Runner::Gradle);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::Gradle, runs);
     let (mut seen, mut completed) = (false, None);
     for line in lines {
         if let Some(c) = GRADLE_BUILD.captures(line) {
@@ -161,18 +154,16 @@ pub(super) fn gradle(lines: &[String]) -> Option<RunnerLog> {
 }
 
 static XC_CASE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^Test [Cc]ase '(.+?)' (passed|failed|skipped) (?:on '[^']*' )?\("));
-static XC_EXECUTED: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^\s*Executed (\d+) tests?, with (\d+) failures? \(\d+ unexpected\)")
-});
+    static_regex!(r"^Test [Cc]ase '(.+?)' (passed|failed|skipped) (?:on '[^']*' )?\(");
+static XC_EXECUTED: LazyLock<Regex> =
+    static_regex!(r"^\s*Executed (\d+) tests?, with (\d+) failures? \(\d+ unexpected\)");
 static XC_RESULT: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\*\* (TEST|BUILD|TEST BUILD) (SUCCEEDED|FAILED) \*\*$"));
-static XC_SWIFT_TEST: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^\S+ Test (.+?) (passed|failed|skipped)(?: after [\d.]+ seconds|\.|$)")
-});
+    static_regex!(r"^\*\* (TEST|BUILD|TEST BUILD) (SUCCEEDED|FAILED) \*\*$");
+static XC_SWIFT_TEST: LazyLock<Regex> =
+    static_regex!(r"^\S+ Test (.+?) (passed|failed|skipped)(?: after [\d.]+ seconds|\.|$)");
 static XC_SWIFT_RUN: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\S+ Test run with \d+ tests? (passed|failed)"));
-static XC_FAILURE: LazyLock<Regex> = LazyLock::new(|| constant(r"^Testing failed:"));
+    static_regex!(r"^\S+ Test run with \d+ tests? (passed|failed)");
+static XC_FAILURE: LazyLock<Regex> = static_regex!(r"^Testing failed:");
 
 fn xcodebuild_mark(line: &str) -> Mark {
     if XC_RESULT.is_match(line) {
@@ -193,8 +184,7 @@ fn xcodebuild_mark(line: &str) -> Mark {
 pub(super) fn xcodebuild(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, xcodebuild_mark);
     let lines = &lines[runs.start..];
-    let mut log = RunnerLog::new(Runner::Xcodebuild);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::Xcodebuild, runs);
     let (mut seen, mut executed) = (false, None);
     for line in lines {
         if let Some(c) = XC_CASE.captures(line) {

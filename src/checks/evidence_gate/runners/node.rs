@@ -19,26 +19,25 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::runs::{Mark, last_run};
-use super::{Outcome, Runner, RunnerLog, constant};
+use super::{Outcome, Runner, RunnerLog};
 
 static SPEC_RESULT: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^( *)(✔|✖|﹣) (.+?) \(\d+(?:\.\d+)?ms\)(?: # (.*))?$"));
-static SPEC_SUITE: LazyLock<Regex> = LazyLock::new(|| constant(r"^( *)▶ (.+)$"));
-static SPEC_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$")
-});
-static SPEC_RECAP: LazyLock<Regex> = LazyLock::new(|| constant(r"^✖ failing tests:$"));
-static SPEC_RECAP_AT: LazyLock<Regex> = LazyLock::new(|| constant(r"^test at \S"));
-static TAP_VERSION: LazyLock<Regex> = LazyLock::new(|| constant(r"^TAP version \d+$"));
-static TAP_SUBTEST: LazyLock<Regex> = LazyLock::new(|| constant(r"^( *)# Subtest: (.*)$"));
+    static_regex!(r"^( *)(✔|✖|﹣) (.+?) \(\d+(?:\.\d+)?ms\)(?: # (.*))?$");
+static SPEC_SUITE: LazyLock<Regex> = static_regex!(r"^( *)▶ (.+)$");
+static SPEC_SUMMARY: LazyLock<Regex> = static_regex!(
+    r"^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$"
+);
+static SPEC_RECAP: LazyLock<Regex> = static_regex!(r"^✖ failing tests:$");
+static SPEC_RECAP_AT: LazyLock<Regex> = static_regex!(r"^test at \S");
+static TAP_VERSION: LazyLock<Regex> = static_regex!(r"^TAP version \d+$");
+static TAP_SUBTEST: LazyLock<Regex> = static_regex!(r"^( *)# Subtest: (.*)$");
 static TAP_RESULT: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^( *)(ok|not ok) \d+(?: - (.*?))?(?: # (SKIP|TODO)\b.*)?$"));
-static TAP_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$")
-});
+    static_regex!(r"^( *)(ok|not ok) \d+(?: - (.*?))?(?: # (SKIP|TODO)\b.*)?$");
+static TAP_SUMMARY: LazyLock<Regex> = static_regex!(
+    r"^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$"
+);
 /// The name node gives a test file's own process when it fails.
-static FILE_NAME: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"(?:^|/)[^/\s]+\.(?:[cm]?[jt]s|[jt]sx)$"));
+static FILE_NAME: LazyLock<Regex> = static_regex!(r"(?:^|/)[^/\s]+\.(?:[cm]?[jt]s|[jt]sx)$");
 
 /// Tells summary, result and header lines apart for the cutting into runs;
 /// the spec reporter's recap of failures is not a new run.
@@ -199,8 +198,7 @@ fn tap_unescape(name: &str) -> String {
 /// node's test runner, spec or TAP reporter.
 pub(super) fn node_test(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, marker());
-    let mut log = RunnerLog::new(Runner::NodeTest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::NodeTest, runs);
     let mut reading = Reading::default();
     for line in &lines[runs.start..] {
         reading.line(&mut log, line);
@@ -224,10 +222,7 @@ pub(super) fn node_test(lines: &[String]) -> Option<RunnerLog> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_string).collect()
-    }
+    use crate::checks::evidence_gate::runners::lines;
 
     #[test]
     fn spec_nesting_names_tests_by_their_path() {

@@ -5,23 +5,18 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::runs::{Mark, last_run};
-use super::{Outcome, Runner, RunnerLog, constant, count_of, counts};
+use super::{Outcome, Runner, RunnerLog, count_of, counts};
 
-static RUNNING: LazyLock<Regex> = LazyLock::new(|| constant(r"^running \d+ tests?$"));
-static TEST: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^test (.+?) \.\.\. (ok|FAILED|ignored)(?:,.*)?$"));
-static RESULT: LazyLock<Regex> = LazyLock::new(|| {
-    constant(
-        r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; \d+ measured; \d+ filtered out",
-    )
-});
+static RUNNING: LazyLock<Regex> = static_regex!(r"^running \d+ tests?$");
+static TEST: LazyLock<Regex> = static_regex!(r"^test (.+?) \.\.\. (ok|FAILED|ignored)(?:,.*)?$");
+static RESULT: LazyLock<Regex> = static_regex!(
+    r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; \d+ measured; \d+ filtered out"
+);
 static CARGO_FAILED: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^error: (?:test failed|\d+ targets? failed|could not compile)"));
-static CARGO_BUILD_FAILED: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^error: could not compile"));
+    static_regex!(r"^error: (?:test failed|\d+ targets? failed|could not compile)");
+static CARGO_BUILD_FAILED: LazyLock<Regex> = static_regex!(r"^error: could not compile");
 /// The build lines that open one `cargo test` invocation.
-static CARGO_INVOCATION: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*(?:Compiling|Finished) \S"));
+static CARGO_INVOCATION: LazyLock<Regex> = static_regex!(r"^\s*(?:Compiling|Finished) \S");
 
 fn cargo_mark(line: &str) -> Mark {
     if CARGO_INVOCATION.is_match(line) {
@@ -40,8 +35,7 @@ fn cargo_mark(line: &str) -> Mark {
 /// test ran.
 pub(super) fn cargo_test(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, cargo_mark);
-    let mut log = RunnerLog::new(Runner::CargoTest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::CargoTest, runs);
     let (mut running, mut results, mut seen) = (0, 0, false);
     let (mut passed, mut failed, mut ignored) = (0, 0, 0);
     for line in &lines[runs.start..] {
@@ -85,17 +79,14 @@ fn outcome(word: &str) -> Outcome {
     }
 }
 
-static NEXTEST_STATUS: LazyLock<Regex> = LazyLock::new(|| {
-    constant(
-        r"^\s*(PASS|FAIL|SKIP|FLAKY(?: \d+/\d+)?|LEAK|LEAK-FAIL|TIMEOUT|ABORT|SIG[A-Z]+|TRY \d+ [A-Z-]+|RETRY \d+/\d+)\s+\[\s*[\d.]+s\]\s+(?:\(\s*\d+/\d+\)\s+)?(\S+)\s+(\S.*)$",
-    )
-});
+static NEXTEST_STATUS: LazyLock<Regex> = static_regex!(
+    r"^\s*(PASS|FAIL|SKIP|FLAKY(?: \d+/\d+)?|LEAK|LEAK-FAIL|TIMEOUT|ABORT|SIG[A-Z]+|TRY \d+ [A-Z-]+|RETRY \d+/\d+)\s+\[\s*[\d.]+s\]\s+(?:\(\s*\d+/\d+\)\s+)?(\S+)\s+(\S.*)$"
+);
 static NEXTEST_SUMMARY: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*Summary \[\s*[\d.]+s\] \d+ tests? run: (.*)$"));
-static NEXTEST_START: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*Starting \d+ tests? across"));
+    static_regex!(r"^\s*Summary \[\s*[\d.]+s\] \d+ tests? run: (.*)$");
+static NEXTEST_START: LazyLock<Regex> = static_regex!(r"^\s*Starting \d+ tests? across");
 static NEXTEST_FAILED: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(?:error: test run failed|\s*Cancelling due to test failure)"));
+    static_regex!(r"^(?:error: test run failed|\s*Cancelling due to test failure)");
 
 /// cargo-nextest's status lines and `Summary` line. Each run opens with
 /// `Starting N tests`; the status lines repeated after `Summary` are a recap.
@@ -104,8 +95,7 @@ pub(super) fn nextest(lines: &[String]) -> Option<RunnerLog> {
         true => Mark::Start,
         false => Mark::Other,
     });
-    let mut log = RunnerLog::new(Runner::Nextest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::Nextest, runs);
     let (mut started, mut summary, mut seen) = (false, None, false);
     for line in &lines[runs.start..] {
         if let Some(c) = NEXTEST_STATUS.captures(line) {
@@ -152,10 +142,7 @@ fn nextest_outcome(status: &str) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_string).collect()
-    }
+    use crate::checks::evidence_gate::runners::lines;
 
     #[test]
     fn a_binary_without_its_result_line_is_a_reported_failure() {

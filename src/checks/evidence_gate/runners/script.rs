@@ -5,30 +5,26 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::runs::{Mark, last_run};
-use super::{Outcome, Runner, RunnerLog, constant, count_of, counts};
+use super::{Counts, Outcome, Runner, RunnerLog, count_of, counts};
 
-static PYTEST_HEADER: LazyLock<Regex> = LazyLock::new(|| constant(r"^=+ test session starts =+$"));
-static PYTEST_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    constant(
-        r"^(?:=+ )?((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun|interrupted)(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s(?: \([^)]*\))?(?: =+)?$",
-    )
-});
+static PYTEST_HEADER: LazyLock<Regex> = static_regex!(r"^=+ test session starts =+$");
+static PYTEST_SUMMARY: LazyLock<Regex> = static_regex!(
+    r"^(?:=+ )?((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun|interrupted)(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s(?: \([^)]*\))?(?: =+)?$"
+);
 static PYTEST_VERBOSE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b"));
-static PYTEST_SHORT: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^(?:\[gw\d+\] \[\s*\d+%\] )?(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+::\S+)")
-});
+    static_regex!(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b");
+static PYTEST_SHORT: LazyLock<Regex> = static_regex!(
+    r"^(?:\[gw\d+\] \[\s*\d+%\] )?(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+::\S+)"
+);
 /// A progress line of the default or `-q` output (`tests/a.py ..F  [ 50%]`).
-static PYTEST_PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^(?:\S+\.py [.FEsxX]+(?:\s+\[\s*\d+%\])?|[.FEsxX]+\s+\[\s*\d+%\])$")
-});
+static PYTEST_PROGRESS: LazyLock<Regex> =
+    static_regex!(r"^(?:\S+\.py [.FEsxX]+(?:\s+\[\s*\d+%\])?|[.FEsxX]+\s+\[\s*\d+%\])$");
 /// A `!!!` banner: the session stopped before its end.
-static PYTEST_BANNER: LazyLock<Regex> = LazyLock::new(|| constant(r"^!{3,} (.+?) !{3,}$"));
+static PYTEST_BANNER: LazyLock<Regex> = static_regex!(r"^!{3,} (.+?) !{3,}$");
 /// `-x` / `--maxfail` (pytest-xdist prefixes it with its exception's name).
-static PYTEST_MAXFAIL: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"(?:^|: )stopping after \d+ failures?$"));
+static PYTEST_MAXFAIL: LazyLock<Regex> = static_regex!(r"(?:^|: )stopping after \d+ failures?$");
 static PYTEST_COVERAGE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^FAIL Required test coverage of .+ not reached"));
+    static_regex!(r"^FAIL Required test coverage of .+ not reached");
 
 fn pytest_mark(line: &str) -> Mark {
     if PYTEST_HEADER.is_match(line) {
@@ -54,8 +50,7 @@ fn pytest_mark(line: &str) -> Mark {
 /// session interrupted.
 pub(super) fn pytest(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, pytest_mark);
-    let mut log = RunnerLog::new(Runner::Pytest);
-    log.runs = runs.count.max(1);
+    let mut log = RunnerLog::new(Runner::Pytest, runs);
     let (mut header, mut summary) = (false, None);
     for line in &lines[runs.start..] {
         if PYTEST_HEADER.is_match(line) {
@@ -105,15 +100,13 @@ fn pytest_outcome(word: &str) -> Outcome {
     }
 }
 
-static JEST_TESTS: LazyLock<Regex> = LazyLock::new(|| constant(r"^Tests:\s+(.*\d+ total)$"));
-static JEST_SUITES: LazyLock<Regex> = LazyLock::new(|| constant(r"^Test Suites:\s+(.*\d+ total)$"));
-static JEST_NONE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^No tests found, exiting with code \d+"));
-static JEST_TICK: LazyLock<Regex> = LazyLock::new(|| {
-    constant(r"^\s+(✓|√|✕|×|○|✎)\s+(?:skipped |todo )?(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?$")
-});
-static JEST_BULLET: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*● (.+)$"));
-static JEST_FILE: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*(PASS|FAIL)\s+(\S+)"));
+static JEST_TESTS: LazyLock<Regex> = static_regex!(r"^Tests:\s+(.*\d+ total)$");
+static JEST_SUITES: LazyLock<Regex> = static_regex!(r"^Test Suites:\s+(.*\d+ total)$");
+static JEST_NONE: LazyLock<Regex> = static_regex!(r"^No tests found, exiting with code \d+");
+static JEST_TICK: LazyLock<Regex> =
+    static_regex!(r"^\s+(✓|√|✕|×|○|✎)\s+(?:skipped |todo )?(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?$");
+static JEST_BULLET: LazyLock<Regex> = static_regex!(r"^\s*● (.+)$");
+static JEST_FILE: LazyLock<Regex> = static_regex!(r"^\s*(PASS|FAIL)\s+(\S+)");
 
 fn jest_mark(line: &str) -> Mark {
     if JEST_SUITES.is_match(line) {
@@ -125,28 +118,37 @@ fn jest_mark(line: &str) -> Mark {
     }
 }
 
+/// The counts of a jest or vitest `tests` summary line, and whether its
+/// `files` summary line counts a failed file; `None` when neither summary
+/// nor the `none` line (no test found) is in `lines`.
+fn js_summary(
+    lines: &[String],
+    tests: &Regex,
+    files: &Regex,
+    none: &Regex,
+) -> Option<(Option<Counts>, bool)> {
+    let (mut counted, mut file_failed, mut seen) = (None, false, false);
+    for line in lines {
+        if let Some(c) = tests.captures(line) {
+            counted = Some(counts(&c[1]));
+        } else if let Some(c) = files.captures(line) {
+            file_failed |= count_of(&counts(&c[1]), &["failed"]) > 0;
+        } else if !none.is_match(line) {
+            continue;
+        }
+        seen = true;
+    }
+    seen.then_some((counted, file_failed))
+}
+
 /// jest's `Tests:` / `Test Suites:` summary, verbose ticks and `●` failure
 /// headers, each test under the `PASS`/`FAIL` file header it follows.
 pub(super) fn jest(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, jest_mark);
     let lines = &lines[runs.start..];
-    let mut log = RunnerLog::new(Runner::Jest);
-    log.runs = runs.count.max(1);
-    let (mut tests, mut seen) = (None, false);
-    for line in lines {
-        if let Some(c) = JEST_TESTS.captures(line) {
-            tests = Some(counts(&c[1]));
-            seen = true;
-        } else if let Some(c) = JEST_SUITES.captures(line) {
-            log.failure_reported |= count_of(&counts(&c[1]), &["failed"]) > 0;
-            seen = true;
-        } else if JEST_NONE.is_match(line) {
-            seen = true;
-        }
-    }
-    if !seen {
-        return None;
-    }
+    let mut log = RunnerLog::new(Runner::Jest, runs);
+    let (tests, file_failed) = js_summary(lines, &JEST_TESTS, &JEST_SUITES, &JEST_NONE)?;
+    log.failure_reported |= file_failed;
     let mut file: Option<String> = None;
     for line in lines {
         if let Some(c) = JEST_TICK.captures(line) {
@@ -178,17 +180,14 @@ pub(super) fn jest(lines: &[String]) -> Option<RunnerLog> {
     Some(log)
 }
 
-static VITEST_TESTS: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*Tests\s{2,}(.+?)\s*\(\d+\)$"));
-static VITEST_FILES: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*Test Files\s{2,}(.+?)\s*\(\d+\)$"));
-static VITEST_NONE: LazyLock<Regex> = LazyLock::new(|| constant(r"^No test files found"));
+static VITEST_TESTS: LazyLock<Regex> = static_regex!(r"^\s*Tests\s{2,}(.+?)\s*\(\d+\)$");
+static VITEST_FILES: LazyLock<Regex> = static_regex!(r"^\s*Test Files\s{2,}(.+?)\s*\(\d+\)$");
+static VITEST_NONE: LazyLock<Regex> = static_regex!(r"^No test files found");
 static VITEST_TICK: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"^\s*(✓|√|×|✗|↓)\s+(.+?)(?:\s+\d+(?:\.\d+)?m?s)?$"));
-static VITEST_FILE_LINE: LazyLock<Regex> =
-    LazyLock::new(|| constant(r"\(\d+ tests?(?: \| [^)]*)?\)$"));
-static VITEST_FAIL: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*FAIL\s+(.+)$"));
-static VITEST_RUN: LazyLock<Regex> = LazyLock::new(|| constant(r"^\s*RUN\s+v\d"));
+    static_regex!(r"^\s*(✓|√|×|✗|↓)\s+(.+?)(?:\s+\d+(?:\.\d+)?m?s)?$");
+static VITEST_FILE_LINE: LazyLock<Regex> = static_regex!(r"\(\d+ tests?(?: \| [^)]*)?\)$");
+static VITEST_FAIL: LazyLock<Regex> = static_regex!(r"^\s*FAIL\s+(.+)$");
+static VITEST_RUN: LazyLock<Regex> = static_regex!(r"^\s*RUN\s+v\d");
 
 fn vitest_mark(line: &str) -> Mark {
     if VITEST_RUN.is_match(line) {
@@ -206,23 +205,9 @@ fn vitest_mark(line: &str) -> Mark {
 pub(super) fn vitest(lines: &[String]) -> Option<RunnerLog> {
     let runs = last_run(lines, vitest_mark);
     let lines = &lines[runs.start..];
-    let mut log = RunnerLog::new(Runner::Vitest);
-    log.runs = runs.count.max(1);
-    let (mut tests, mut seen) = (None, false);
-    for line in lines {
-        if let Some(c) = VITEST_TESTS.captures(line) {
-            tests = Some(counts(&c[1]));
-            seen = true;
-        } else if let Some(c) = VITEST_FILES.captures(line) {
-            log.failure_reported |= count_of(&counts(&c[1]), &["failed"]) > 0;
-            seen = true;
-        } else if VITEST_NONE.is_match(line) {
-            seen = true;
-        }
-    }
-    if !seen {
-        return None;
-    }
+    let mut log = RunnerLog::new(Runner::Vitest, runs);
+    let (tests, file_failed) = js_summary(lines, &VITEST_TESTS, &VITEST_FILES, &VITEST_NONE)?;
+    log.failure_reported |= file_failed;
     for line in lines {
         if let Some(c) = VITEST_TICK.captures(line) {
             if VITEST_FILE_LINE.is_match(&c[2]) {
@@ -255,10 +240,7 @@ pub(super) fn vitest(lines: &[String]) -> Option<RunnerLog> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<String> {
-        text.lines().map(str::to_string).collect()
-    }
+    use crate::checks::evidence_gate::runners::lines;
 
     #[test]
     fn maxfail_stops_are_not_interruptions_but_other_banners_are() {
