@@ -765,4 +765,33 @@ fn a_stop_puts_the_worktree_back_and_records_no_result() {
         Vec::<String>::new(),
         "the half-written repro test is gone"
     );
+    assert!(
+        !c.settings.pipeline.dir().join("verify-1.before").exists(),
+        "nothing is left for the resumed step to report"
+    );
+}
+
+#[test]
+fn a_step_resumed_after_a_crash_names_what_changed_since_its_snapshot() {
+    let c = Crate::new(&["F1"]);
+    // An earlier engine took its snapshot, its agent wrote a file, and it died.
+    let tree = loopwatch::code::snapshot_excluding(&c.root, c.settings.pipeline.dir()).unwrap();
+    std::fs::write(
+        c.settings.pipeline.dir().join("verify-1.before"),
+        tree.as_str(),
+    )
+    .unwrap();
+    std::fs::write(c.root.join("tests/left_behind.rs"), "#[test]\nfn x() {}\n").unwrap();
+    assert_eq!(c.verify("crash", config(3, Duration::from_secs(300))), None);
+    let notes = c.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("stopped before its cleanup")
+                && n.contains("tests/left_behind.rs created")),
+        "{notes:?}"
+    );
+    // Left for a person to judge; this step's own files are gone.
+    assert_eq!(c.status(), ["?? tests/left_behind.rs"]);
+    assert!(!c.settings.pipeline.dir().join("verify-1.before").exists());
 }

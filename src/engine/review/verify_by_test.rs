@@ -126,6 +126,13 @@ pub async fn run(
             return finish(rec, &job, &triage_path, out, started).await;
         }
     };
+    let marker = pipeline
+        .dir()
+        .join(format!("verify-{}.before", job.iteration));
+    out.notes.extend(interrupted_before(&before, &marker));
+    if let Err(e) = crate::util::replace_atomically(&marker, before.id.as_str().as_bytes()) {
+        tracing::warn!("cannot write {}: {e}", marker.display());
+    }
     let runner = single_test::detect(&job.settings.run.test);
     let inputs = super::vbt_input::text(
         &worktree,
@@ -149,7 +156,7 @@ pub async fn run(
     let answered = match dispatch::dispatch(job.settings, djob, stop).await {
         Ok(d) if d.finished.interrupted => {
             let code = stop.borrow().unwrap_or(130);
-            vbt_cleanup::put_back(&before, &BTreeSet::new());
+            stopped(&before, &marker);
             return Ok(Some(code));
         }
         Ok(d) => {
@@ -236,7 +243,7 @@ pub async fn run(
         .await;
         let (result, note) = match judged {
             vbt_judge::Judged::Stopped(code) => {
-                vbt_cleanup::put_back(&before, &BTreeSet::new());
+                stopped(&before, &marker);
                 return Ok(Some(code));
             }
             vbt_judge::Judged::OutOfTime(note) => {
@@ -319,6 +326,42 @@ impl LogNames {
     }
 }
 
+/// A stop: the worktree put back to `before`; once it is, no cleanup is
+/// left for a resumed step to report.
+fn stopped(before: &Tree, marker: &Path) {
+    if vbt_cleanup::put_back(before, &BTreeSet::new()).is_empty() {
+        let _ = std::fs::remove_file(marker);
+    }
+}
+
+/// When an earlier run of this step died before its cleanup
+/// (`verify-<i>.before` names its snapshot), the files changed since that
+/// snapshot, as a note. They are left as they are: a person may have
+/// changed them since, and only they can tell.
+fn interrupted_before(now: &Tree, marker: &Path) -> Option<String> {
+    let id = std::fs::read_to_string(marker).ok()?;
+    let then = now.recorded(crate::code::TreeId::parse(id.trim())?);
+    let changed = then.changes(now, 0).ok()?;
+    let list: Vec<String> = changed
+        .iter()
+        .map(|f| format!("{} {}", f.path, super::vbt_tree::status_word(f)))
+        .collect();
+    Some(format!(
+        "verify-by-test of iteration {}: an earlier run of the step stopped before its cleanup; changed since its snapshot and left as they are: {}",
+        marker
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("verify-"))
+            .and_then(|n| n.strip_suffix(".before"))
+            .unwrap_or("?"),
+        if list.is_empty() {
+            "nothing".to_string()
+        } else {
+            list.join(", ")
+        }
+    ))
+}
+
 /// `triage apply` with the entries, then the events: the notes, each
 /// `verify.result`, `verify.summary`, and the triage file recorded again.
 async fn finish(
@@ -330,6 +373,8 @@ async fn finish(
 ) -> Result<Option<i32>, EngineError> {
     let i = job.iteration;
     let pipeline = rec.pipeline();
+    // The step ends here whatever happens next: no cleanup is left undone.
+    let _ = std::fs::remove_file(pipeline.dir().join(format!("verify-{i}.before")));
     let report = VerificationReport {
         results: out.entries.clone(),
         max_findings: job.config.max_findings,
