@@ -2,8 +2,6 @@
 //! `q` asks before stopping the run, and an out-of-scope gate decided in
 //! the TUI lets the run go on to its end.
 
-use std::time::Duration;
-
 use super::engine_support::{CONTRACT, Project};
 use super::support::serial;
 use super::support::tmux::Session;
