@@ -269,6 +269,38 @@ impl Config {
                     .unwrap_or(Duration::from_secs(600)),
             },
         };
+        // The review stage needs its finding verifier; verify-by-test needs
+        // its agent and a review stage to run in.
+        let table_line = |role: AgentRole| {
+            let head = format!("[agents.{role}]");
+            text.lines()
+                .position(|l| l.trim_start().starts_with(&head))
+                .map_or(1, |i| i + 1)
+        };
+        if agents.contains_key(&AgentRole::Reviewer)
+            && !agents.contains_key(&AgentRole::FindingVerifier)
+        {
+            return Err(cx.err_at(
+                table_line(AgentRole::Reviewer),
+                "agents.finding-verifier".into(),
+                "missing: a review stage ([agents.reviewer]) needs an [agents.finding-verifier] table with a command",
+            ));
+        }
+        if verify_by_test.enabled {
+            let line = text
+                .lines()
+                .position(|l| l.trim_start().starts_with("[verify_by_test]"))
+                .map_or(1, |i| i + 1);
+            for role in [AgentRole::Reviewer, AgentRole::VerifyByTest] {
+                if !agents.contains_key(&role) {
+                    return Err(cx.err_at(
+                        line,
+                        format!("agents.{role}"),
+                        format!("missing: [verify_by_test] enabled needs an [agents.{role}] table with a command"),
+                    ));
+                }
+            }
+        }
         Ok(Config {
             path: path.to_path_buf(),
             run,

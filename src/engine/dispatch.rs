@@ -66,6 +66,23 @@ pub async fn dispatch(
     job: Job<'_>,
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<Dispatched, DispatchError> {
+    dispatch_env(set, job, &[], stop).await
+}
+
+/// The step a review dispatch serves (`LW_STEP`).
+pub const STEP_ENV: &str = "LW_STEP";
+/// The finding a finding-verifier lane serves (`LW_FINDING_ID`).
+pub const FINDING_ENV: &str = "LW_FINDING_ID";
+
+/// [`dispatch`] with more `LW_*` variables for the agent (`LW_STEP`,
+/// `LW_FINDING_ID`); those two are also kept on `agent.started` as `step`
+/// and `finding`, so a person sees which lane a dispatch served.
+pub async fn dispatch_env(
+    set: &Settings,
+    job: Job<'_>,
+    extra_env: &[(&str, String)],
+    stop: &mut watch::Receiver<Option<i32>>,
+) -> Result<Dispatched, DispatchError> {
     let role = job.agent.role;
     let instructions = match &job.agent.prompt_file {
         Some(p) => Some(std::fs::read_to_string(p).map_err(|e| DispatchError::Io {
@@ -104,7 +121,7 @@ pub async fn dispatch(
     let log_path = agents_dir.join(format!("{stem}.log"));
     let pipeline_dir =
         std::path::absolute(set.pipeline.dir()).unwrap_or(set.pipeline.dir().to_path_buf());
-    let env = vec![
+    let mut env: Vec<(String, String)> = vec![
         ("LW_ROLE".into(), role.as_str().into()),
         ("LW_CONTRACT".into(), set.run.contract.clone()),
         ("LW_DIFF".into(), set.run.diff.clone()),
@@ -121,6 +138,7 @@ pub async fn dispatch(
         ("LW_DISPATCH".into(), n.to_string()),
         (MARKER_ENV.into(), format!("{}#{n}", pipeline_dir.display())),
     ];
+    env.extend(extra_env.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
     let spec = Spawn {
         invocation,
         cwd: worktree.clone(),
@@ -146,6 +164,13 @@ pub async fn dispatch(
         input: Some(format!("agents/{stem}.input")),
         extra: Default::default(),
     };
+    for (k, field) in [(STEP_ENV, "step"), (FINDING_ENV, "finding")] {
+        if let Some((_, v)) = extra_env.iter().find(|(name, _)| *name == k) {
+            started
+                .extra
+                .insert(field.into(), serde_json::Value::from(v.clone()));
+        }
+    }
     let running = match child::spawn(spec) {
         Ok(r) => r,
         Err(e) => {

@@ -25,8 +25,9 @@ use super::dispatch::{self, DispatchError, Job, Settings};
 use super::lock::{EngineLock, EngineLockError};
 use crate::gate0;
 use crate::journal::{JournalError, Pipeline};
-use crate::model::event::{AgentRole, RunInfo};
-use crate::model::rules::{self, NextAction};
+use super::review::{self as stage, Ctx, Dispatches, verify_by_test};
+use crate::model::event::{AgentRole, ReviewInfo, RunInfo};
+use crate::model::rules::{self, NextAction, ReviewStep};
 use crate::model::*;
 use crate::parse::{Structural, StructuralKind};
 use crate::recorder::{self, Recorder};
@@ -273,6 +274,14 @@ impl Engine {
             worktree: worktree.display().to_string(),
             max_rounds: Some(cfg.max_rounds),
             engine: true,
+            review: self
+                .opts
+                .config
+                .agent(AgentRole::Reviewer)
+                .map(|_| ReviewInfo {
+                    verify_by_test: self.opts.config.verify_by_test.enabled,
+                    max_findings: self.opts.config.verify_by_test.max_findings,
+                }),
             extra: Default::default(),
         })
     }
@@ -309,6 +318,7 @@ impl Engine {
                 }
                 NextAction::Human => self.await_human(next.human.as_deref(), stop).await?,
                 NextAction::Dev => self.developer(&s, stop).await?,
+                NextAction::Review => self.review(next.step, &s, stop).await?,
                 NextAction::NextGate | NextAction::Retry => {
                     match next.gate.unwrap_or(GateName::Floor) {
                         GateName::Floor => self.floor(&s, stop).await?,
@@ -457,6 +467,88 @@ impl Engine {
             return Ok(Some(stop.borrow().unwrap_or(130)));
         }
         Ok(None)
+    }
+
+    /// A step of the review stage, on the iteration whose GATE 1 passed
+    /// (the green step: on the iteration whose red tests are due).
+    async fn review(
+        &mut self,
+        step: Option<ReviewStep>,
+        s: &State,
+        stop: &mut watch::Receiver<Option<i32>>,
+    ) -> Result<Option<i32>, EngineError> {
+        let set = self.settings()?.clone();
+        let dispatches = Dispatches::from(next_dispatch(s));
+        let ctx = Ctx {
+            settings: &set,
+            recorder: &self.recorder,
+            config: &self.opts.config,
+            dispatches: &dispatches,
+        };
+        let n = s
+            .review_iterations
+            .iter()
+            .rev()
+            .find_map(|i| i.gates.last())
+            .map_or(s.iteration_number().max(1), |g| g.iteration);
+        match step.unwrap_or(ReviewStep::Review) {
+            ReviewStep::Review => {
+                let agent = ctx.agent(AgentRole::Reviewer)?;
+                let job = Job {
+                    agent,
+                    iteration: n,
+                    gate: None,
+                    inputs: rules::review::reviewer_input(s),
+                    dispatch: dispatches.take(),
+                };
+                let env = [(dispatch::STEP_ENV, "review".to_string())];
+                let d = dispatch::dispatch_env(&set, job, &env, stop).await?;
+                if d.finished.interrupted {
+                    return Ok(Some(stop.borrow().unwrap_or(130)));
+                }
+                // A failed review is dispatched again; the second failure in
+                // a row opened a structural gate with its finish.
+                Ok(None)
+            }
+            ReviewStep::Verify => {
+                let review = rules::review::reviewer_dispatch(s, n)
+                    .and_then(|d| d.finished.as_ref())
+                    .map(|f| dispatch::saved_answer(&self.opts.pipeline, f))
+                    .unwrap_or_default();
+                let text = String::from_utf8_lossy(&review);
+                stage::graph::run(&ctx, s, n, &text, stop).await
+            }
+            ReviewStep::Triage => stage::triage::run(&ctx, s, n, stop).await,
+            ReviewStep::VerifyByTest => {
+                let agent = ctx.agent(AgentRole::VerifyByTest)?;
+                let file = s
+                    .iteration(n)
+                    .and_then(|it| it.triage.as_ref())
+                    .map(|t| self.opts.pipeline.dir().join(&t.file))
+                    .unwrap_or_else(|| self.opts.pipeline.dir().join(format!("triage-{n}.json")));
+                let job = verify_by_test::Job {
+                    settings: &set,
+                    agent,
+                    config: &self.opts.config.verify_by_test,
+                    iteration: n,
+                    triage_file: file,
+                    dispatch: dispatches.take(),
+                };
+                verify_by_test::run(&self.recorder, job, stop).await
+            }
+            ReviewStep::Done => {
+                stage::finish(&self.recorder, n)?;
+                Ok(None)
+            }
+            ReviewStep::Green => {
+                let iteration = rules::green::pending(s).unwrap_or(n);
+                let job = verify_by_test::Recheck {
+                    settings: &set,
+                    iteration,
+                };
+                verify_by_test::recheck(&self.recorder, job, stop).await
+            }
+        }
     }
 
     /// Sleeps on the filesystem watch until the gate is decided (or the stop).

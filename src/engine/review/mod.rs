@@ -2,5 +2,91 @@
 //! reviewer's review, the finding-verifier graph, triage, and
 //! verify-by-test. Each step is a `Next` the rules produce; this module only
 //! carries them out.
+//!
+//! - [`graph`]: parse → map (one [`lane`] per finding) → done;
+//! - [`verdict_gate`]: loopwatch's own check of every verdict;
+//! - [`triage`]: the triage file, from `[agents.triage]` or derived;
+//! - [`verify_by_test`]: repro tests for accepted blocking findings;
+//! - [`finish`]: the stage's end, counted as a review round.
 
+pub mod graph;
+pub mod lane;
+pub mod triage;
+pub mod verdict_gate;
 pub mod verify_by_test;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::EngineError;
+use super::config::{AgentConfig, Config};
+use super::dispatch::Settings;
+use crate::journal::{AppendOptions, append_with};
+use crate::model::EventBody;
+use crate::model::event::AgentRole;
+use crate::model::rules;
+use crate::recorder::Recorder;
+
+/// What every step of the stage works with.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    /// The run's dispatch settings.
+    pub settings: &'a Settings,
+    /// The recorder of the run's pipeline.
+    pub recorder: &'a Recorder,
+    /// The checked `loopwatch.toml`.
+    pub config: &'a Config,
+    /// The next free dispatch number.
+    pub dispatches: &'a Dispatches,
+}
+
+impl Ctx<'_> {
+    /// `[agents.<role>]`, or the refusal naming the file.
+    pub fn agent(&self, role: AgentRole) -> Result<&AgentConfig, EngineError> {
+        self.config.agent(role).ok_or_else(|| {
+            EngineError::Refused(format!(
+                "{} has no [agents.{role}]",
+                self.config.path.display()
+            ))
+        })
+    }
+}
+
+/// Dispatch numbers for lanes that start at once: each is taken once, in
+/// the order asked, however the lanes interleave.
+#[derive(Debug)]
+pub struct Dispatches(AtomicU32);
+
+impl Dispatches {
+    /// Numbers from `first` on.
+    pub fn from(first: u32) -> Self {
+        Dispatches(AtomicU32::new(first))
+    }
+
+    /// The next number.
+    pub fn take(&self) -> u32 {
+        self.0.fetch_add(1, Ordering::SeqCst)
+    }
+}
+
+/// Records the end of the review of `iteration` (`review.finished`, with
+/// the `cap-reached` gate when the round used the last one), the rules
+/// applied under the journal lock.
+pub fn finish(rec: &Recorder, iteration: u32) -> Result<(), EngineError> {
+    let results = graph::results_path(rec, iteration);
+    append_with::<_, crate::journal::JournalError>(
+        rec.pipeline(),
+        &AppendOptions::default(),
+        |s| {
+            let r = rules::review::finish(s, iteration, results.clone());
+            let reqs = rules::review::gates_for_review(s, &r);
+            let mut bodies = vec![EventBody::from(r)];
+            bodies.extend(
+                rules::assign_ids(s, iteration, reqs, rules::review::REVIEW_SUBJECT)
+                    .into_iter()
+                    .map(EventBody::from),
+            );
+            Ok(bodies)
+        },
+    )?;
+    Ok(())
+}
