@@ -371,3 +371,63 @@ fn a_run_without_a_reviewer_records_no_review() {
     };
     assert!(started[0]["run"].get("review").is_none(), "{}", started[0]);
 }
+
+#[test]
+fn a_kill_9_mid_map_resumes_only_the_unfinished_lanes() {
+    let p = project(&config(2, 3, ""));
+    let list: Vec<(String, &str)> = (1..=6).map(|i| (format!("F{i}"), "sleep:0.4")).collect();
+    let list: Vec<(&str, &str, &str)> = list.iter().map(|(id, pl)| (id.as_str(), "minor", *pl)).collect();
+    findings(&p, &list);
+    let child = p.spawn_run(true);
+    let evs = p.wait_for("two lanes done and more running", |e| {
+        let done = e
+            .iter()
+            .filter(|e| e["type"] == "finding.lane" && e["state"] == "done")
+            .count();
+        let running = e
+            .iter()
+            .filter(|e| e["type"] == "finding.lane" && e["state"] == "running")
+            .count();
+        done >= 2 && running > done
+    });
+    drop(child); // kill -9
+    let done_before: Vec<String> = evs
+        .iter()
+        .filter(|e| e["type"] == "finding.lane" && e["state"] == "done")
+        .map(|e| e["finding"].as_str().unwrap().to_string())
+        .collect();
+    assert!(done_before.len() < 6, "every lane finished before the kill");
+    let out = run_deciding_resumed(&p);
+    ok(&out);
+    for id in &done_before {
+        assert_eq!(lane_dispatches(&p, id), 1, "{id} was verified again");
+    }
+    for i in 1..=6 {
+        let id = format!("F{i}");
+        assert!(lane_dispatches(&p, &id) >= 1, "{id} never ran");
+    }
+    let parses = p
+        .of_type("agent.started")
+        .iter()
+        .filter(|e| e["step"] == "parse")
+        .count();
+    assert_eq!(parses, 1, "the findings were parsed once");
+    let ids: Vec<String> = verified(&p)
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, (1..=6).map(|i| format!("F{i}")).collect::<Vec<_>>());
+    assert!(
+        p.of_type("agent.finished").iter().any(|f| f["interrupted"] == true),
+        "a lane was cut by the kill"
+    );
+    assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
+}
+
+/// `loopwatch run --headless` without a contract (the run in progress), to its end.
+fn run_deciding_resumed(p: &Project) -> std::process::Output {
+    p.cmd()
+        .args(["run", "--headless"])
+        .output()
+        .expect("run")
+}
