@@ -209,6 +209,9 @@ impl Engine {
                     ));
                 };
                 let info = self.run_info(&worktree, &c)?;
+                if let Some(off) = self.opts.config.verify_by_test_off() {
+                    notice(off);
+                }
                 self.recorder.run_start(info, false)?;
             }
         }
@@ -279,7 +282,8 @@ impl Engine {
                 .config
                 .agent(AgentRole::Reviewer)
                 .map(|_| ReviewInfo {
-                    verify_by_test: self.opts.config.verify_by_test.enabled,
+                    verify_by_test: self.opts.config.verify_by_test_off().is_none()
+                        && self.opts.config.verify_by_test.enabled,
                     max_findings: self.opts.config.verify_by_test.max_findings,
                 }),
             extra: Default::default(),
