@@ -131,7 +131,7 @@ impl FindingLane {
 pub struct ReviewFinished {
     /// Iteration.
     pub iteration: u32,
-    /// Review round (1-based; a round that sent work back counts).
+    /// Review round: the n-th review of the run (1-based).
     pub round: u32,
     /// Accepted blocking findings left after the stage, in triage order.
     #[serde(default)]

@@ -214,10 +214,17 @@ pub fn green_step(s: &State) -> Option<Next> {
 pub fn finish(s: &State, n: u32, results: Option<String>) -> ReviewFinished {
     let blocking = s.iteration(n).map(accepted_blocking).unwrap_or_default();
     let gaps = blocking.len() + green::gaps(s).len();
-    let rounds = s.review.map_or(0, |c| c.rounds);
+    // Every review of the run counts, clean or not; only those that send
+    // work back use the cap (`ReviewCounters::rounds`).
+    let before = s
+        .review_iterations
+        .iter()
+        .filter(|it| it.iteration != n)
+        .filter(|it| it.review.as_ref().is_some_and(|r| r.finished.is_some()))
+        .count();
     ReviewFinished {
         iteration: n,
-        round: rounds + 1,
+        round: u32::try_from(before + 1).unwrap_or(u32::MAX),
         blocking,
         gaps: u32::try_from(gaps).unwrap_or(u32::MAX),
         results,
