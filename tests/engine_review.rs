@@ -14,7 +14,13 @@ use serde_json::Value;
 fn gate_order(p: &Project) -> Vec<String> {
     p.of_type("gate.finished")
         .iter()
-        .map(|e| format!("{} {}", e["gate"].as_str().unwrap(), e["verdict"]["kind"].as_str().unwrap()))
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["gate"].as_str().unwrap(),
+                e["verdict"]["kind"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -112,14 +118,22 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
     let gates: Vec<String> = p
         .of_type("human.requested")
         .iter()
-        .map(|g| format!("{} {}", g["kind"].as_str().unwrap(), g["subject"].as_str().unwrap()))
+        .map(|g| {
+            format!(
+                "{} {}",
+                g["kind"].as_str().unwrap(),
+                g["subject"].as_str().unwrap()
+            )
+        })
         .collect();
-    assert_eq!(gates, ["unverifiable F4", "unverifiable F6", "unverifiable F8"]);
+    assert_eq!(
+        gates,
+        ["unverifiable F4", "unverifiable F6", "unverifiable F8"]
+    );
     // The derived triage.
-    let triage: Value = serde_json::from_slice(
-        &std::fs::read(p.pipeline().join("triage-1.json")).unwrap(),
-    )
-    .unwrap();
+    let triage: Value =
+        serde_json::from_slice(&std::fs::read(p.pipeline().join("triage-1.json")).unwrap())
+            .unwrap();
     assert_eq!(triage["schemaVersion"], "3.2.0");
     let ids = |bucket: &str| -> Vec<String> {
         triage[bucket]
@@ -146,20 +160,33 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
     assert_eq!(fin[0]["results"], "gates/1-finding-verifier.out");
     let results =
         std::fs::read_to_string(p.pipeline().join("gates/1-finding-verifier.out")).unwrap();
-    assert!(results.starts_with("FINDING_VERIFIER_RESULTS\n"), "{results}");
-    assert!(results.contains("\"id\":\"F6\",\"verdict\":\"UNVERIFIABLE\""), "{results}");
+    assert!(
+        results.starts_with("FINDING_VERIFIER_RESULTS\n"),
+        "{results}"
+    );
+    assert!(
+        results.contains("\"id\":\"F6\",\"verdict\":\"UNVERIFIABLE\""),
+        "{results}"
+    );
     // What each dispatch was given.
     let started = p.of_type("agent.started");
     let parse = started
         .iter()
         .find(|e| e["role"] == "finding-verifier" && e["step"] == "parse")
         .unwrap();
-    let env = std::fs::read_to_string(p.out.join(format!("{}-finding-verifier.env", parse["dispatch"]))).unwrap();
+    let env = std::fs::read_to_string(
+        p.out
+            .join(format!("{}-finding-verifier.env", parse["dispatch"])),
+    )
+    .unwrap();
     assert!(env.contains("LW_STEP=parse\n"), "{env}");
     let lane = started.iter().find(|e| e["finding"] == "F7").unwrap();
     let n = &lane["dispatch"];
     let env = std::fs::read_to_string(p.out.join(format!("{n}-finding-verifier.env"))).unwrap();
-    assert!(env.contains("LW_STEP=verify\n") && env.contains("LW_FINDING_ID=F7\n"), "{env}");
+    assert!(
+        env.contains("LW_STEP=verify\n") && env.contains("LW_FINDING_ID=F7\n"),
+        "{env}"
+    );
     let stdin: Value = serde_json::from_str(
         std::fs::read_to_string(p.out.join(format!("{n}-finding-verifier.stdin")))
             .unwrap()
@@ -172,8 +199,15 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
     assert_eq!(stdin["finding"]["claim"], "claim of F7");
     assert!(stdin["project_dir"].as_str().unwrap().ends_with("work"));
     let reviewer = started.iter().find(|e| e["role"] == "reviewer").unwrap();
-    let input = std::fs::read_to_string(p.out.join(format!("{}-reviewer.stdin", reviewer["dispatch"]))).unwrap();
-    assert!(input.starts_with("MODE: review\nCONTRACT: docs/contract.md\n"), "{input}");
+    let input = std::fs::read_to_string(
+        p.out
+            .join(format!("{}-reviewer.stdin", reviewer["dispatch"])),
+    )
+    .unwrap();
+    assert!(
+        input.starts_with("MODE: review\nCONTRACT: docs/contract.md\n"),
+        "{input}"
+    );
 }
 
 #[test]
@@ -196,8 +230,17 @@ fn a_parse_that_fails_twice_records_one_fault_verdict_and_goes_to_done() {
         .filter(|e| e["step"] == "parse")
         .nth(1)
         .unwrap();
-    let stdin = std::fs::read_to_string(p.out.join(format!("{}-finding-verifier.stdin", second["dispatch"]))).unwrap();
-    assert!(stdin.contains("PREVIOUS RESPONSE REJECTED by the verdict gate: no JSON object in the answer."), "{stdin}");
+    let stdin = std::fs::read_to_string(
+        p.out
+            .join(format!("{}-finding-verifier.stdin", second["dispatch"])),
+    )
+    .unwrap();
+    assert!(
+        stdin.contains(
+            "PREVIOUS RESPONSE REJECTED by the verdict gate: no JSON object in the answer."
+        ),
+        "{stdin}"
+    );
     let v = verified(&p);
     assert_eq!(v.len(), 1);
     assert_eq!(v[0]["id"], "pipeline-fault");
@@ -220,7 +263,12 @@ fn lanes_never_exceed_the_limit_and_results_keep_the_input_order() {
     let p = project(&config(3, 3, ""));
     // Earlier findings take longer: lanes finish in reverse.
     let plans: Vec<(String, String)> = (1..=8)
-        .map(|i| (format!("F{i}"), format!("sleep:{:.2}", f64::from(9 - i) * 0.08)))
+        .map(|i| {
+            (
+                format!("F{i}"),
+                format!("sleep:{:.2}", f64::from(9 - i) * 0.08),
+            )
+        })
         .collect();
     let list: Vec<(&str, &str, &str)> = plans
         .iter()
@@ -238,7 +286,11 @@ fn lanes_never_exceed_the_limit_and_results_keep_the_input_order() {
         .filter(|e| e["state"] == "done")
         .map(|e| e["finding"].as_str().unwrap().to_string())
         .collect();
-    assert_ne!(done.first().map(String::as_str), Some("F1"), "F1 finished first: {done:?}");
+    assert_ne!(
+        done.first().map(String::as_str),
+        Some("F1"),
+        "F1 finished first: {done:?}"
+    );
     let ids: Vec<String> = verified(&p)
         .iter()
         .map(|f| f["id"].as_str().unwrap().to_string())
@@ -259,15 +311,28 @@ fn lanes_never_exceed_the_limit_and_results_keep_the_input_order() {
 #[test]
 fn accepted_blocking_findings_go_back_as_review_rounds_until_the_cap() {
     let p = project(&config(4, 2, ""));
-    findings(&p, &[("F1", "blocking", "verified"), ("F2", "minor", "false")]);
+    findings(
+        &p,
+        &[("F1", "blocking", "verified"), ("F2", "minor", "false")],
+    );
     let out = run_deciding(&p, |kind| match kind {
         "cap-reached" => "abort",
         _ => "accept",
     });
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         gate_order(&p),
-        ["floor MET", "conformity CONFORME", "floor MET", "conformity CONFORME"]
+        [
+            "floor MET",
+            "conformity CONFORME",
+            "floor MET",
+            "conformity CONFORME"
+        ]
     );
     let fin = p.of_type("review.finished");
     assert_eq!(fin.len(), 2);
@@ -276,7 +341,10 @@ fn accepted_blocking_findings_go_back_as_review_rounds_until_the_cap() {
     assert_eq!(fin[1]["round"], 2);
     // The gaps handed back, under FINDINGS, the new iteration triggered by the review.
     let dev = p.of_type("dev.dispatched");
-    assert_eq!(dev[0]["inputs"][0], "  F1 [blocking] src/total.txt:1 — claim of F1");
+    assert_eq!(
+        dev[0]["inputs"][0],
+        "  F1 [blocking] src/total.txt:1 — claim of F1"
+    );
     let it2 = p
         .of_type("iteration.started")
         .into_iter()
@@ -285,7 +353,9 @@ fn accepted_blocking_findings_go_back_as_review_rounds_until_the_cap() {
     assert_eq!(it2["trigger"], "review");
     let inputs = std::fs::read_to_string(p.out.join("developer-inputs")).unwrap();
     assert!(
-        inputs.contains("CONTRACT: docs/contract.md\nFINDINGS:\n  F1 [blocking] src/total.txt:1 — claim of F1\n"),
+        inputs.contains(
+            "CONTRACT: docs/contract.md\nFINDINGS:\n  F1 [blocking] src/total.txt:1 — claim of F1\n"
+        ),
         "{inputs}"
     );
     // The cap gate at the second round.
@@ -315,6 +385,7 @@ fn a_reviewer_failing_twice_opens_a_structural_gate() {
     let gate = &p.of_type("human.requested")[0];
     assert_eq!(gate["kind"], "structural");
     assert_eq!(gate["subject"], "reviewer");
+    assert_eq!(gate["id"], "hg-1-reviewer-1");
     assert_eq!(
         gate["summary"],
         "the reviewer dispatch failed twice: exited with status 4"
@@ -323,7 +394,8 @@ fn a_reviewer_failing_twice_opens_a_structural_gate() {
 
 #[test]
 fn a_triage_agent_writes_the_file_and_a_bad_one_falls_back_to_the_derived_triage() {
-    let triage_cfg = "[agents.triage]\ncommand = \"bash @AGENTS@/review.sh triage\"\ntimeout = \"1m\"\n";
+    let triage_cfg =
+        "[agents.triage]\ncommand = \"bash @AGENTS@/review.sh triage\"\ntimeout = \"1m\"\n";
     // A good answer: F1 deferred by the agent's own judgement.
     let p = project(&config(4, 3, triage_cfg));
     findings(&p, &[("F1", "blocking", "verified")]);
@@ -356,8 +428,15 @@ fn a_triage_agent_writes_the_file_and_a_bad_one_falls_back_to_the_derived_triage
     assert_eq!(t["accepted"][0]["id"], "F1");
     let note = p.of_type("note");
     let text = note[0]["text"].as_str().unwrap();
-    assert!(text.contains("schemaVersion \\\"2.0.0\\\" is not supported") || text.contains("schemaVersion \"2.0.0\" is not supported"), "{text}");
-    assert!(text.ends_with("the triage of iteration 1 was derived from the verdicts"), "{text}");
+    assert!(
+        text.contains("schemaVersion \\\"2.0.0\\\" is not supported")
+            || text.contains("schemaVersion \"2.0.0\" is not supported"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("the triage of iteration 1 was derived from the verdicts"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -365,7 +444,9 @@ fn a_run_without_a_reviewer_records_no_review() {
     let p = Project::scripted();
     let started = {
         let child = p.spawn_run(true);
-        p.wait_for("run.started", |e| e.iter().any(|e| e["type"] == "run.started"));
+        p.wait_for("run.started", |e| {
+            e.iter().any(|e| e["type"] == "run.started")
+        });
         drop(child);
         p.of_type("run.started")
     };
@@ -376,7 +457,10 @@ fn a_run_without_a_reviewer_records_no_review() {
 fn a_kill_9_mid_map_resumes_only_the_unfinished_lanes() {
     let p = project(&config(2, 3, ""));
     let list: Vec<(String, &str)> = (1..=6).map(|i| (format!("F{i}"), "sleep:0.4")).collect();
-    let list: Vec<(&str, &str, &str)> = list.iter().map(|(id, pl)| (id.as_str(), "minor", *pl)).collect();
+    let list: Vec<(&str, &str, &str)> = list
+        .iter()
+        .map(|(id, pl)| (id.as_str(), "minor", *pl))
+        .collect();
     findings(&p, &list);
     let child = p.spawn_run(true);
     let evs = p.wait_for("two lanes done and more running", |e| {
@@ -418,7 +502,9 @@ fn a_kill_9_mid_map_resumes_only_the_unfinished_lanes() {
         .collect();
     assert_eq!(ids, (1..=6).map(|i| format!("F{i}")).collect::<Vec<_>>());
     assert!(
-        p.of_type("agent.finished").iter().any(|f| f["interrupted"] == true),
+        p.of_type("agent.finished")
+            .iter()
+            .any(|f| f["interrupted"] == true),
         "a lane was cut by the kill"
     );
     assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
@@ -426,8 +512,5 @@ fn a_kill_9_mid_map_resumes_only_the_unfinished_lanes() {
 
 /// `loopwatch run --headless` without a contract (the run in progress), to its end.
 fn run_deciding_resumed(p: &Project) -> std::process::Output {
-    p.cmd()
-        .args(["run", "--headless"])
-        .output()
-        .expect("run")
+    p.cmd().args(["run", "--headless"]).output().expect("run")
 }

@@ -611,11 +611,11 @@ mod expiry;
 mod limits;
 mod notice;
 mod review;
-pub use review::{FindingLane, LaneState, ReviewFinished, ReviewInfo};
 pub use agent::{AgentFinished, AgentRole, AgentStarted};
 pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
 pub use limits::MAX_VALUES_PER_LINE;
 pub use notice::NotifySent;
+pub use review::{FindingLane, LaneState, ReviewFinished, ReviewInfo};
 
 /// Why a journal line is not an event.
 #[derive(Debug, thiserror::Error, PartialEq)]

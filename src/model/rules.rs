@@ -15,11 +15,11 @@ use super::types::*;
 pub mod green;
 mod handoff;
 pub mod review;
-pub use review::ReviewStep;
 pub use handoff::{
     DEVELOPER_SUBJECT, auditor_input, developer_input, handoff_lines, is_developer_gate,
     verifier_input,
 };
+pub use review::ReviewStep;
 
 /// What the orchestrator does next.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -94,7 +94,8 @@ pub const PLAN_WORDS: [&str; 10] = [
 
 /// A `loopwatch.toml` with every role played by the review script.
 pub fn config(concurrency: usize, max_rounds: u32, extra: &str) -> String {
-    let agent = |role: &str| format!("command = \"bash @AGENTS@/review.sh {role}\"\ntimeout = \"1m\"\n");
+    let agent =
+        |role: &str| format!("command = \"bash @AGENTS@/review.sh {role}\"\ntimeout = \"1m\"\n");
     format!(
         "[run]\ntest = \"true\"\nmax_rounds = {max_rounds}\ngrace = \"1s\"\n\n\
          [agents.developer]\n{}\n[agents.verifier]\n{}\n[agents.auditor]\n{}\n\
@@ -177,7 +178,13 @@ pub fn run_deciding(p: &Project, decide: impl Fn(&str) -> &'static str) -> std::
             // The exit code says what comes next (human 10, review 14...).
             let out = p
                 .cmd()
-                .args(["decide", &id, decide(&kind), "--reason", "decided by the test"])
+                .args([
+                    "decide",
+                    &id,
+                    decide(&kind),
+                    "--reason",
+                    "decided by the test",
+                ])
                 .output()
                 .expect("decide");
             assert!(

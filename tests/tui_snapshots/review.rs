@@ -13,7 +13,9 @@ fn lanes_in_progress() -> Vec<Event> {
         r#"{"v":1,"seq":3,"at":"2026-12-01T08:40:10Z","type":"gate.finished","gate":"floor","iteration":1,"round":1,"verdict":{"kind":"MET"},"rows":[]}"#.to_string(),
         r#"{"v":1,"seq":4,"at":"2026-12-01T08:40:20Z","type":"gate.finished","gate":"conformity","iteration":1,"round":1,"verdict":{"kind":"CONFORME"},"rows":[]}"#.to_string(),
     ];
-    let sev = ["blocking", "major", "minor", "blocking", "nit", "major", "minor", "blocking"];
+    let sev = [
+        "blocking", "major", "minor", "blocking", "nit", "major", "minor", "blocking",
+    ];
     for i in 0..8u32 {
         lines.push(format!(
             r#"{{"v":1,"seq":{},"at":"2026-12-01T08:41:00Z","type":"finding.lane","iteration":1,"finding":"F{}","index":{i},"state":"queued","item":{{"id":"F{}","severity":"{}","path":"src/export/csv.rs","lines":"{}","claim":"claim number {}"}},"projectDir":"/work/proj"}}"#,
@@ -65,7 +67,9 @@ fn the_findings_tab_shows_each_lane_and_the_progress() {
     snap("review_lanes", |t| on_findings(t, &evs));
     let text = frame_text(&draw(&on_findings(ThemeKind::NoColor, &evs), 160, 48));
     assert!(
-        text.contains("finding verifier: 3/8 verified · 3 verifying · 2 queued · 1 rejected once · 1 fault"),
+        text.contains(
+            "finding verifier: 3/8 verified · 3 verifying · 2 queued · 1 rejected once · 1 fault"
+        ),
         "{text}"
     );
     for want in [

@@ -286,7 +286,9 @@ async fn map(
     let todo: Vec<usize> = (0..parsed.findings.len())
         .filter(|i| done.get(*i).is_none_or(Option::is_none))
         .collect();
-    let mut waiting = todo.into_iter().filter_map(|i| Some((i, parsed.findings.get(i)?)));
+    let mut waiting = todo
+        .into_iter()
+        .filter_map(|i| Some((i, parsed.findings.get(i)?)));
     let mut running = FuturesUnordered::new();
     let mut stopped = None;
     let start = |(i, f): (usize, &ParsedFinding)| {

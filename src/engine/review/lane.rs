@@ -16,12 +16,11 @@ use tokio::sync::watch;
 use super::graph::Verdict;
 use super::verdict_gate::{self, Judged};
 use super::{Ctx, EngineError};
+use crate::engine::adapter::Answer;
 use crate::engine::config::AgentConfig;
-use crate::engine::dispatch::{self, FINDING_ENV, Job, STEP_ENV};
-use crate::journal::{AppendOptions, JournalError, append_with};
-use crate::model::event::{FindingLane, LaneState};
+use crate::engine::dispatch::{self, FINDING_ENV, Job, STEP_ENV, With};
+use crate::model::event::{AgentFinished, FindingLane, LaneState};
 use crate::model::{EventBody, FindingVerdict};
-use crate::recorder::Recorder;
 
 /// Agent failures (crash, timeout, no answer) a lane takes before its fault.
 pub const MAX_FAILURES: u32 = 2;
@@ -65,112 +64,177 @@ pub fn input(job: &LaneJob, feedback: Option<&str>) -> String {
     s
 }
 
-/// Runs one lane to its verdict (or the stop).
+/// What one attempt's answer makes of the lane.
+#[derive(Debug, Clone)]
+enum Step {
+    /// The lane has its verdict (`done` or `fault`).
+    Final(Verdict),
+    /// Dispatched again: after a failure (`reason`), or after a rejection
+    /// (`feedback` for the agent too).
+    Again {
+        reason: String,
+        feedback: Option<String>,
+    },
+}
+
+/// The lane's counts before an attempt.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    attempt: u32,
+    failures: u32,
+    rejections: u32,
+}
+
+/// Judges one attempt: the transition it records and what comes next. Pure,
+/// so the event written with the dispatch's finish and the lane's next move
+/// are the same decision.
+fn judge(job: &LaneJob, c: Counts, finished: &AgentFinished, answer: &[u8]) -> (FindingLane, Step) {
+    if let Some(why) = finished.failure() {
+        if c.failures + 1 >= MAX_FAILURES {
+            let v = Verdict {
+                verdict: FindingVerdict::Unverifiable,
+                evidence: String::new(),
+                note: verdict_gate::lane_fault_note(&why),
+            };
+            return (
+                final_event(job, LaneState::Fault, c.attempt, &v, Vec::new()),
+                Step::Final(v),
+            );
+        }
+        // Nothing to record yet: the next `running` says why.
+        let ev = transition(job, LaneState::Running, c.attempt);
+        return (
+            ev,
+            Step::Again {
+                reason: format!("attempt {} failed: {why}", c.attempt),
+                feedback: None,
+            },
+        );
+    }
+    match verdict_gate::judge(answer, &job.finding) {
+        Ok(Judged {
+            verdict,
+            evidence,
+            note,
+            normalized,
+        }) => {
+            let v = Verdict {
+                verdict,
+                evidence,
+                note,
+            };
+            (
+                final_event(job, LaneState::Done, c.attempt, &v, normalized),
+                Step::Final(v),
+            )
+        }
+        Err(why) if c.rejections + 1 >= MAX_REJECTIONS => {
+            let v = Verdict {
+                verdict: FindingVerdict::Unverifiable,
+                evidence: String::new(),
+                note: verdict_gate::retry_failed_note(&why),
+            };
+            (
+                final_event(job, LaneState::Done, c.attempt, &v, Vec::new()),
+                Step::Final(v),
+            )
+        }
+        Err(why) => {
+            let mut ev = transition(job, LaneState::Rejected, c.attempt);
+            ev.reason = Some(why.clone());
+            (
+                ev,
+                Step::Again {
+                    reason: format!("attempt {} rejected: {why}", c.attempt),
+                    feedback: Some(verdict_gate::feedback(&why)),
+                },
+            )
+        }
+    }
+}
+
+/// Runs one lane to its verdict (or the stop). Each transition is written
+/// in the append of the dispatch it belongs to: `running` with
+/// `agent.started`, `rejected`/`done`/`fault` with `agent.finished`.
 pub async fn run(
     ctx: &Ctx<'_>,
     agent: &AgentConfig,
     job: LaneJob,
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<LaneOutcome, EngineError> {
-    let (mut failures, mut rejections, mut attempt) = (0, 0, 0);
+    let mut c = Counts::default();
     let mut feedback: Option<String> = None;
     let mut reason: Option<String> = None;
     loop {
-        attempt += 1;
+        c.attempt += 1;
         let n = ctx.dispatches.take();
-        let mut ev = transition(&job, LaneState::Running, attempt);
-        ev.reason = reason.take();
-        ev.dispatch = Some(n);
-        record(ctx.recorder, ev)?;
-        let d = dispatch::dispatch_env(
-            ctx.settings,
-            Job {
-                agent,
-                iteration: job.iteration,
-                gate: None,
-                inputs: input(&job, feedback.as_deref()),
-                dispatch: n,
-            },
-            &[
-                (STEP_ENV, "verify".to_string()),
-                (FINDING_ENV, job.finding.clone()),
-            ],
-            stop,
-        )
-        .await?;
+        let mut running = transition(&job, LaneState::Running, c.attempt);
+        running.reason = reason.take();
+        running.dispatch = Some(n);
+        let counts = c;
+        let lane = &job;
+        let after = move |a: &Answer, f: &AgentFinished| {
+            let (ev, _) = judge(lane, counts, f, &a.text);
+            // A failure before the last one records nothing until the next start.
+            if ev.state == LaneState::Running {
+                Vec::new()
+            } else {
+                vec![EventBody::from(ev)]
+            }
+        };
+        let env = [
+            (STEP_ENV, "verify".to_string()),
+            (FINDING_ENV, job.finding.clone()),
+        ];
+        let with = With {
+            env: &env,
+            with_start: vec![EventBody::from(running)],
+            after_finish: Some(&after),
+        };
+        let job_of = Job {
+            agent,
+            iteration: job.iteration,
+            gate: None,
+            inputs: input(&job, feedback.as_deref()),
+            dispatch: n,
+        };
+        let d = dispatch::dispatch_with(ctx.settings, job_of, with, stop).await?;
         if d.finished.interrupted {
             return Ok(LaneOutcome::Stopped(stop.borrow().unwrap_or(130)));
         }
-        if let Some(why) = d.finished.failure() {
-            failures += 1;
-            if failures >= MAX_FAILURES {
-                let v = Verdict {
-                    verdict: FindingVerdict::Unverifiable,
-                    evidence: String::new(),
-                    note: verdict_gate::lane_fault_note(&why),
-                };
-                return finish(ctx.recorder, &job, LaneState::Fault, attempt, v, Vec::new());
-            }
-            reason = Some(format!("attempt {attempt} failed: {why}"));
-            continue;
-        }
-        match verdict_gate::judge(&d.answer.text, &job.finding) {
-            Ok(Judged {
-                verdict,
-                evidence,
-                note,
-                normalized,
-            }) => {
-                let v = Verdict {
-                    verdict,
-                    evidence,
-                    note,
-                };
-                return finish(ctx.recorder, &job, LaneState::Done, attempt, v, normalized);
-            }
-            Err(why) => {
-                rejections += 1;
-                if rejections >= MAX_REJECTIONS {
-                    let v = Verdict {
-                        verdict: FindingVerdict::Unverifiable,
-                        evidence: String::new(),
-                        note: verdict_gate::retry_failed_note(&why),
-                    };
-                    return finish(ctx.recorder, &job, LaneState::Done, attempt, v, Vec::new());
+        match judge(&job, c, &d.finished, &d.answer.text).1 {
+            Step::Final(v) => return Ok(LaneOutcome::Final(v)),
+            Step::Again {
+                reason: why,
+                feedback: fb,
+            } => {
+                if d.finished.failure().is_some() {
+                    c.failures += 1;
+                } else {
+                    c.rejections += 1;
+                    feedback = fb;
                 }
-                let mut ev = transition(&job, LaneState::Rejected, attempt);
-                ev.reason = Some(why.clone());
-                record(ctx.recorder, ev)?;
-                feedback = Some(verdict_gate::feedback(&why));
+                reason = Some(why);
             }
         }
     }
 }
 
-fn transition(job: &LaneJob, state: LaneState, attempt: u32) -> FindingLane {
-    FindingLane::new(job.iteration, &job.finding, job.index, state, attempt)
-}
-
-fn finish(
-    rec: &Recorder,
+fn final_event(
     job: &LaneJob,
     state: LaneState,
     attempt: u32,
-    v: Verdict,
+    v: &Verdict,
     normalized: Vec<String>,
-) -> Result<LaneOutcome, EngineError> {
+) -> FindingLane {
     let mut ev = transition(job, state, attempt);
     ev.verdict = Some(v.verdict);
     ev.evidence = Some(v.evidence.clone());
     ev.note = Some(v.note.clone());
     ev.normalized = normalized;
-    record(rec, ev)?;
-    Ok(LaneOutcome::Final(v))
+    ev
 }
 
-fn record(rec: &Recorder, ev: FindingLane) -> Result<(), JournalError> {
-    append_with::<_, JournalError>(rec.pipeline(), &AppendOptions::default(), |_| {
-        Ok(vec![EventBody::from(ev)])
-    })?;
-    Ok(())
+fn transition(job: &LaneJob, state: LaneState, attempt: u32) -> FindingLane {
+    FindingLane::new(job.iteration, &job.finding, job.index, state, attempt)
 }

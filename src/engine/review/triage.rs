@@ -94,9 +94,8 @@ fn agent_triage(text: &[u8], iteration: u32, findings: &[Finding]) -> Result<Tri
 fn keep(ctx: &Ctx<'_>, iteration: u32, t: &Triage) -> Result<(), EngineError> {
     let name = format!("triage-{iteration}.json");
     let path = ctx.recorder.pipeline().dir().join(&name);
-    let mut bytes = serde_json::to_vec_pretty(t).map_err(|e| {
-        EngineError::Refused(format!("the triage of iteration {iteration}: {e}"))
-    })?;
+    let mut bytes = serde_json::to_vec_pretty(t)
+        .map_err(|e| EngineError::Refused(format!("the triage of iteration {iteration}: {e}")))?;
     bytes.push(b'\n');
     let back = Triage::parse(&name, &bytes).map_err(EngineError::Refused)?;
     crate::util::replace_in_pipeline(&path, &bytes).map_err(|e| DispatchError::Io {

@@ -253,15 +253,38 @@ mod tests {
             (b"", "the answer is empty"),
             (b"I think it is fine.", "no JSON object in the answer"),
             (b"} oops {", "no JSON object in the answer"),
-            (br#"{"verdict":"MAYBE","evidence":"x"}"#, "verdict \"MAYBE\" is not VERIFIED, FALSE or UNVERIFIABLE"),
-            (br#"{"evidence":"x"}"#, "no verdict; expected VERIFIED, FALSE or UNVERIFIABLE"),
-            (br#"{"verdict":1}"#, "verdict is a number, expected VERIFIED, FALSE or UNVERIFIABLE"),
-            (br#"{"verdict":"VERIFIED","evidence":"  "}"#, "VERIFIED without evidence"),
-            (br#"{"verdict":"UNVERIFIABLE","note":""}"#, "UNVERIFIABLE without a note saying why"),
-            (br#"{"verdict":"FALSE","evidence":["a"]}"#, "evidence is an array, expected a string"),
+            (
+                br#"{"verdict":"MAYBE","evidence":"x"}"#,
+                "verdict \"MAYBE\" is not VERIFIED, FALSE or UNVERIFIABLE",
+            ),
+            (
+                br#"{"evidence":"x"}"#,
+                "no verdict; expected VERIFIED, FALSE or UNVERIFIABLE",
+            ),
+            (
+                br#"{"verdict":1}"#,
+                "verdict is a number, expected VERIFIED, FALSE or UNVERIFIABLE",
+            ),
+            (
+                br#"{"verdict":"VERIFIED","evidence":"  "}"#,
+                "VERIFIED without evidence",
+            ),
+            (
+                br#"{"verdict":"UNVERIFIABLE","note":""}"#,
+                "UNVERIFIABLE without a note saying why",
+            ),
+            (
+                br#"{"verdict":"FALSE","evidence":["a"]}"#,
+                "evidence is an array, expected a string",
+            ),
         ];
         for (text, want) in cases {
-            assert_eq!(judge(text, "F1").unwrap_err(), want, "{}", String::from_utf8_lossy(text));
+            assert_eq!(
+                judge(text, "F1").unwrap_err(),
+                want,
+                "{}",
+                String::from_utf8_lossy(text)
+            );
         }
         let bad = judge(b"{\"verdict\": \"VERIFIED\",}", "F1").unwrap_err();
         assert!(bad.starts_with("invalid JSON at line 1 column "), "{bad}");
@@ -286,6 +309,9 @@ mod tests {
         let long = "x".repeat(900);
         let note = parse_fault_note(&long);
         assert!(note.starts_with("PIPELINE-FAULT: parse failed — findings could not be extracted from the verification request; no finding was verified: "));
-        assert_eq!(note.rsplit(": ").next().unwrap().chars().count(), DETAIL_LIMIT);
+        assert_eq!(
+            note.rsplit(": ").next().unwrap().chars().count(),
+            DETAIL_LIMIT
+        );
     }
 }

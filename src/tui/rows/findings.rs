@@ -131,10 +131,7 @@ pub fn progress(it: &Iteration) -> Option<String> {
     let lanes = live_lanes(it)?;
     let count = |f: &dyn Fn(&Lane) -> bool| lanes.iter().filter(|l| f(l)).count();
     let done = count(&|l| l.state.is_final());
-    let mut parts = vec![format!(
-        "finding verifier: {done}/{} verified",
-        lanes.len()
-    )];
+    let mut parts = vec![format!("finding verifier: {done}/{} verified", lanes.len())];
     for (n, what) in [
         (
             count(&|l| matches!(l.state, LaneState::Running | LaneState::Rejected)),
