@@ -155,7 +155,7 @@ fn main() {
             "== finding-verifier map on {label}: {FINDINGS} findings, one lane alone {:.1} ms (sleep {sleep} s), median of {runs} runs",
             lane.as_secs_f64() * 1e3
         );
-        measure(lane, &sleep, runs, base);
+        measure(lane, sleep, runs, base);
     }
 }
 
