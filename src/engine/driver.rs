@@ -6,6 +6,9 @@
 //!   the round (a failed or silent agent is a structural round);
 //! - dev: the gaps are handed back (`dev.dispatched`) and the developer is
 //!   dispatched for the new iteration;
+//! - review <step>: the review stage's step (reviewer, finding-verifier
+//!   graph, triage, verify-by-test, its end, the red-test recheck), carried
+//!   out by [`super::review::step`];
 //! - human: the engine sleeps on the pipeline's filesystem watch until the
 //!   gate is decided, from anywhere;
 //! - done / stop: the end of the run is recorded.
@@ -23,7 +26,7 @@ use tokio::sync::{mpsc, watch};
 use super::config::Config;
 use super::dispatch::{self, DispatchError, Job, Settings};
 use super::lock::{EngineLock, EngineLockError};
-use super::review::{self as stage, Ctx, Dispatches, verify_by_test};
+use super::review::{self as stage, Ctx, Dispatches};
 use crate::gate0;
 use crate::journal::{JournalError, Pipeline};
 use crate::model::event::{AgentRole, ReviewInfo, RunInfo};
@@ -473,8 +476,7 @@ impl Engine {
         Ok(None)
     }
 
-    /// A step of the review stage, on the iteration whose GATE 1 passed
-    /// (the green step: on the iteration whose red tests are due).
+    /// A step of the review stage (carried out by [`stage::step`]).
     async fn review(
         &mut self,
         step: Option<ReviewStep>,
@@ -489,70 +491,7 @@ impl Engine {
             config: &self.opts.config,
             dispatches: &dispatches,
         };
-        let n = s
-            .review_iterations
-            .iter()
-            .rev()
-            .find_map(|i| i.gates.last())
-            .map_or(s.iteration_number().max(1), |g| g.iteration);
-        match step.unwrap_or(ReviewStep::Review) {
-            ReviewStep::Review => {
-                let agent = ctx.agent(AgentRole::Reviewer)?;
-                let job = Job {
-                    agent,
-                    iteration: n,
-                    gate: None,
-                    inputs: rules::review::reviewer_input(s),
-                    dispatch: dispatches.take(),
-                };
-                let env = [(dispatch::STEP_ENV, "review".to_string())];
-                let d = dispatch::dispatch_env(&set, job, &env, stop).await?;
-                if d.finished.interrupted {
-                    return Ok(Some(stop.borrow().unwrap_or(130)));
-                }
-                // A failed review is dispatched again; the second failure in
-                // a row opened a structural gate with its finish.
-                Ok(None)
-            }
-            ReviewStep::Verify => {
-                let review = rules::review::reviewer_dispatch(s, n)
-                    .and_then(|d| d.finished.as_ref())
-                    .map(|f| dispatch::saved_answer(&self.opts.pipeline, f))
-                    .unwrap_or_default();
-                let text = String::from_utf8_lossy(&review);
-                stage::graph::run(&ctx, s, n, &text, stop).await
-            }
-            ReviewStep::Triage => stage::triage::run(&ctx, s, n, stop).await,
-            ReviewStep::VerifyByTest => {
-                let agent = ctx.agent(AgentRole::VerifyByTest)?;
-                let file = s
-                    .iteration(n)
-                    .and_then(|it| it.triage.as_ref())
-                    .map(|t| self.opts.pipeline.dir().join(&t.file))
-                    .unwrap_or_else(|| self.opts.pipeline.dir().join(format!("triage-{n}.json")));
-                let job = verify_by_test::Job {
-                    settings: &set,
-                    agent,
-                    config: &self.opts.config.verify_by_test,
-                    iteration: n,
-                    triage_file: file,
-                    dispatch: dispatches.take(),
-                };
-                verify_by_test::run(&self.recorder, job, stop).await
-            }
-            ReviewStep::Done => {
-                stage::finish(&self.recorder, n)?;
-                Ok(None)
-            }
-            ReviewStep::Green => {
-                let iteration = rules::green::pending(s).unwrap_or(n);
-                let job = verify_by_test::Recheck {
-                    settings: &set,
-                    iteration,
-                };
-                verify_by_test::recheck(&self.recorder, job, stop).await
-            }
-        }
+        stage::step(&ctx, step.unwrap_or(ReviewStep::Review), s, stop).await
     }
 
     /// Sleeps on the filesystem watch until the gate is decided (or the stop).
