@@ -259,3 +259,5 @@ mod agents;
 mod hostile;
 #[path = "tui_snapshots/resize.rs"]
 mod resize;
+#[path = "tui_snapshots/review.rs"]
+mod review;

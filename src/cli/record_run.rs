@@ -45,6 +45,7 @@ pub(super) fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitC
         worktree: worktree.display().to_string(),
         max_rounds: Some(a.max_rounds),
         engine: false,
+        review: None,
         extra: Default::default(),
     };
     let out = rec.run_start(info, a.force)?;

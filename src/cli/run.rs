@@ -291,6 +291,8 @@ pub fn line(ev: &Event) -> String {
         }
         EventBody::AgentStarted(a) => a.summary(),
         EventBody::AgentFinished(f) => f.summary(),
+        EventBody::FindingLane(l) => l.summary(),
+        EventBody::ReviewFinished(r) => r.summary(),
         EventBody::RunEnded(e) => format!("run ended {}", e.status.as_str()),
         EventBody::Note { text } => text.clone(),
         other => other.type_name().to_string(),

@@ -1,13 +1,18 @@
 //! `loopwatch demo`: a real loop in a throwaway git worktree, driven by the
 //! loop engine (the same code as `loopwatch run`) with a `loopwatch.toml`
 //! whose agents are scripted (`assets/demo/agents/`): the developer, the
-//! verifier and the auditor.
+//! verifier, the auditor, the reviewer and the finding verifier (the
+//! triage is derived by the engine; verify-by-test is off).
 //!
 //! The story: GATE 0 UNMET then MET; GATE 1 ECARTS with an out-of-scope
-//! Makefile (a human gate); GATE 2 BLOCK; back to the developer; GATE 1
-//! with a criterion left UNVERIFIABLE (another human gate); GATE 2 PASS; the
-//! end of the run. With the TUI, the person's decisions steer it; with
-//! `--no-tui` a scripted person decides.
+//! Makefile (a human gate); the review: four findings verified in four
+//! lanes at once (one VERIFIED and blocking, one FALSE, one whose fenced
+//! first answer the verdict gate rejects before the second passes, one
+//! UNVERIFIABLE: a human gate), the blocking one back to the developer;
+//! GATE 1 with a criterion left UNVERIFIABLE (another human gate); a clean
+//! review; GATE 2 BLOCK; back to the developer; GATE 1 CONFORME, a clean
+//! review, GATE 2 PASS; the end of the run. With the TUI, the person's
+//! decisions steer it; with `--no-tui` a scripted person decides.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,7 +22,7 @@ use anyhow::Context;
 /// The contract's path inside the demo worktree.
 pub const CONTRACT: &str = "docs/contracts/2026-11-30-invoice-total-rounding.md";
 
-const AGENTS: [(&str, &str); 5] = [
+const AGENTS: [(&str, &str); 7] = [
     (
         "common.sh",
         include_str!("../../assets/demo/agents/common.sh"),
@@ -33,6 +38,14 @@ const AGENTS: [(&str, &str); 5] = [
     (
         "auditor.sh",
         include_str!("../../assets/demo/agents/auditor.sh"),
+    ),
+    (
+        "reviewer.sh",
+        include_str!("../../assets/demo/agents/reviewer.sh"),
+    ),
+    (
+        "finding-verifier.sh",
+        include_str!("../../assets/demo/agents/finding-verifier.sh"),
     ),
     (
         "person.sh",
@@ -111,10 +124,16 @@ pub fn config_text(paths: &DemoPaths, speed: f64) -> anyhow::Result<String> {
         "# The scripted agents of `loopwatch demo`.\n[run]\ntest = \"bash tests/total.test.sh\"\ngrace = \"2s\"\n\n\
          [agents.developer]\ncommand = {}\ntimeout = \"5m\"\n\n\
          [agents.verifier]\ncommand = {}\ntimeout = \"5m\"\n\n\
-         [agents.auditor]\ncommand = {}\ntimeout = \"5m\"\n",
+         [agents.auditor]\ncommand = {}\ntimeout = \"5m\"\n\n\
+         [agents.reviewer]\ncommand = {}\ntimeout = \"5m\"\n\n\
+         [agents.finding-verifier]\ncommand = {}\ntimeout = \"5m\"\nmax_concurrency = 4\n\n\
+         # Repro tests for accepted blocking findings: off in the demo.\n\
+         [verify_by_test]\nenabled = false\n",
         toml_str(agent("developer.sh")),
         toml_str(agent("verifier.sh")),
         toml_str(agent("auditor.sh")),
+        toml_str(agent("reviewer.sh")),
+        toml_str(agent("finding-verifier.sh")),
     ))
 }
 

@@ -269,12 +269,44 @@ impl Config {
                     .unwrap_or(Duration::from_secs(600)),
             },
         };
+        // The review stage needs its finding verifier (verify-by-test without
+        // its agent or a review stage is off: `loopwatch run` says so).
+        let table_line = |role: AgentRole| {
+            let head = format!("[agents.{role}]");
+            text.lines()
+                .position(|l| l.trim_start().starts_with(&head))
+                .map_or(1, |i| i + 1)
+        };
+        if agents.contains_key(&AgentRole::Reviewer)
+            && !agents.contains_key(&AgentRole::FindingVerifier)
+        {
+            return Err(cx.err_at(
+                table_line(AgentRole::Reviewer),
+                "agents.finding-verifier".into(),
+                "missing: a review stage ([agents.reviewer]) needs an [agents.finding-verifier] table with a command",
+            ));
+        }
         Ok(Config {
             path: path.to_path_buf(),
             run,
             agents,
             verify_by_test,
         })
+    }
+
+    /// Why `[verify_by_test] enabled` has no effect, when it has none (no
+    /// review stage, or no `[agents.verify-by-test]`).
+    pub fn verify_by_test_off(&self) -> Option<String> {
+        if !self.verify_by_test.enabled {
+            return None;
+        }
+        let missing = [AgentRole::Reviewer, AgentRole::VerifyByTest]
+            .into_iter()
+            .find(|r| !self.agents.contains_key(r))?;
+        Some(format!(
+            "{}: [verify_by_test] enabled, but there is no [agents.{missing}]: verify-by-test is off for this run",
+            self.path.display()
+        ))
     }
 
     /// The agent of a role (the required ones are always there).

@@ -155,3 +155,31 @@ fn durations() {
     assert!(parse_duration("-5s").is_err());
     assert!(parse_duration("5 parsecs").is_err());
 }
+
+#[test]
+fn a_review_stage_needs_its_finding_verifier_and_verify_by_test_its_agent() {
+    let text = "[agents.developer]\ncommand = \"cat\"\n[agents.verifier]\ncommand = \"cat\"\n[agents.auditor]\ncommand = \"cat\"\n[agents.reviewer]\ncommand = \"cat\"\n";
+    let e = err(text);
+    assert_eq!(e.line, 7);
+    assert_eq!(e.key, "agents.finding-verifier");
+    assert!(
+        e.message.contains("needs an [agents.finding-verifier]"),
+        "{e}"
+    );
+    let ok = parse(&format!(
+        "{text}[agents.finding-verifier]\ncommand = \"cat\"\n[verify_by_test]\nenabled = true\n"
+    ))
+    .unwrap();
+    let off = ok.verify_by_test_off().unwrap();
+    assert!(
+        off.ends_with("there is no [agents.verify-by-test]: verify-by-test is off for this run"),
+        "{off}"
+    );
+    assert_eq!(
+        parse(GOOD)
+            .unwrap()
+            .verify_by_test_off()
+            .map(|s| s.contains("[agents.reviewer]")),
+        Some(true)
+    );
+}

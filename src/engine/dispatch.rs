@@ -66,6 +66,55 @@ pub async fn dispatch(
     job: Job<'_>,
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<Dispatched, DispatchError> {
+    dispatch_env(set, job, &[], stop).await
+}
+
+/// The step a review dispatch serves (`LW_STEP`).
+pub const STEP_ENV: &str = "LW_STEP";
+/// The finding a finding-verifier lane serves (`LW_FINDING_ID`).
+pub const FINDING_ENV: &str = "LW_FINDING_ID";
+
+/// [`dispatch`] with more `LW_*` variables for the agent (`LW_STEP`,
+/// `LW_FINDING_ID`); those two are also kept on `agent.started` as `step`
+/// and `finding`, so a person sees which lane a dispatch served.
+pub async fn dispatch_env(
+    set: &Settings,
+    job: Job<'_>,
+    extra_env: &[(&str, String)],
+    stop: &mut watch::Receiver<Option<i32>>,
+) -> Result<Dispatched, DispatchError> {
+    let with = With {
+        env: extra_env,
+        ..With::default()
+    };
+    dispatch_with(set, job, with, stop).await
+}
+
+/// What finishes a dispatch's own finish: the events written after it,
+/// given the answer and the finish (empty for an interrupted dispatch).
+pub type AfterFinish<'a> = &'a (dyn Fn(&Answer, &AgentFinished) -> Vec<EventBody> + Sync);
+
+/// More for one dispatch: variables for the agent, and events written in
+/// the same appends as its `agent.started` and its `agent.finished` (a
+/// finding lane's transitions: one fsync'd append fewer each).
+#[derive(Default)]
+pub struct With<'a> {
+    /// More `LW_*` variables (see [`dispatch_env`]).
+    pub env: &'a [(&'a str, String)],
+    /// Written just before `agent.started`, in its append.
+    pub with_start: Vec<EventBody>,
+    /// Written after `agent.finished` (and its human gates), in its append.
+    pub after_finish: Option<AfterFinish<'a>>,
+}
+
+/// [`dispatch`] with [`With`].
+pub async fn dispatch_with(
+    set: &Settings,
+    job: Job<'_>,
+    with: With<'_>,
+    stop: &mut watch::Receiver<Option<i32>>,
+) -> Result<Dispatched, DispatchError> {
+    let extra_env = with.env;
     let role = job.agent.role;
     let instructions = match &job.agent.prompt_file {
         Some(p) => Some(std::fs::read_to_string(p).map_err(|e| DispatchError::Io {
@@ -104,7 +153,7 @@ pub async fn dispatch(
     let log_path = agents_dir.join(format!("{stem}.log"));
     let pipeline_dir =
         std::path::absolute(set.pipeline.dir()).unwrap_or(set.pipeline.dir().to_path_buf());
-    let env = vec![
+    let mut env: Vec<(String, String)> = vec![
         ("LW_ROLE".into(), role.as_str().into()),
         ("LW_CONTRACT".into(), set.run.contract.clone()),
         ("LW_DIFF".into(), set.run.diff.clone()),
@@ -121,6 +170,7 @@ pub async fn dispatch(
         ("LW_DISPATCH".into(), n.to_string()),
         (MARKER_ENV.into(), format!("{}#{n}", pipeline_dir.display())),
     ];
+    env.extend(extra_env.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
     let spec = Spawn {
         invocation,
         cwd: worktree.clone(),
@@ -146,6 +196,13 @@ pub async fn dispatch(
         input: Some(format!("agents/{stem}.input")),
         extra: Default::default(),
     };
+    for (k, field) in [(STEP_ENV, "step"), (FINDING_ENV, "finding")] {
+        if let Some((_, v)) = extra_env.iter().find(|(name, _)| *name == k) {
+            started
+                .extra
+                .insert(field.into(), serde_json::Value::from(v.clone()));
+        }
+    }
     let running = match child::spawn(spec) {
         Ok(r) => r,
         Err(e) => {
@@ -163,20 +220,22 @@ pub async fn dispatch(
                 answer: None,
                 extra: Default::default(),
             };
-            record(
-                &set.pipeline,
-                vec![EventBody::from(started.clone())],
-                Some((&started, &finished)),
-            )?;
-            return Ok(Dispatched {
-                finished,
-                answer: Answer::default(),
-            });
+            let answer = Answer::default();
+            let mut bodies = with.with_start.clone();
+            bodies.push(EventBody::from(started.clone()));
+            let after = with
+                .after_finish
+                .map(|f| f(&answer, &finished))
+                .unwrap_or_default();
+            record_with(&set.pipeline, bodies, Some((&started, &finished)), after)?;
+            return Ok(Dispatched { finished, answer });
         }
     };
     started.pid = running.pid();
     started.pgid = running.pid();
-    record(&set.pipeline, vec![EventBody::from(started.clone())], None)?;
+    let mut bodies = with.with_start.clone();
+    bodies.push(EventBody::from(started.clone()));
+    record(&set.pipeline, bodies, None)?;
     let outcome = running.finish(stop).await.map_err(|e| DispatchError::Io {
         op: "run the agent of",
         path: log_path.clone(),
@@ -212,7 +271,16 @@ pub async fn dispatch(
         answer: Some(answer_rel),
         extra: Default::default(),
     };
-    record(&set.pipeline, Vec::new(), Some((&started, &finished)))?;
+    let after = match with.after_finish {
+        Some(f) if !finished.interrupted => f(&answer, &finished),
+        _ => Vec::new(),
+    };
+    record_with(
+        &set.pipeline,
+        Vec::new(),
+        Some((&started, &finished)),
+        after,
+    )?;
     Ok(Dispatched { finished, answer })
 }
 
@@ -223,20 +291,39 @@ pub fn record(
     bodies: Vec<EventBody>,
     finish: Option<(&AgentStarted, &AgentFinished)>,
 ) -> Result<(), JournalError> {
+    record_with(pipeline, bodies, finish, Vec::new())
+}
+
+/// [`record`], then `after` in the same append.
+fn record_with(
+    pipeline: &Pipeline,
+    bodies: Vec<EventBody>,
+    finish: Option<(&AgentStarted, &AgentFinished)>,
+    after: Vec<EventBody>,
+) -> Result<(), JournalError> {
     append_with(pipeline, &AppendOptions::default(), |s| {
         let mut out = bodies.clone();
         if let Some((st, f)) = finish {
             out.push(EventBody::from(f.clone()));
             let reqs = rules::gates_for_dispatch(s, st, f);
             out.extend(
-                rules::assign_ids(s, st.iteration, reqs, rules::DEVELOPER_SUBJECT)
+                rules::assign_ids(s, st.iteration, reqs, gate_scope(st.role))
                     .into_iter()
                     .map(EventBody::from),
             );
         }
+        out.extend(after);
         Ok(out)
     })
     .map(|_| ())
+}
+
+/// The id scope of the gates a failed dispatch opens (`hg-<i>-<scope>-<n>`).
+fn gate_scope(role: AgentRole) -> &'static str {
+    match role {
+        AgentRole::Reviewer => rules::review::REVIEWER_SUBJECT,
+        _ => rules::DEVELOPER_SUBJECT,
+    }
 }
 
 /// The saved answer of a finished dispatch (at most [`STDOUT_LIMIT`] bytes).

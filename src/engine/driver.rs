@@ -6,6 +6,9 @@
 //!   the round (a failed or silent agent is a structural round);
 //! - dev: the gaps are handed back (`dev.dispatched`) and the developer is
 //!   dispatched for the new iteration;
+//! - review <step>: the review stage's step (reviewer, finding-verifier
+//!   graph, triage, verify-by-test, its end, the red-test recheck), carried
+//!   out by [`super::review::step`];
 //! - human: the engine sleeps on the pipeline's filesystem watch until the
 //!   gate is decided, from anywhere;
 //! - done / stop: the end of the run is recorded.
@@ -23,10 +26,11 @@ use tokio::sync::{mpsc, watch};
 use super::config::Config;
 use super::dispatch::{self, DispatchError, Job, Settings};
 use super::lock::{EngineLock, EngineLockError};
+use super::review::{self as stage, Ctx, Dispatches};
 use crate::gate0;
 use crate::journal::{JournalError, Pipeline};
-use crate::model::event::{AgentRole, RunInfo};
-use crate::model::rules::{self, NextAction};
+use crate::model::event::{AgentRole, ReviewInfo, RunInfo};
+use crate::model::rules::{self, NextAction, ReviewStep};
 use crate::model::*;
 use crate::parse::{Structural, StructuralKind};
 use crate::recorder::{self, Recorder};
@@ -208,6 +212,9 @@ impl Engine {
                     ));
                 };
                 let info = self.run_info(&worktree, &c)?;
+                if let Some(off) = self.opts.config.verify_by_test_off() {
+                    notice(off);
+                }
                 self.recorder.run_start(info, false)?;
             }
         }
@@ -273,6 +280,15 @@ impl Engine {
             worktree: worktree.display().to_string(),
             max_rounds: Some(cfg.max_rounds),
             engine: true,
+            review: self
+                .opts
+                .config
+                .agent(AgentRole::Reviewer)
+                .map(|_| ReviewInfo {
+                    verify_by_test: self.opts.config.verify_by_test_off().is_none()
+                        && self.opts.config.verify_by_test.enabled,
+                    max_findings: self.opts.config.verify_by_test.max_findings,
+                }),
             extra: Default::default(),
         })
     }
@@ -309,6 +325,7 @@ impl Engine {
                 }
                 NextAction::Human => self.await_human(next.human.as_deref(), stop).await?,
                 NextAction::Dev => self.developer(&s, stop).await?,
+                NextAction::Review => self.review(next.step, &s, stop).await?,
                 NextAction::NextGate | NextAction::Retry => {
                     match next.gate.unwrap_or(GateName::Floor) {
                         GateName::Floor => self.floor(&s, stop).await?,
@@ -457,6 +474,24 @@ impl Engine {
             return Ok(Some(stop.borrow().unwrap_or(130)));
         }
         Ok(None)
+    }
+
+    /// A step of the review stage (carried out by [`stage::step`]).
+    async fn review(
+        &mut self,
+        step: Option<ReviewStep>,
+        s: &State,
+        stop: &mut watch::Receiver<Option<i32>>,
+    ) -> Result<Option<i32>, EngineError> {
+        let set = self.settings()?.clone();
+        let dispatches = Dispatches::from(next_dispatch(s));
+        let ctx = Ctx {
+            settings: &set,
+            recorder: &self.recorder,
+            config: &self.opts.config,
+            dispatches: &dispatches,
+        };
+        stage::step(&ctx, step.unwrap_or(ReviewStep::Review), s, stop).await
     }
 
     /// Sleeps on the filesystem watch until the gate is decided (or the stop).

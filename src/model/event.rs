@@ -138,6 +138,13 @@ pub enum EventBody {
     /// An agent process started by `loopwatch run` was reaped.
     #[serde(rename = "agent.finished")]
     AgentFinished(Box<AgentFinished>),
+    // The review stage (written by `loopwatch run` when the run has one).
+    /// One transition of a finding's lane in the finding-verifier graph.
+    #[serde(rename = "finding.lane")]
+    FindingLane(Box<FindingLane>),
+    /// The review stage of an iteration is over.
+    #[serde(rename = "review.finished")]
+    ReviewFinished(Box<ReviewFinished>),
     /// Free text.
     #[serde(rename = "note")]
     Note {
@@ -181,6 +188,8 @@ boxed_body!(
     AgentStarted(AgentStarted),
     AgentFinished(AgentFinished),
     VerifyGreen(VerifyGreen),
+    FindingLane(FindingLane),
+    ReviewFinished(ReviewFinished),
 );
 
 impl EventBody {
@@ -197,6 +206,8 @@ impl EventBody {
             EventBody::HumanExpired(x) => &mut x.extra,
             EventBody::NotifySent(n) => &mut n.extra,
             EventBody::VerifyGreen(g) => &mut g.extra,
+            EventBody::FindingLane(l) => &mut l.extra,
+            EventBody::ReviewFinished(r) => &mut r.extra,
             _ => return,
         };
         for k in ["v", "seq", "at"] {
@@ -224,6 +235,8 @@ impl EventBody {
             EventBody::RunEnded(_) => "run.ended",
             EventBody::AgentStarted(_) => "agent.started",
             EventBody::AgentFinished(_) => "agent.finished",
+            EventBody::FindingLane(_) => "finding.lane",
+            EventBody::ReviewFinished(_) => "review.finished",
             EventBody::Note { .. } => "note",
             EventBody::VerifyGreen(_) => "verify.green",
             EventBody::Unknown { type_name, .. } => type_name,
@@ -245,6 +258,8 @@ impl EventBody {
             EventBody::HumanRequested(h) => Some(h.iteration),
             EventBody::AgentStarted(a) => Some(a.iteration),
             EventBody::VerifyGreen(g) => Some(g.iteration),
+            EventBody::FindingLane(l) => Some(l.iteration),
+            EventBody::ReviewFinished(r) => Some(r.iteration),
             _ => None,
         }
     }
@@ -281,6 +296,10 @@ pub struct RunInfo {
     /// dispatch recorded in the journal (iteration 1 starts with one).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub engine: bool,
+    /// The run has a review stage after GATE 1 (`[agents.reviewer]` was
+    /// configured); absent, the loop goes from GATE 1 straight to GATE 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewInfo>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -611,11 +630,13 @@ mod expiry;
 mod green;
 mod limits;
 mod notice;
+mod review;
 pub use agent::{AgentFinished, AgentRole, AgentStarted};
 pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
 pub use green::{GreenResult, VerifyGreen};
 pub use limits::MAX_VALUES_PER_LINE;
 pub use notice::NotifySent;
+pub use review::{FindingLane, LaneState, ReviewFinished, ReviewInfo};
 
 /// Why a journal line is not an event.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -774,7 +795,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 19] = [
+pub const KNOWN_TYPES: [&str; 21] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -792,6 +813,8 @@ pub const KNOWN_TYPES: [&str; 19] = [
     "run.ended",
     "agent.started",
     "agent.finished",
+    "finding.lane",
+    "review.finished",
     "note",
     "verify.green",
 ];

@@ -32,6 +32,10 @@ impl State {
                 self.seq = ev.seq;
                 self.last_event_at = Some(ev.at.clone());
                 self.caps = PerGate::splat(run.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS).max(1));
+                self.review = run.review.as_ref().map(|_| ReviewCounters {
+                    cap: self.caps.floor,
+                    ..ReviewCounters::default()
+                });
                 self.run = Some(RunInfo::clone(run));
             }
             EventBody::IterationStarted { iteration, trigger } => {
@@ -79,7 +83,11 @@ impl State {
                 iteration,
                 findings,
             } => {
+                let review = self.review.is_some();
                 let it = self.iteration_mut(*iteration, ev);
+                if review {
+                    it.review.get_or_insert_default().verified = true;
+                }
                 for f in findings {
                     match it.findings.iter_mut().find(|x| x.id == f.id) {
                         Some(slot) => *slot = f.clone(),
@@ -141,6 +149,8 @@ impl State {
                 });
                 let asked_by = gate.request.gate;
                 let developer = rules::is_developer_gate(&gate.request);
+                let review = rules::review::gate_role(&gate.request);
+                self.apply_review_outcome(d.decision, review);
                 self.apply_outcome(d.decision, asked_by, developer);
             }
             EventBody::HumanExpired(x) => {
@@ -159,6 +169,8 @@ impl State {
                 });
                 let asked_by = gate.request.gate;
                 let developer = rules::is_developer_gate(&gate.request);
+                let review = rules::review::gate_role(&gate.request);
+                self.apply_review_outcome(x.action, review);
                 self.apply_outcome(x.action, asked_by, developer);
             }
             EventBody::NotifySent(n) => {
@@ -189,6 +201,24 @@ impl State {
                 }
             }
             EventBody::AgentFinished(f) => self.apply_agent_finished(f, ev),
+            // The review stage.
+            EventBody::FindingLane(l) => {
+                self.iteration_mut(l.iteration, ev)
+                    .review
+                    .get_or_insert_default()
+                    .apply(l);
+            }
+            EventBody::ReviewFinished(r) => {
+                if r.gaps > 0
+                    && let Some(c) = self.review.as_mut()
+                {
+                    c.rounds += 1;
+                }
+                self.iteration_mut(r.iteration, ev)
+                    .review
+                    .get_or_insert_default()
+                    .finished = Some(ReviewFinished::clone(r));
+            }
             EventBody::Note { .. } => {}
             EventBody::VerifyGreen(g) => {
                 let it = self.iteration_mut(g.iteration, ev);
@@ -214,6 +244,22 @@ impl State {
                 *self.structural_strikes.get_mut(g) = 0;
             }
             Decision::Retry => *self.structural_strikes.get_mut(g) = 0,
+            _ => {}
+        }
+    }
+
+    /// What a review gate's outcome changes: `extend` on the review's cap
+    /// gate allows one more round; `retry` or `extend` on the reviewer's
+    /// structural gate lets it try again.
+    fn apply_review_outcome(&mut self, outcome: Decision, gate: Option<rules::review::ReviewGate>) {
+        let (Some(gate), Some(c)) = (gate, self.review.as_mut()) else {
+            return;
+        };
+        match (gate, outcome) {
+            (rules::review::ReviewGate::Cap, Decision::Extend) => c.cap += 1,
+            (rules::review::ReviewGate::Reviewer, Decision::Retry | Decision::Extend) => {
+                c.strikes = 0
+            }
             _ => {}
         }
     }
@@ -251,6 +297,12 @@ impl State {
         let (gate, role, iteration) = (d.started.gate, d.started.role, d.started.iteration);
         self.usage.add(gate, role, f);
         self.iteration_mut(iteration, ev).usage.add(f);
+        if role == AgentRole::Reviewer
+            && !f.interrupted
+            && let Some(c) = self.review.as_mut()
+        {
+            c.strikes = if f.succeeded() { 0 } else { c.strikes + 1 };
+        }
         if role == AgentRole::Developer && !f.interrupted {
             // An interrupted dispatch is the engine's doing, not the agent's.
             self.dev_strikes = if f.succeeded() {

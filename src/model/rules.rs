@@ -14,10 +14,12 @@ use super::types::*;
 
 pub mod green;
 mod handoff;
+pub mod review;
 pub use handoff::{
     DEVELOPER_SUBJECT, auditor_input, developer_input, handoff_lines, is_developer_gate,
     verifier_input,
 };
+pub use review::ReviewStep;
 
 /// What the orchestrator does next.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -36,6 +38,8 @@ pub enum NextAction {
     Done,
     /// A person stopped the run: record its end, do nothing else.
     Stop,
+    /// A step of the review stage (`step` says which).
+    Review,
 }
 
 impl NextAction {
@@ -47,6 +51,7 @@ impl NextAction {
             NextAction::Dev => 11,
             NextAction::Retry => 12,
             NextAction::Stop => 13,
+            NextAction::Review => 14,
         }
     }
 
@@ -59,6 +64,7 @@ impl NextAction {
             NextAction::Retry => "retry",
             NextAction::Done => "done",
             NextAction::Stop => "stop",
+            NextAction::Review => "review",
         }
     }
 }
@@ -80,6 +86,9 @@ pub struct Next {
     /// For done and stop: the status the run should end with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<EndStatus>,
+    /// The review step to carry out (review).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<ReviewStep>,
 }
 
 impl Next {
@@ -90,6 +99,7 @@ impl Next {
             human: None,
             why: why.into(),
             end: None,
+            step: None,
         }
     }
 
@@ -105,6 +115,7 @@ impl Next {
             NextAction::Human => self.human.clone(),
             NextAction::NextGate | NextAction::Retry => self.gate.map(|g| g.as_str().to_string()),
             NextAction::Done | NextAction::Stop => self.end.map(|e| e.as_str().to_string()),
+            NextAction::Review => self.step.map(|s| s.as_str().to_string()),
             NextAction::Dev => None,
         };
         match arg {
@@ -117,6 +128,7 @@ impl Next {
     pub fn line(&self) -> String {
         match (&self.action, &self.human) {
             (NextAction::Human, Some(id)) => format!("NEXT: human {id}"),
+            (NextAction::Review, _) => format!("NEXT: {}", self.machine_line()),
             (a, _) => format!("NEXT: {}", a.as_str()),
         }
     }
@@ -307,6 +319,9 @@ pub fn gates_for_dispatch(
     started: &AgentStarted,
     f: &AgentFinished,
 ) -> Vec<GateRequest> {
+    if started.role == AgentRole::Reviewer {
+        return review::gates_for_reviewer(before, started, f);
+    }
     if started.role != AgentRole::Developer || f.interrupted || f.succeeded() {
         return Vec::new();
     }
@@ -401,6 +416,7 @@ pub fn next(s: &State) -> Next {
             human: Some(g.request.id.clone()),
             why: format!("waiting on a person: {} ({})", g.request.id, g.request.kind),
             end: None,
+            step: None,
         };
     }
     if let Some((id, d, how)) = s.human_gates.iter().find_map(|g| {
@@ -441,6 +457,9 @@ pub fn next(s: &State) -> Next {
                 None,
                 format!("iteration {n}: the developer's work has not finished"),
             );
+        }
+        if let Some(green) = review::green_step(s) {
+            return green;
         }
     }
     let last = s
@@ -506,6 +525,11 @@ pub fn next(s: &State) -> Next {
             ),
         );
     }
+    if g.gate == GateName::Conformity
+        && let Some(n) = review::after_conformity(s, g.iteration)
+    {
+        return n;
+    }
     match g.gate.next() {
         Some(n) => Next::new(
             NextAction::NextGate,
@@ -528,7 +552,7 @@ pub fn next(s: &State) -> Next {
     }
 }
 
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() > 160 {
         let mut t: String = flat.chars().take(160).collect();

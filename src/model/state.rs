@@ -9,7 +9,9 @@ use super::rules::Next;
 use super::types::*;
 
 mod agents;
+mod review;
 pub use agents::{AgentDispatch, RunUsage, Usage};
+pub use review::{Lane, ReviewCounters, ReviewProgress};
 
 /// Version of the state format.
 pub const STATE_VERSION: u32 = 1;
@@ -153,6 +155,9 @@ pub struct Iteration {
     /// Tokens and cost of the agents dispatched for this iteration.
     #[serde(default, skip_serializing_if = "Usage::is_empty")]
     pub usage: Usage,
+    /// The review stage of this iteration (runs with one only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewProgress>,
 }
 
 impl Iteration {
@@ -301,6 +306,9 @@ pub struct State {
     /// retry resets it).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub dev_strikes: u32,
+    /// Review rounds and reviewer strikes (runs with a review stage only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewCounters>,
     /// What the loop does next.
     pub next: Next,
 }
@@ -335,6 +343,7 @@ impl Default for State {
             agents: Vec::new(),
             usage: RunUsage::default(),
             dev_strikes: 0,
+            review: None,
             next: Next::default(),
         }
     }

@@ -107,7 +107,7 @@ pub(super) fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), 
     let ok = match n.action {
         NextAction::Human => false,
         NextAction::Stop | NextAction::Done => false,
-        NextAction::Dev => gate == GateName::Floor,
+        NextAction::Dev | NextAction::Review => gate == GateName::Floor,
         NextAction::NextGate | NextAction::Retry => {
             n.gate.is_none_or(|g| g == gate) || gate == GateName::Floor
         }
@@ -120,6 +120,7 @@ pub(super) fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), 
         NextAction::Stop => Expected::Stopped,
         NextAction::Done => Expected::Done,
         NextAction::Dev => Expected::Dev,
+        NextAction::Review => Expected::Review(n.machine_line()),
         NextAction::NextGate | NextAction::Retry => Expected::Gate(n.gate),
     };
     Err(Refusal::OutOfOrder { gate, expected })

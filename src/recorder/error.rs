@@ -184,6 +184,8 @@ pub enum Expected {
     Dev,
     /// This gate next.
     Gate(Option<GateName>),
+    /// A step of the review stage first (`review <step>`).
+    Review(String),
 }
 
 impl std::fmt::Display for Expected {
@@ -194,6 +196,7 @@ impl std::fmt::Display for Expected {
                 "await {} first",
                 id.as_deref().unwrap_or("the open human gate")
             ),
+            Expected::Review(step) => write!(f, "the review stage goes first ({step})"),
             Expected::Stopped => f.write_str("the run was stopped by a person: record its end"),
             Expected::Done => f.write_str("every gate passed: record the end of the run"),
             Expected::Dev => {

@@ -533,6 +533,9 @@ fn reloop_trigger(s: &State) -> String {
     else {
         return "review".into();
     };
+    if rules::review::sent_back(s) {
+        return "review".into();
+    }
     if rules::round_outcome(last) != rules::RoundOutcome::Failed {
         // No gap of the developer's own: a person's decision sent the work back.
         return "human".into();

@@ -499,6 +499,13 @@ impl App {
         self.status.as_deref()
     }
 
+    /// When the open dialog's keys start to count, while that is still to
+    /// come: the event loop redraws then, so the options show they are ready.
+    pub fn dialog_arms_at(&self) -> Option<jiff::Timestamp> {
+        let d = self.dialog()?;
+        (!d.armed(self.clock.now())).then(|| d.armed_at())
+    }
+
     /// The open dialog, if any (also while help or "quit anyway?" is over it).
     pub fn dialog(&self) -> Option<&Dialog> {
         match &self.mode {

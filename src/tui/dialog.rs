@@ -376,10 +376,20 @@ impl Dialog {
     }
 
     fn too_soon(&self, now: Timestamp) -> bool {
-        let guard = i64::try_from(KEY_GUARD.as_millis()).unwrap_or(i64::MAX);
-        now.as_millisecond()
-            .saturating_sub(self.opened_at.as_millisecond())
-            < guard
+        now < self.armed_at()
+    }
+
+    /// When keys start to count (the dialog opened, or its evidence was
+    /// refreshed, [`KEY_GUARD`] before). Until then the options are drawn
+    /// as not yet ready, so what a person sees says when a key counts.
+    pub fn armed_at(&self) -> Timestamp {
+        let guard = jiff::SignedDuration::try_from(KEY_GUARD).unwrap_or(jiff::SignedDuration::MAX);
+        self.opened_at.checked_add(guard).unwrap_or(Timestamp::MAX)
+    }
+
+    /// True once keys count.
+    pub fn armed(&self, now: Timestamp) -> bool {
+        !self.too_soon(now)
     }
 
     fn type_text(&mut self, text: &str) {

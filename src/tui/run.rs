@@ -102,6 +102,7 @@ fn run(
         spawn_inputs(&live);
         term.draw(|f| view::render(f, &app))?;
         let mut title = String::new();
+        let mut armed_wake: Option<jiff::Timestamp> = None;
         set_title(&app, &mut title);
         if !replaying {
             ctl.send_due_notices(&live);
@@ -198,6 +199,20 @@ fn run(
                 let size = term.size()?;
                 term.resize(size.into())?;
                 title.clear();
+            }
+            // A dialog whose keys do not count yet is drawn again the moment
+            // they do (one wake per opening).
+            if let Some(at) = app.dialog_arms_at()
+                && armed_wake != Some(at)
+            {
+                armed_wake = Some(at);
+                let wait = jiff::Timestamp::now().duration_until(at);
+                let wait = Duration::try_from(wait).unwrap_or_default();
+                let tx = live.sender();
+                tokio::spawn(async move {
+                    tokio::time::sleep(wait).await;
+                    let _ = tx.send(crate::watch::Input::Other(Ui::Tick));
+                });
             }
             // The terminal may be gone (closed pty): stop instead of spinning.
             let panic_now = std::mem::take(&mut test_panic);

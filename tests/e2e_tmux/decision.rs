@@ -105,8 +105,11 @@ fn an_approval_in_the_tui_reaches_the_waiting_orchestrator_and_the_contract() {
     s.wait_for("the dialog", |sc| {
         sc.contains("hg-1-conformity-1") && sc.contains("approve")
     });
-    // Keys within 300 ms of the dialog opening are dropped on purpose.
-    std::thread::sleep(Duration::from_millis(350));
+    // Keys in the dialog's first moments are dropped on purpose; the
+    // options say when keys count.
+    s.wait_for("the options ready", |sc| {
+        sc.contains("options: [") && !sc.contains("options (a moment)")
+    });
     s.send(&["a"]);
     s.type_text("the release script ships with this change");
     s.wait_for("the reason typed", |sc| {

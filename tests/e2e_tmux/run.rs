@@ -2,8 +2,6 @@
 //! `q` asks before stopping the run, and an out-of-scope gate decided in
 //! the TUI lets the run go on to its end.
 
-use std::time::Duration;
-
 use super::engine_support::{CONTRACT, Project};
 use super::support::serial;
 use super::support::tmux::Session;
@@ -55,9 +53,11 @@ fn a_decision_in_the_tui_of_loopwatch_run_lets_the_run_finish() {
     s.wait_for("the dialog", |sc| {
         sc.contains("Makefile") && sc.contains("approve")
     });
-    // Keys within 300 ms of the dialog opening are dropped on purpose, and
-    // the screen does not show when the guard lifts.
-    std::thread::sleep(Duration::from_millis(350));
+    // Keys in the dialog's first moments are dropped on purpose; the
+    // options say when keys count.
+    s.wait_for("the options ready", |sc| {
+        sc.contains("options: [") && !sc.contains("options (a moment)")
+    });
     s.send(&["a"]);
     s.type_text("the build needs a Makefile");
     s.wait_for("the reason typed", |sc| {

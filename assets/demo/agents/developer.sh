@@ -26,6 +26,9 @@ awk '{ s += $1 } END { printf "%.2f\n", s }'
 SH
     printf 'test:\n\tbash tests/total.test.sh\n' >Makefile
     ;;
+  3) # The review's blocking finding: a line that is not a number is refused.
+    sed -i 's|^awk .*|awk '"'"'$1 !~ /^-?[0-9]+([.][0-9]+)?$/ { print "total.sh: not a number: " $0 > "/dev/stderr"; next } { s += $1 } END { printf "%.2f\\n", s }'"'"'|' src/total.sh
+    ;;
   *) # The auditor's finding: the debug eval goes. A denied Makefile goes too.
     sed -i '/TOTAL_DEBUG/d' src/total.sh
     if "$LOOPWATCH" status --json | grep -q '"decision": "deny"'; then

@@ -2,8 +2,17 @@
 //! reviewer's review, the finding-verifier graph, triage, and
 //! verify-by-test. Each step is a `Next` the rules produce; this module only
 //! carries them out.
+//!
+//! - [`graph`]: parse → map (one [`lane`] per finding) → done;
+//! - [`verdict_gate`]: loopwatch's own check of every verdict;
+//! - [`triage`]: the triage file, from `[agents.triage]` or derived;
+//! - [`verify_by_test`]: repro tests for accepted blocking findings;
+//! - [`finish`]: the stage's end, counted as a review round.
 
+pub mod graph;
+pub mod lane;
 pub mod single_test;
+pub mod triage;
 pub mod vbt_answer;
 pub mod vbt_cleanup;
 pub mod vbt_exec;
@@ -12,4 +21,156 @@ pub mod vbt_invocation;
 pub mod vbt_judge;
 pub mod vbt_recheck;
 pub mod vbt_tree;
+pub mod verdict_gate;
 pub mod verify_by_test;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use tokio::sync::watch;
+
+use super::EngineError;
+use super::config::{AgentConfig, Config};
+use super::dispatch::{self, Job, Settings};
+use crate::journal::{AppendOptions, append_with};
+use crate::model::event::AgentRole;
+use crate::model::rules::{self, ReviewStep};
+use crate::model::{EventBody, State};
+use crate::recorder::Recorder;
+
+/// What every step of the stage works with.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    /// The run's dispatch settings.
+    pub settings: &'a Settings,
+    /// The recorder of the run's pipeline.
+    pub recorder: &'a Recorder,
+    /// The checked `loopwatch.toml`.
+    pub config: &'a Config,
+    /// The next free dispatch number.
+    pub dispatches: &'a Dispatches,
+}
+
+impl Ctx<'_> {
+    /// `[agents.<role>]`, or the refusal naming the file.
+    pub fn agent(&self, role: AgentRole) -> Result<&AgentConfig, EngineError> {
+        self.config.agent(role).ok_or_else(|| {
+            EngineError::Refused(format!(
+                "{} has no [agents.{role}]",
+                self.config.path.display()
+            ))
+        })
+    }
+}
+
+/// Dispatch numbers for lanes that start at once: each is taken once, in
+/// the order asked, however the lanes interleave.
+#[derive(Debug)]
+pub struct Dispatches(AtomicU32);
+
+impl Dispatches {
+    /// Numbers from `first` on.
+    pub fn from(first: u32) -> Self {
+        Dispatches(AtomicU32::new(first))
+    }
+
+    /// The next number.
+    pub fn take(&self) -> u32 {
+        self.0.fetch_add(1, Ordering::SeqCst)
+    }
+}
+
+/// Records the end of the review of `iteration` (`review.finished`, with
+/// the `cap-reached` gate when the round used the last one), the rules
+/// applied under the journal lock.
+pub fn finish(rec: &Recorder, iteration: u32) -> Result<(), EngineError> {
+    let results = graph::results_path(rec, iteration);
+    append_with::<_, crate::journal::JournalError>(
+        rec.pipeline(),
+        &AppendOptions::default(),
+        |s| {
+            let r = rules::review::finish(s, iteration, results.clone());
+            let reqs = rules::review::gates_for_review(s, &r);
+            let mut bodies = vec![EventBody::from(r)];
+            bodies.extend(
+                rules::assign_ids(s, iteration, reqs, rules::review::REVIEW_SUBJECT)
+                    .into_iter()
+                    .map(EventBody::from),
+            );
+            Ok(bodies)
+        },
+    )?;
+    Ok(())
+}
+
+/// Carries out one step of the review stage, on the iteration whose GATE 1
+/// passed (the green step: on the iteration whose red tests are due).
+/// `Ok(Some(code))` when a stop was asked for.
+pub async fn step(
+    ctx: &Ctx<'_>,
+    step: ReviewStep,
+    s: &State,
+    stop: &mut watch::Receiver<Option<i32>>,
+) -> Result<Option<i32>, EngineError> {
+    let pipeline = ctx.recorder.pipeline();
+    let n = s
+        .review_iterations
+        .iter()
+        .rev()
+        .find_map(|i| i.gates.last())
+        .map_or(s.iteration_number().max(1), |g| g.iteration);
+    match step {
+        ReviewStep::Review => {
+            let job = Job {
+                agent: ctx.agent(AgentRole::Reviewer)?,
+                iteration: n,
+                gate: None,
+                inputs: rules::review::reviewer_input(s),
+                dispatch: ctx.dispatches.take(),
+            };
+            let env = [(dispatch::STEP_ENV, "review".to_string())];
+            let d = dispatch::dispatch_env(ctx.settings, job, &env, stop).await?;
+            if d.finished.interrupted {
+                return Ok(Some(stop.borrow().unwrap_or(130)));
+            }
+            // A failed review is dispatched again; the second failure in a
+            // row opened a structural gate with its finish.
+            Ok(None)
+        }
+        ReviewStep::Verify => {
+            let review = rules::review::reviewer_dispatch(s, n)
+                .and_then(|d| d.finished.as_ref())
+                .map(|f| dispatch::saved_answer(pipeline, f))
+                .unwrap_or_default();
+            let text = String::from_utf8_lossy(&review);
+            graph::run(ctx, s, n, &text, stop).await
+        }
+        ReviewStep::Triage => triage::run(ctx, s, n, stop).await,
+        ReviewStep::VerifyByTest => {
+            let file = s
+                .iteration(n)
+                .and_then(|it| it.triage.as_ref())
+                .map_or_else(|| format!("triage-{n}.json"), |t| t.file.clone());
+            let job = verify_by_test::Job {
+                settings: ctx.settings,
+                agent: ctx.agent(AgentRole::VerifyByTest)?,
+                config: &ctx.config.verify_by_test,
+                iteration: n,
+                triage_file: pipeline.dir().join(file),
+                dispatch: ctx.dispatches.take(),
+            };
+            verify_by_test::run(ctx.recorder, job, stop).await
+        }
+        ReviewStep::Done => {
+            finish(ctx.recorder, n)?;
+            Ok(None)
+        }
+        ReviewStep::Green => {
+            let job = verify_by_test::Recheck {
+                settings: ctx.settings,
+                config: &ctx.config.verify_by_test,
+                iteration: rules::green::pending(s).unwrap_or(n),
+            };
+            verify_by_test::recheck(ctx.recorder, job, stop).await
+        }
+    }
+}

@@ -25,6 +25,7 @@ fn section(trigger: &str) -> &'static str {
     match trigger {
         "floor-unmet" => "NOT-MET",
         "block" => "BLOCKING",
+        "review" => "FINDINGS",
         _ => "GAPS",
     }
 }
@@ -40,6 +41,21 @@ pub fn handoff_lines(s: &State) -> Vec<String> {
     else {
         return Vec::new();
     };
+    if super::review::sent_back(s)
+        && let Some(it) = s.iteration(g.iteration)
+    {
+        return super::review::handoff_lines(s, it);
+    }
+    let mut lines = gate_lines(s, g);
+    if super::review::has_review(s) {
+        // Red tests that did not turn green go back with any hand-off.
+        lines.extend(super::green::gaps(s));
+    }
+    lines
+}
+
+/// The gap lines of the last finished round.
+fn gate_lines(s: &State, g: &GateFinished) -> Vec<String> {
     match g.gate {
         GateName::Floor => g
             .floor_rows()

@@ -404,3 +404,37 @@ fn a_captured_hunk_is_shown_and_read_a_page_at_a_time() {
         Some(last - EVIDENCE_PAGE - 1)
     );
 }
+
+#[test]
+fn the_options_say_when_keys_start_to_count() {
+    let (mut app, clock) = app_with(&events_with_gate(HumanGateKind::OutOfScope));
+    app.on_key(&ch('4'));
+    app.on_key(&key(KeyCode::Enter));
+    let screen = |app: &crate::tui::App| {
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
+        term.draw(|f| crate::tui::view::render(f, app)).unwrap();
+        let buf = term.backend().buffer().clone();
+        (0..buf.area.height)
+            .map(|y| {
+                (0..buf.area.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // Just opened: keys are dropped, the options say so, and the event
+    // loop is told when to draw them ready.
+    let opened = app.dialog().expect("open").armed_at();
+    assert_eq!(app.dialog_arms_at(), Some(opened));
+    assert!(screen(&app).contains("options (a moment): [a] approve"));
+    app.on_key(&ch('a'));
+    assert_eq!(app.dialog().and_then(|d| d.chosen), None);
+    clock.advance(PAST_GUARD);
+    assert_eq!(app.dialog_arms_at(), None);
+    let ready = screen(&app);
+    assert!(ready.contains("options: [a] approve"), "{ready}");
+    assert!(!ready.contains("a moment"));
+    app.on_key(&ch('a'));
+    assert_eq!(app.dialog().and_then(|d| d.chosen), Some(Decision::Approve));
+}

@@ -85,6 +85,7 @@ pub fn cells_of(app: &App, key: RowKey) -> Vec<Cell> {
     match key {
         RowKey::Criterion(i) => criteria::cells(app, i),
         RowKey::Finding(i) => findings::cells(app, i),
+        RowKey::Lane(i) => findings::lane_cells(app, i),
         RowKey::Blocking(i) => security::blocking_cells(app, i),
         RowKey::Reported(i) => security::reported_cells(app, i),
         RowKey::Gate(i) => human_gates::cells(app, i),

@@ -1,10 +1,14 @@
 //! The Findings tab: severity, place, verifier verdict, verify-by-test
-//! result (red tests marked) and triage bucket of each finding.
+//! result (red tests marked) and triage bucket of each finding. While the
+//! finding verifier runs, one row per lane instead (queued, verifying with
+//! its attempt, rejected once, the verdict, fault), under the stage's
+//! progress (`5/8 verified`).
 
 use super::cells::{Cell, Column, col, wide};
 use super::marks;
-use crate::model::event::VerifyResult;
-use crate::model::{Bucket, Finding};
+use crate::model::event::{LaneState, VerifyResult};
+use crate::model::state::Lane;
+use crate::model::{Bucket, Finding, Iteration};
 use crate::tui::app::App;
 use crate::tui::rows;
 use crate::tui::tone::Tone;
@@ -69,4 +73,80 @@ pub fn is_red(app: &App, f: &Finding) -> bool {
 /// The triage bucket of a finding of the shown iteration, when known.
 pub fn bucket(app: &App, f: &Finding) -> Option<Bucket> {
     rows::shown(app)?.bucket_of(f)
+}
+
+/// The lanes of an iteration whose findings are being verified (lanes
+/// recorded, verdicts not yet), if it has them.
+pub fn live_lanes(it: &Iteration) -> Option<&[Lane]> {
+    let r = it.review.as_ref()?;
+    (!r.verified && !r.lanes.is_empty()).then_some(r.lanes.as_slice())
+}
+
+/// The lane `i` of the shown iteration.
+pub fn lane(app: &App, i: usize) -> Option<&Lane> {
+    rows::shown(app)?.review.as_ref()?.lanes.get(i)
+}
+
+/// A field of a lane's finding as text.
+pub fn lane_field(l: &Lane, key: &str) -> String {
+    match l.item.get(key) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The cells of lane `i`: the finding as parsed, its lane's state in the
+/// verdict column.
+pub fn lane_cells(app: &App, i: usize) -> Vec<Cell> {
+    let Some(l) = lane(app, i) else {
+        return Vec::new();
+    };
+    let severity = lane_field(l, "severity");
+    let sev_tone = match severity.as_str() {
+        "blocking" => Tone::Bad,
+        "major" => Tone::Warn,
+        _ => Tone::Normal,
+    };
+    let (path, lines) = (lane_field(l, "path"), lane_field(l, "lines"));
+    let place = match (path.is_empty(), lines.is_empty()) {
+        (false, false) => format!("{path}:{lines}"),
+        (false, true) => path,
+        _ => String::new(),
+    };
+    vec![
+        Cell::plain(l.finding.clone()),
+        Cell::toned(severity, sev_tone),
+        Cell::plain(place),
+        Cell::mark(&marks::lane(l)),
+        Cell::mark(&marks::none()),
+        Cell::mark(&marks::none()),
+        Cell::plain(lane_field(l, "claim")),
+    ]
+}
+
+/// The stage's progress while its lanes run: `finding verifier: 5/8
+/// verified · 2 verifying · 1 queued · 1 rejected once · 1 fault`.
+pub fn progress(it: &Iteration) -> Option<String> {
+    let lanes = live_lanes(it)?;
+    let count = |f: &dyn Fn(&Lane) -> bool| lanes.iter().filter(|l| f(l)).count();
+    let done = count(&|l| l.state.is_final());
+    let mut parts = vec![format!("finding verifier: {done}/{} verified", lanes.len())];
+    for (n, what) in [
+        (
+            count(&|l| matches!(l.state, LaneState::Running | LaneState::Rejected)),
+            "verifying",
+        ),
+        (count(&|l| l.state == LaneState::Queued), "queued"),
+        (
+            count(&|l| l.rejected_once && !l.state.is_final()),
+            "rejected once",
+        ),
+        (count(&|l| l.state == LaneState::Fault), "fault"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    Some(parts.join(" · "))
 }

@@ -35,6 +35,26 @@ impl Mark {
     }
 }
 
+/// Where a finding's lane stands: `· queued`, `… verifying`, `…
+/// verifying 2` (after a failed attempt), `↻ rejected once`, `↻
+/// verifying 2` (after a rejection), the verdict once done, `✗ fault`.
+pub fn lane(l: &crate::model::state::Lane) -> Mark {
+    use crate::model::event::LaneState;
+    match l.state {
+        LaneState::Queued => Mark::new("·", "queued", Tone::Muted),
+        LaneState::Running if l.rejected_once => {
+            Mark::new("↻", format!("verifying {}", l.attempt), Tone::Warn)
+        }
+        LaneState::Running if l.attempt > 1 => {
+            Mark::new("…", format!("verifying {}", l.attempt), Tone::Warn)
+        }
+        LaneState::Running => Mark::new("…", "verifying", Tone::Accent),
+        LaneState::Rejected => Mark::new("↻", "rejected once", Tone::Warn),
+        LaneState::Done => l.verdict.map_or_else(none, finding),
+        LaneState::Fault => Mark::new("✗", "fault", Tone::Bad),
+    }
+}
+
 /// A gate's verdict.
 pub fn verdict(v: &Verdict) -> Mark {
     let (s, t) = match v.kind {

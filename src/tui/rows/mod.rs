@@ -26,6 +26,8 @@ pub enum RowKey {
     Criterion(usize),
     /// `findings[i]` of the shown iteration.
     Finding(usize),
+    /// `review.lanes[i]` of the shown iteration, while its findings are verified.
+    Lane(usize),
     /// `rows[i]` of the shown iteration's last security round.
     Blocking(usize),
     /// `reported[i]` of the shown iteration's last security round.
@@ -172,6 +174,9 @@ pub fn tab_rows(app: &App) -> Vec<RowKey> {
             let Some(it) = shown(app) else {
                 return Vec::new();
             };
+            if let Some(lanes) = findings::live_lanes(it) {
+                return (0..lanes.len()).map(RowKey::Lane).collect();
+            }
             let mut idx: Vec<usize> = (0..it.findings.len()).collect();
             sort_findings(it, &mut idx, app.sort);
             idx.into_iter().map(RowKey::Finding).collect()

@@ -4,7 +4,8 @@
 use super::cells::{Cell, Column, col, wide};
 use super::marks;
 use super::time::time_of;
-use crate::model::{Event, EventBody};
+use crate::model::event::LaneState;
+use crate::model::{Event, EventBody, FindingVerdict};
 use crate::tui::app::App;
 use crate::tui::tone::Tone;
 
@@ -115,6 +116,21 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             (format!("⚑ {} {}: {}", h.id, h.kind, h.summary), Tone::Human)
         }
         EventBody::AgentStarted(a) => (a.summary(), Tone::Normal),
+        EventBody::FindingLane(l) => (
+            l.summary(),
+            match (l.state, l.verdict) {
+                (LaneState::Fault, _) => Tone::Bad,
+                (LaneState::Rejected, _) => Tone::Warn,
+                (_, Some(FindingVerdict::Verified)) => Tone::Bad,
+                (_, Some(FindingVerdict::False)) => Tone::Good,
+                (_, Some(FindingVerdict::Unverifiable)) => Tone::Human,
+                _ => Tone::Muted,
+            },
+        ),
+        EventBody::ReviewFinished(r) => (
+            r.summary(),
+            if r.gaps == 0 { Tone::Good } else { Tone::Bad },
+        ),
         EventBody::AgentFinished(f) => (
             f.summary(),
             if f.succeeded() {

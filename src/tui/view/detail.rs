@@ -119,6 +119,38 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
                 }
             }
         }
+        RowKey::Lane(i) => {
+            if let Some(l) = findings::lane(app, i) {
+                let m = marks::lane(l);
+                t.push((
+                    format!(
+                        "finding {} · {} · lane {} · attempt {}",
+                        l.finding,
+                        findings::lane_field(l, "severity"),
+                        l.index + 1,
+                        l.attempt
+                    ),
+                    Tone::Accent,
+                ));
+                t.push((
+                    format!("claim: {}", findings::lane_field(l, "claim")),
+                    Tone::Normal,
+                ));
+                t.push((format!("lane: {}", m.text()), m.tone));
+                if let Some(r) = &l.reason {
+                    t.push((format!("reason: {r}"), Tone::Warn));
+                }
+                if !l.evidence.is_empty() {
+                    t.push((format!("  > {}", l.evidence), Tone::Normal));
+                }
+                if !l.note.is_empty() {
+                    t.push((format!("note: {}", l.note), Tone::Warn));
+                }
+                for n in &l.normalized {
+                    t.push((format!("normalised: {n}"), Tone::Muted));
+                }
+            }
+        }
         RowKey::Blocking(i) => {
             if let Some(r) = security::blocking(app, i) {
                 t.push(("✗ BLOCKING".to_string(), Tone::Bad));

@@ -42,10 +42,19 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     }
     let mut bottom: Vec<Line> = Vec::new();
     // Options as buttons.
-    let mut spans = vec![Span::raw("options: ")];
+    // Keys typed in the first moments are dropped (they were meant for the
+    // list): the options say so until they count.
+    let armed = d.armed(app.clock.now());
+    let mut spans = vec![Span::raw(if armed {
+        "options: "
+    } else {
+        "options (a moment): "
+    })];
     for o in &d.options {
         let label = format!("[{}] {}", Dialog::option_key(*o), o.label());
-        let style = if d.chosen == Some(*o) {
+        let style = if !armed {
+            theme.tone(Tone::Muted)
+        } else if d.chosen == Some(*o) {
             theme.tone(Tone::Human).add_modifier(Modifier::REVERSED)
         } else if d.focus == Focus::Options {
             theme.tone(Tone::Accent)

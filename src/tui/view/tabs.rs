@@ -45,7 +45,7 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
     let theme = app.theme;
     let context: Vec<(String, Tone)> = match app.tab() {
         Tab::Security => security::banner(app).into_iter().collect(),
-        Tab::Findings => crate::tui::rows::shown(app).and_then(|it| it.verify_by_test.as_ref()).map(|s| {
+        Tab::Findings => crate::tui::rows::shown(app).and_then(crate::tui::rows::findings::progress).map(|p| (p, Tone::Accent)).into_iter().chain(crate::tui::rows::shown(app).and_then(|it| it.verify_by_test.as_ref()).map(|s| {
             (
                 format!(
                     "verify-by-test: {} attempted · {} confirmed · {} downgraded · {} inconclusive · {} past cap · {} red test(s){}",
@@ -59,7 +59,7 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
                 ),
                 Tone::Muted,
             )
-        }).into_iter().collect(),
+        })).collect(),
         Tab::Gates => agents::usage_lines(app.state(), app.shown_iteration())
             .into_iter()
             .map(|l| (l, Tone::Muted))

@@ -1,0 +1,109 @@
+//! The triage step: `[agents.triage]` writes the triage file when it is
+//! configured (its answer is the file's JSON, unwrapped like any answer);
+//! without one, or when its file is refused, the file is derived from the
+//! verdicts by the rules. Either way it is read back as a 3.2.0 triage
+//! file, checked against the iteration's findings, kept as
+//! `.pipeline/triage-<iteration>.json` and recorded.
+
+use serde_json::json;
+use tokio::sync::watch;
+
+use super::verdict_gate::extract_object;
+use super::{Ctx, EngineError};
+use crate::engine::dispatch::{self, DispatchError, Job, STEP_ENV};
+use crate::journal::{AppendOptions, append_with};
+use crate::model::event::AgentRole;
+use crate::model::rules::review::{check_triage, derive_triage};
+use crate::model::triage::{TRIAGE_SCHEMA_VERSION, Triage};
+use crate::model::{EventBody, Finding, State};
+
+/// The triage agent's input: what it sorts and the shape it answers in.
+pub fn input(iteration: u32, findings: &[Finding]) -> String {
+    let body = json!({
+        "schemaVersion": TRIAGE_SCHEMA_VERSION,
+        "iteration": iteration,
+        "findings": findings,
+    });
+    format!(
+        "Sort these findings into accepted, deferred and rejected. Answer with ONLY a triage file (schemaVersion {TRIAGE_SCHEMA_VERSION}): {{\"schemaVersion\",\"iteration\",\"accepted\":[...],\"deferred\":[...],\"rejected\":[...]}}, every finding exactly once, a reason on each deferred or rejected one.\n{body}\n"
+    )
+}
+
+/// Runs the step for `iteration`. `Ok(Some(code))` when a stop was asked for.
+pub async fn run(
+    ctx: &Ctx<'_>,
+    state: &State,
+    iteration: u32,
+    stop: &mut watch::Receiver<Option<i32>>,
+) -> Result<Option<i32>, EngineError> {
+    let findings = state
+        .iteration(iteration)
+        .map(|it| it.findings.clone())
+        .unwrap_or_default();
+    let triage = match ctx.config.agent(AgentRole::Triage) {
+        None => derive_triage(iteration, &findings),
+        Some(agent) => {
+            let job = Job {
+                agent,
+                iteration,
+                gate: None,
+                inputs: input(iteration, &findings),
+                dispatch: ctx.dispatches.take(),
+            };
+            let env = [(STEP_ENV, "triage".to_string())];
+            let d = dispatch::dispatch_env(ctx.settings, job, &env, stop).await?;
+            if d.finished.interrupted {
+                return Ok(Some(stop.borrow().unwrap_or(130)));
+            }
+            let read = match d.finished.failure() {
+                Some(f) => Err(format!("the agent failed ({f})")),
+                None => agent_triage(&d.answer.text, iteration, &findings),
+            };
+            match read {
+                Ok(t) => t,
+                Err(why) => {
+                    let text = format!(
+                        "triage #{}: {why}; the triage of iteration {iteration} was derived from the verdicts",
+                        d.finished.dispatch
+                    );
+                    append_with::<_, crate::journal::JournalError>(
+                        ctx.recorder.pipeline(),
+                        &AppendOptions::default(),
+                        |_| Ok(vec![EventBody::Note { text }]),
+                    )?;
+                    derive_triage(iteration, &findings)
+                }
+            }
+        }
+    };
+    keep(ctx, iteration, &triage)?;
+    Ok(None)
+}
+
+/// The triage agent's answer as a triage file, checked.
+fn agent_triage(text: &[u8], iteration: u32, findings: &[Finding]) -> Result<Triage, String> {
+    let (obj, _) = extract_object(text)?;
+    let bytes = serde_json::to_vec(&obj).map_err(|e| e.to_string())?;
+    let t = Triage::parse("the triage agent's answer", &bytes)?;
+    check_triage(&t, iteration, findings)?;
+    Ok(t)
+}
+
+/// Writes `triage-<iteration>.json` (read back as a 3.2.0 file first) and
+/// records it.
+fn keep(ctx: &Ctx<'_>, iteration: u32, t: &Triage) -> Result<(), EngineError> {
+    let name = format!("triage-{iteration}.json");
+    let path = ctx.recorder.pipeline().dir().join(&name);
+    let mut bytes = serde_json::to_vec_pretty(t)
+        .map_err(|e| EngineError::Refused(format!("the triage of iteration {iteration}: {e}")))?;
+    bytes.push(b'\n');
+    let back = Triage::parse(&name, &bytes).map_err(EngineError::Refused)?;
+    crate::util::replace_in_pipeline(&path, &bytes).map_err(|e| DispatchError::Io {
+        op: "write",
+        path: path.clone(),
+        source: e,
+    })?;
+    let (counts, buckets) = back.buckets();
+    ctx.recorder.triage(iteration, name, counts, buckets)?;
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! The review stage's rules, on folded journals.
+use super::*;
+use crate::model::{Event, fold};
+
+fn state(lines: &[String]) -> State {
+    let evs: Vec<Event> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, body)| {
+            let line = format!(
+                r#"{{"v":1,"seq":{},"at":"2026-12-01T10:00:00Z",{}}}"#,
+                i + 1,
+                body.strip_prefix('{')
+                    .and_then(|b| b.strip_suffix('}'))
+                    .expect("an object")
+            );
+            Event::parse_line(line.as_bytes()).expect("valid event")
+        })
+        .collect();
+    fold(evs.iter())
+}
+
+fn start(vbt: bool) -> Vec<String> {
+    vec![
+        format!(
+            r#"{{"type":"run.started","run":{{"id":"r","contract":"c.md","diff":"HEAD","test":"true","review":{{"verifyByTest":{vbt},"maxFindings":3}}}}}}"#
+        ),
+        r#"{"type":"iteration.started","iteration":1,"trigger":"initial"}"#.into(),
+        r#"{"type":"gate.finished","gate":"floor","iteration":1,"round":1,"verdict":{"kind":"MET"},"rows":[]}"#.into(),
+        r#"{"type":"gate.finished","gate":"conformity","iteration":1,"round":1,"verdict":{"kind":"CONFORME"},"rows":[]}"#.into(),
+    ]
+}
+
+const REVIEWED: [&str; 2] = [
+    r#"{"type":"agent.started","dispatch":1,"role":"reviewer","iteration":1,"adapter":"generic","pid":1,"pgid":1,"inputSha256":"x","log":"agents/001-reviewer.log"}"#,
+    r#"{"type":"agent.finished","dispatch":1,"role":"reviewer","exitCode":0}"#,
+];
+const VERIFIED: &str = r#"{"type":"findings.verified","iteration":1,"findings":[{"id":"F1","severity":"🔴","path":"a.rs","lines":"3","claim":"drops cents","verdict":"VERIFIED","evidence":"a.rs:3"},{"id":"F2","severity":"minor","verdict":"FALSE","evidence":"no"}]}"#;
+const TRIAGED: &str = r#"{"type":"triage.recorded","iteration":1,"file":"triage-1.json","counts":{"accepted":1,"deferred":0,"rejected":1},"buckets":{"accepted":["F1"],"rejected":["F2"]}}"#;
+
+fn step_of(s: &State) -> String {
+    s.next.machine_line()
+}
+
+#[test]
+fn the_stage_goes_review_verify_triage_done_then_back_to_the_developer() {
+    let mut l = start(false);
+    assert_eq!(step_of(&state(&l)), "review review");
+    l.extend(REVIEWED.iter().map(|s| s.to_string()));
+    let s = state(&l);
+    assert_eq!(step_of(&s), "review verify");
+    assert_eq!(s.next.line(), "NEXT: review verify");
+    assert_eq!(s.next.action.exit_code(), 14);
+    l.push(VERIFIED.into());
+    assert_eq!(step_of(&state(&l)), "review triage");
+    l.push(TRIAGED.into());
+    let s = state(&l);
+    assert_eq!(step_of(&s), "review done");
+    let f = finish(&s, 1, None);
+    assert_eq!(
+        (f.round, f.blocking.clone(), f.gaps),
+        (1, vec!["F1".to_string()], 1)
+    );
+    l.push(
+        r#"{"type":"review.finished","iteration":1,"round":1,"blocking":["F1"],"gaps":1}"#.into(),
+    );
+    let s = state(&l);
+    assert_eq!(s.next.action, NextAction::Dev);
+    assert_eq!(s.review.map(|c| c.rounds), Some(1));
+    assert_eq!(
+        crate::model::rules::handoff_lines(&s),
+        ["  F1 [🔴] a.rs:3 — drops cents"]
+    );
+}
+
+#[test]
+fn verify_by_test_runs_only_when_on_with_accepted_blocking_findings() {
+    let mut l = start(true);
+    l.extend(REVIEWED.iter().map(|s| s.to_string()));
+    l.push(VERIFIED.into());
+    l.push(TRIAGED.into());
+    assert_eq!(step_of(&state(&l)), "review verify-by-test");
+    l.push(r#"{"type":"verify.summary","iteration":1,"attempted":1,"confirmed":1,"redTests":[{"file":"tests/a.rs","testRef":"tests/a.rs::cents","issue":"F1"}]}"#.into());
+    assert_eq!(step_of(&state(&l)), "review done");
+    l.push(
+        r#"{"type":"review.finished","iteration":1,"round":1,"blocking":["F1"],"gaps":1}"#.into(),
+    );
+    assert_eq!(
+        crate::model::rules::handoff_lines(&state(&l)),
+        [
+            "  F1 [🔴] a.rs:3 — drops cents — a failing repro test already exists at tests/a.rs::cents; make it green; do not delete or weaken it"
+        ]
+    );
+    // Nothing blocking accepted: straight to done.
+    let mut l = start(true);
+    l.extend(REVIEWED.iter().map(|s| s.to_string()));
+    l.push(VERIFIED.into());
+    l.push(r#"{"type":"triage.recorded","iteration":1,"file":"triage-1.json","counts":{"accepted":0,"deferred":1,"rejected":1},"buckets":{"deferred":["F1"],"rejected":["F2"]}}"#.into());
+    assert_eq!(step_of(&state(&l)), "review done");
+}
+
+#[test]
+fn a_clean_review_goes_on_to_gate_2_and_no_review_stage_changes_nothing() {
+    let mut l = start(false);
+    l.extend(REVIEWED.iter().map(|s| s.to_string()));
+    l.push(r#"{"type":"findings.verified","iteration":1,"findings":[]}"#.into());
+    l.push(r#"{"type":"triage.recorded","iteration":1,"file":"triage-1.json","counts":{"accepted":0,"deferred":0,"rejected":0}}"#.into());
+    l.push(r#"{"type":"review.finished","iteration":1,"round":1,"gaps":0}"#.into());
+    assert_eq!(step_of(&state(&l)), "next-gate security");
+    let mut plain = start(false);
+    plain[0] = r#"{"type":"run.started","run":{"id":"r"}}"#.into();
+    let s = state(&plain);
+    assert_eq!(step_of(&s), "next-gate security");
+    assert!(s.review.is_none());
+    assert!(s.review_iterations.iter().all(|i| i.review.is_none()));
+}
+
+#[test]
+fn the_review_that_uses_the_last_round_opens_the_cap_gate_and_extend_adds_one() {
+    let mut l = start(false);
+    l[0] = l[0].replace(r#""test":"true""#, r#""test":"true","maxRounds":2"#);
+    let s = state(&l);
+    let r = |gaps| ReviewFinished {
+        iteration: 1,
+        round: 1,
+        blocking: vec!["F1".into()],
+        gaps,
+        results: None,
+        extra: Default::default(),
+    };
+    assert!(gates_for_review(&s, &r(1)).is_empty(), "round 1 of 2");
+    l.push(
+        r#"{"type":"review.finished","iteration":1,"round":1,"blocking":["F1"],"gaps":1}"#.into(),
+    );
+    let s = state(&l);
+    let g = gates_for_review(&s, &r(1));
+    assert_eq!(g.len(), 1);
+    assert_eq!(
+        (g[0].kind, g[0].subject.as_str()),
+        (HumanGateKind::CapReached, REVIEW_SUBJECT)
+    );
+    assert_eq!(
+        g[0].summary,
+        "the review used 2 of 2 rounds: 1 accepted blocking finding(s) left"
+    );
+    assert!(
+        gates_for_review(&s, &r(0)).is_empty(),
+        "a clean review uses no round"
+    );
+    l.push(r#"{"type":"human.requested","id":"hg-1-review-1","kind":"cap-reached","iteration":1,"subject":"review","options":["extend","take-over","abort"]}"#.into());
+    l.push(
+        r#"{"type":"human.decided","id":"hg-1-review-1","decision":"extend","reason":"one more"}"#
+            .into(),
+    );
+    assert_eq!(state(&l).review.map(|c| c.cap), Some(3));
+}
+
+#[test]
+fn severities_map_to_the_triage_scale_and_the_derived_triage_follows_the_verdicts() {
+    for (word, want) in [
+        ("🔴", TriageSeverity::Blocking),
+        ("Blocking", TriageSeverity::Blocking),
+        ("critical", TriageSeverity::Blocking),
+        ("🟠 major", TriageSeverity::Major),
+        ("high", TriageSeverity::Major),
+        ("🟡", TriageSeverity::Minor),
+        ("low", TriageSeverity::Minor),
+        ("nit", TriageSeverity::Nit),
+        ("whatever", TriageSeverity::Major),
+    ] {
+        assert_eq!(triage_severity(word), want, "{word}");
+    }
+    let s = state(&[start(false), vec![VERIFIED.into()]].concat());
+    let mut findings = s.iteration(1).unwrap().findings.clone();
+    findings.push(Finding {
+        id: "F3".into(),
+        severity: "nit".into(),
+        path: String::new(),
+        lines: String::new(),
+        claim: String::new(),
+        verdict: FindingVerdict::Unverifiable,
+        evidence: String::new(),
+        note: "needs a browser".into(),
+        extra: Default::default(),
+    });
+    let t = derive_triage(1, &findings);
+    assert_eq!(t.accepted[0].id, "F1");
+    assert_eq!(t.accepted[0].severity, TriageSeverity::Blocking);
+    assert_eq!(
+        t.rejected[0].reason.as_deref(),
+        Some("finding verifier: FALSE")
+    );
+    assert_eq!(t.deferred[0].reason.as_deref(), Some("needs a browser"));
+    assert_eq!(check_triage(&t, 1, &findings), Ok(()));
+    assert_eq!(
+        check_triage(&t, 2, &findings),
+        Err("it is for iteration 1, not 2".into())
+    );
+    assert_eq!(
+        check_triage(&t, 1, &findings[..2]),
+        Err("it triages F3, which is not a finding of the review".into())
+    );
+    let mut short = t.clone();
+    short.deferred.clear();
+    assert_eq!(
+        check_triage(&short, 1, &findings),
+        Err("it leaves F3 out".into())
+    );
+}

@@ -1,0 +1,226 @@
+//! Scripted agents for the review stage of `loopwatch run --headless`: one
+//! script plays every role. The developer writes the total with cents,
+//! the verifier says CONFORME, the auditor PASS; the reviewer prints a
+//! review; the finding verifier's parse step answers the findings list in
+//! `$TEST_OUT/findings.json`, and each lane does what `$TEST_OUT/plan/<id>`
+//! says (see `PLAN_WORDS`). Every lane notes its start and end time.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use crate::engine_support::Project;
+use serde_json::{Value, json};
+
+pub const REVIEW_AGENT: &str = r#"#!/usr/bin/env bash
+set -u
+role=$1
+out="$TEST_OUT"
+n="$LW_DISPATCH"
+input=$(cat)
+printf '%s' "$input" >"$out/$n-$role.stdin"
+env | grep '^LW_' | sort >"$out/$n-$role.env"
+case $role in
+  developer)
+    mkdir -p src
+    echo "total: 3.75 cents" >src/total.txt
+    printf '%s\n' "$input" >>"$out/developer-inputs"
+    echo done
+    ;;
+  verifier)
+    printf 'VERIFY — VERDICT: CONFORME\nCONTRACT: %s\nCRITERIA:\n  1. The total shows cents — MET — ran the check\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 files\n' "$LW_CONTRACT"
+    ;;
+  auditor)
+    printf 'SECURITY — VERDICT: PASS\nTOOL: grep\nSCOPE: 1 files\nBLOCKING:\nREPORTED (non-blocking):\nPROOF: grep on 1 files\n'
+    ;;
+  reviewer)
+    if [ -f "$out/reviewer-fails" ]; then echo "reviewer crashed" >&2; exit 4; fi
+    echo "REVIEW of $LW_DIFF: see the findings below."
+    cat "$out/findings.json"
+    ;;
+  finding-verifier)
+    case $LW_STEP in
+      parse)
+        if [ -f "$out/parse-bad" ]; then echo "I could not find any findings, sorry."; exit 0; fi
+        printf 'Here are the findings:\n```json\n{"findings_list": %s, "project_dir": "%s"}\n```\n' "$(cat "$out/findings.json")" "$PWD"
+        ;;
+      verify)
+        id=$LW_FINDING_ID
+        k=$(( $(cat "$out/count-$id" 2>/dev/null || echo 0) + 1 ))
+        echo $k >"$out/count-$id"
+        echo "start $id $(date +%s%N)" >>"$out/times"
+        plan=$(cat "$out/plan/$id" 2>/dev/null || echo verified)
+        case $plan in sleep:*) sleep "${plan#sleep:}"; plan=verified ;; esac
+        [ -n "${LANE_PAUSE:-}" ] && sleep "$LANE_PAUSE"
+        echo "end $id $(date +%s%N)" >>"$out/times"
+        case $plan in
+          verified) printf '{"id":"%s","verdict":"VERIFIED","evidence":"src/total.txt:1: total: 3.75 cents","note":""}\n' "$id" ;;
+          false) printf '{"id":"%s","verdict":"FALSE","evidence":"src/total.txt has no such line","note":""}\n' "$id" ;;
+          unverifiable) printf '{"id":"%s","verdict":"UNVERIFIABLE","evidence":"","note":"needs a running server"}\n' "$id" ;;
+          fenced) printf 'My verdict:\n```json\n{"id":"%s","verdict":"VERIFIED","evidence":"src/total.txt:1","note":""}\n```\nThat is all.\n' "$id" ;;
+          retry-pass)
+            if [ "$k" = 1 ]; then echo "It is verified, trust me."; else
+              case $input in *"PREVIOUS RESPONSE REJECTED by the verdict gate"*) ;; *) echo "no feedback" >>"$out/violations" ;; esac
+              printf '{"id":"%s","verdict":"VERIFIED","evidence":"src/total.txt:1","note":""}\n' "$id"
+            fi ;;
+          retry-fail) printf '{"id":"%s","verdict":"VERIFIED","note":""}\n' "$id" ;;
+          wrong-id) printf '{"id":"F99","verdict":"FALSE","evidence":"nothing there","note":""}\n' ;;
+          crash) echo "segfault" >&2; exit 7 ;;
+          crash-once) if [ "$k" = 1 ]; then exit 7; fi
+            printf '{"id":"%s","verdict":"FALSE","evidence":"nothing there","note":""}\n' "$id" ;;
+        esac
+        ;;
+    esac
+    ;;
+  triage)
+    cat "$out/triage-answer.json"
+    ;;
+esac
+"#;
+
+/// The words a lane's plan file may hold.
+pub const PLAN_WORDS: [&str; 10] = [
+    "verified",
+    "false",
+    "unverifiable",
+    "fenced",
+    "retry-pass",
+    "retry-fail",
+    "wrong-id",
+    "crash",
+    "crash-once",
+    "sleep:<seconds>",
+];
+
+/// A `loopwatch.toml` with every role played by the review script.
+pub fn config(concurrency: usize, max_rounds: u32, extra: &str) -> String {
+    let agent =
+        |role: &str| format!("command = \"bash @AGENTS@/review.sh {role}\"\ntimeout = \"1m\"\n");
+    format!(
+        "[run]\ntest = \"true\"\nmax_rounds = {max_rounds}\ngrace = \"1s\"\n\n\
+         [agents.developer]\n{}\n[agents.verifier]\n{}\n[agents.auditor]\n{}\n\
+         [agents.reviewer]\n{}\n[agents.finding-verifier]\n{}max_concurrency = {concurrency}\n\n{extra}",
+        agent("developer"),
+        agent("verifier"),
+        agent("auditor"),
+        agent("reviewer"),
+        agent("finding-verifier"),
+    )
+}
+
+/// A project whose agents are the review script.
+pub fn project(config_text: &str) -> Project {
+    let p = Project::new(config_text);
+    let agents = p.root.parent().unwrap().join("agents");
+    std::fs::write(agents.join("review.sh"), REVIEW_AGENT).unwrap();
+    std::fs::create_dir_all(p.out.join("plan")).unwrap();
+    p
+}
+
+/// Writes the review's findings: `(id, severity, plan)`.
+pub fn findings(p: &Project, list: &[(&str, &str, &str)]) {
+    let items: Vec<Value> = list
+        .iter()
+        .enumerate()
+        .map(|(i, (id, sev, _))| {
+            json!({"id": id, "severity": sev, "path": "src/total.txt", "lines": format!("{}", i + 1), "claim": format!("claim of {id}")})
+        })
+        .collect();
+    std::fs::write(p.out.join("findings.json"), Value::from(items).to_string()).unwrap();
+    for (id, _, plan) in list {
+        std::fs::write(p.out.join("plan").join(id), plan).unwrap();
+    }
+}
+
+/// The `findings.verified` findings of the run, in order.
+pub fn verified(p: &Project) -> Vec<Value> {
+    p.of_type("findings.verified")
+        .into_iter()
+        .flat_map(|e| e["findings"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+/// The verdict and note of finding `id`.
+pub fn verdict_of(p: &Project, id: &str) -> (String, String) {
+    let f = verified(p)
+        .into_iter()
+        .find(|f| f["id"] == id)
+        .unwrap_or_else(|| panic!("no verdict for {id}"));
+    (
+        f["verdict"].as_str().unwrap_or_default().to_string(),
+        f["note"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+/// Dispatches of the finding verifier for finding `id`.
+pub fn lane_dispatches(p: &Project, id: &str) -> usize {
+    p.of_type("agent.started")
+        .iter()
+        .filter(|e| e["role"] == "finding-verifier" && e["finding"] == id)
+        .count()
+}
+
+/// Runs to the end, deciding every human gate with `decide(kind)`.
+pub fn run_deciding(p: &Project, decide: impl Fn(&str) -> &'static str) -> std::process::Output {
+    let child = p.spawn_run(true);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let evs = p.events();
+        if evs.iter().any(|e| e["type"] == "run.ended") {
+            break;
+        }
+        for id in p.open_gates() {
+            let kind = evs
+                .iter()
+                .find(|e| e["type"] == "human.requested" && e["id"] == id.as_str())
+                .map(|e| e["kind"].as_str().unwrap_or_default().to_string())
+                .unwrap_or_default();
+            // The exit code says what comes next (human 10, review 14...).
+            let out = p
+                .cmd()
+                .args([
+                    "decide",
+                    &id,
+                    decide(&kind),
+                    "--reason",
+                    "decided by the test",
+                ])
+                .output()
+                .expect("decide");
+            assert!(
+                matches!(out.status.code(), Some(0 | 10..=14)),
+                "decide {id}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run did not end: {evs:#?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output()
+}
+
+/// Max number of lanes running at once, from the agents' time notes.
+pub fn max_overlap(out: &Path) -> usize {
+    let text = std::fs::read_to_string(out.join("times")).unwrap_or_default();
+    let mut marks: Vec<(u128, i32)> = text
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let kind = w.next()?;
+            let _id = w.next()?;
+            let t: u128 = w.next()?.parse().ok()?;
+            Some((t, if kind == "start" { 1 } else { -1 }))
+        })
+        .collect();
+    // An end sorts before a start at the same instant.
+    marks.sort();
+    let (mut cur, mut max) = (0i32, 0i32);
+    for (_, d) in marks {
+        cur += d;
+        max = max.max(cur);
+    }
+    max as usize
+}

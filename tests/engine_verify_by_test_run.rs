@@ -1,0 +1,258 @@
+//! Verify-by-test inside whole runs of `loopwatch run --headless` on a real
+//! cargo crate: the review finds a blocking finding, verify-by-test proves
+//! it with a red test, the test is handed to the developer, and loopwatch
+//! reruns it after the developer's work — green, or back as a gap when the
+//! developer weakened it.
+
+mod engine_support;
+
+use engine_support::*;
+use serde_json::Value;
+
+/// Every role. The crate's bug: `total_cents` drops the tip. The reviewer
+/// reports it while it is there; the developer fixes it only when
+/// `$TEST_OUT/weaken-once` is absent (else it deletes the red test's
+/// assertion the first time it is handed one, and removes the flag), and
+/// puts a weakened test back when told.
+const AGENT: &str = r#"#!/usr/bin/env bash
+set -u
+role=$1
+out="$TEST_OUT"
+n="$LW_DISPATCH"
+input=$(cat)
+printf '%s' "$input" >"$out/$n-$role.stdin"
+buggy() { grep -q 'tip / 100' src/lib.rs; }
+findings='[{"id":"F1","severity":"blocking","path":"src/lib.rs","lines":"3","claim":"total_cents drops the tip"}]'
+case $role in
+  developer)
+    echo "total: 3.75 cents" >src/total.txt
+    case $input in
+      *"already exists at"*)
+        if [ -f "$out/weaken-once" ]; then
+          rm "$out/weaken-once"
+          for f in tests/repro_*.rs; do sed -i '/assert/d' "$f"; done
+        else
+          sed -i 's|price + tip / 100|price + tip|' src/lib.rs
+          case $input in *"weakened after your work"*)
+            printf '#[test]\nfn f1_total_keeps_the_tip() {\n    assert_eq!(repro::total_cents(100, 50), 150);\n}\n' >tests/repro_f1_i1.rs ;;
+          esac
+        fi ;;
+    esac
+    echo done
+    ;;
+  verifier)
+    printf 'VERIFY — VERDICT: CONFORME\nCONTRACT: %s\nCRITERIA:\n  1. The total shows cents — MET — ran the check\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 files\n' "$LW_CONTRACT"
+    ;;
+  auditor)
+    printf 'SECURITY — VERDICT: PASS\nTOOL: grep\nSCOPE: 1 files\nBLOCKING:\nREPORTED (non-blocking):\nPROOF: grep on 1 files\n'
+    ;;
+  reviewer)
+    if buggy; then echo "REVIEW: one blocking finding"; echo "$findings"; else echo "REVIEW: clean"; echo "[]"; fi
+    ;;
+  finding-verifier)
+    case $LW_STEP in
+      parse) if buggy; then list=$findings; else list='[]'; fi
+        printf '{"findings_list": %s, "project_dir": "%s"}\n' "$list" "$PWD" ;;
+      verify) printf '{"id":"%s","verdict":"VERIFIED","evidence":"src/lib.rs:3: price + tip / 100","note":""}\n' "$LW_FINDING_ID" ;;
+    esac
+    ;;
+  verify-by-test)
+    file="tests/repro_f1_i$LW_ITERATION.rs"
+    mkdir -p tests
+    printf '#[test]\nfn f1_total_keeps_the_tip() {\n    assert_eq!(repro::total_cents(100, 50), 150);\n}\n' >"$file"
+    printf '```json\n[{"finding":"F1","file":"%s","testRef":"%s::f1_total_keeps_the_tip"}]\n```\n' "$file" "$file"
+    ;;
+esac
+"#;
+
+const CONFIG: &str = r#"[run]
+test = "cargo test"
+max_rounds = 3
+grace = "1s"
+
+[verify_by_test]
+enabled = true
+max_findings = 3
+step_timeout = "5m"
+
+[agents.developer]
+command = "bash @AGENTS@/vbt.sh developer"
+timeout = "1m"
+
+[agents.verifier]
+command = "bash @AGENTS@/vbt.sh verifier"
+timeout = "1m"
+
+[agents.auditor]
+command = "bash @AGENTS@/vbt.sh auditor"
+timeout = "1m"
+
+[agents.reviewer]
+command = "bash @AGENTS@/vbt.sh reviewer"
+timeout = "1m"
+
+[agents.finding-verifier]
+command = "bash @AGENTS@/vbt.sh finding-verifier"
+timeout = "1m"
+
+[agents.verify-by-test]
+command = "bash @AGENTS@/vbt.sh verify-by-test"
+timeout = "1m"
+"#;
+
+const LIB: &str = "/// A price plus a tip, in cents.\npub fn total_cents(price: u32, tip: u32) -> u32 {\n    price + tip / 100\n}\n";
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let o = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(o.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The scripted project with a committed cargo crate beside the contract.
+fn project() -> Project {
+    let p = Project::new(CONFIG);
+    let agents = p.root.parent().unwrap().join("agents");
+    std::fs::write(agents.join("vbt.sh"), AGENT).unwrap();
+    std::fs::create_dir_all(p.root.join("src")).unwrap();
+    std::fs::write(
+        p.root.join("Cargo.toml"),
+        "[package]\nname = \"repro\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    )
+    .unwrap();
+    std::fs::write(p.root.join("src/lib.rs"), LIB).unwrap();
+    std::fs::write(p.root.join(".gitignore"), "/target\nCargo.lock\n").unwrap();
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "crate"]);
+    p
+}
+
+fn run(p: &Project) -> std::process::Output {
+    let out = p.run_to_end();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}\n{:#?}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        p.events()
+    );
+    out
+}
+
+/// The stdin of every developer dispatch, in order.
+fn developer_inputs(p: &Project) -> Vec<String> {
+    let mut files: Vec<(u32, String)> = std::fs::read_dir(&p.out)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let n = name.strip_suffix("-developer.stdin")?.parse().ok()?;
+            Some((n, std::fs::read_to_string(e.path()).unwrap()))
+        })
+        .collect();
+    files.sort();
+    files.into_iter().map(|(_, t)| t).collect()
+}
+
+#[test]
+fn a_red_test_is_handed_to_the_developer_and_proven_green() {
+    let p = project();
+    run(&p);
+    let results = p.of_type("verify.result");
+    assert_eq!(results.len(), 1, "{results:#?}");
+    assert_eq!(results[0]["result"], "confirmed");
+    let test_ref = "tests/repro_f1_i1.rs::f1_total_keeps_the_tip";
+    assert_eq!(results[0]["testRef"], test_ref);
+    let summary = &p.of_type("verify.summary")[0];
+    assert_eq!(summary["redTests"][0]["testRef"], test_ref);
+
+    // Handed over, word for word, in the developer's next input.
+    let handed = format!(
+        "a failing repro test already exists at {test_ref}; make it green; do not delete or weaken it"
+    );
+    let dev = p.of_type("dev.dispatched");
+    assert!(
+        dev[0]["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().contains(&handed)),
+        "{dev:#?}"
+    );
+    let inputs = developer_inputs(&p);
+    assert_eq!(inputs.len(), 2, "{inputs:#?}");
+    assert!(inputs[1].contains(&handed), "{}", inputs[1]);
+
+    // Rerun by loopwatch after that developer: green, from its own log.
+    let greens = p.of_type("verify.green");
+    assert_eq!(greens.len(), 1, "{greens:#?}");
+    assert_eq!(greens[0]["iteration"], 2);
+    assert_eq!(greens[0]["result"], "green", "{}", greens[0]);
+    let log = std::fs::read_to_string(p.pipeline().join("green-2-F1.test.log")).unwrap();
+    assert!(log.contains("test f1_total_keeps_the_tip ... ok"), "{log}");
+
+    // The red test stays in the worktree; the rest is the developer's work
+    // and GATE 0's evidence in the contract.
+    let status = git(&p.root, &["status", "--porcelain", "--untracked-files=all"]);
+    let mut lines: Vec<&str> = status.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            " M docs/contract.md",
+            " M src/lib.rs",
+            "?? src/total.txt",
+            "?? tests/repro_f1_i1.rs"
+        ],
+        "{status}"
+    );
+    let ended = p.of_type("run.ended");
+    assert_eq!(ended[0]["status"], "complete");
+}
+
+#[test]
+fn a_weakened_red_test_goes_back_to_the_developer_as_a_gap() {
+    let p = project();
+    std::fs::write(p.out.join("weaken-once"), "").unwrap();
+    run(&p);
+    let greens = p.of_type("verify.green");
+    let results: Vec<(&Value, &Value)> = greens
+        .iter()
+        .map(|g| (&g["iteration"], &g["result"]))
+        .collect();
+    // Iteration 2: the developer dropped the assertion; iteration 3: both
+    // red tests (the weakened one handed over again and put back, and
+    // iteration 2's new one) pass against the fixed code.
+    assert_eq!(
+        results,
+        [
+            (&Value::from(2), &Value::from("weakened")),
+            (&Value::from(3), &Value::from("green")),
+            (&Value::from(3), &Value::from("green")),
+        ],
+        "{greens:#?}"
+    );
+    assert!(
+        greens[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("ASSERT_DROP tests/repro_f1_i1.rs"),
+        "{}",
+        greens[0]
+    );
+    let inputs = developer_inputs(&p);
+    assert_eq!(inputs.len(), 3, "{inputs:#?}");
+    assert!(
+        inputs[2].contains(
+            "red test tests/repro_f1_i1.rs::f1_total_keeps_the_tip of finding F1 is weakened after your work"
+        ),
+        "{}",
+        inputs[2]
+    );
+    assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
+}
