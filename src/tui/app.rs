@@ -556,9 +556,7 @@ impl App {
         // The selection follows its run when the order changes.
         let selected_run = self.run_rows.get(self.run_selected).copied();
         self.run_rows = rows::run_order(self);
-        if let Some(pos) =
-            selected_run.and_then(|r| self.run_rows.iter().position(|x| *x == r))
-        {
+        if let Some(pos) = selected_run.and_then(|r| self.run_rows.iter().position(|x| *x == r)) {
             self.run_selected = pos;
         }
         self.run_selected = self.run_selected.min(self.runs.len().saturating_sub(1));

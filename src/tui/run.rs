@@ -106,8 +106,7 @@ fn run(
             ctl.enter_replay(&mut app, &mut live, start)?;
         }
         if !replaying {
-            let marks: Vec<Option<u64>> =
-                pipelines.iter().map(|p| read_looked(p.dir())).collect();
+            let marks: Vec<Option<u64>> = pipelines.iter().map(|p| read_looked(p.dir())).collect();
             app.digest_since_last_look(&marks);
         }
         let mut test_panic = render_panics_for_tests();
@@ -220,8 +219,11 @@ fn run(
             set_title(&app, &mut title);
         }
         if !replaying {
-            let dirs: Vec<std::path::PathBuf> =
-                live.feeds().iter().map(|f| f.pipeline().dir().to_path_buf()).collect();
+            let dirs: Vec<std::path::PathBuf> = live
+                .feeds()
+                .iter()
+                .map(|f| f.pipeline().dir().to_path_buf())
+                .collect();
             save_looked(&dirs, &app.looked_marks());
         }
         Ok(ExitCode::SUCCESS)

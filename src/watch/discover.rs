@@ -200,6 +200,11 @@ impl Discovery {
     }
 
     fn fail(&mut self, dir: &Path, e: &std::io::Error, scan: &mut Scan) {
+        // A folder removed since it was listed is simply gone (a root that
+        // does not exist is still worth saying).
+        if e.kind() == std::io::ErrorKind::NotFound && !self.roots.iter().any(|r| r == dir) {
+            return;
+        }
         if self.failing.insert(dir.to_path_buf()) {
             scan.problems.push(SearchProblem {
                 dir: dir.to_path_buf(),
@@ -263,18 +268,30 @@ mod tests {
         let locked = r.join("locked");
         pipe(r, "locked/inside");
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-        if std::fs::read_dir(&locked).is_ok() {
-            // Running as root: permissions do not stop reading.
-            std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
-            return;
-        }
-        let mut disc = Discovery::new(vec![r.to_path_buf()], 4);
+        // A root that is not a folder cannot be listed, whoever runs this.
+        let file = r.join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        let mut disc = Discovery::new(vec![r.to_path_buf(), file.clone()], 4);
         let s = disc.scan();
-        assert_eq!(dirs(&s), vec![ok]);
-        assert_eq!(s.problems.len(), 1);
-        assert_eq!(s.problems[0].dir, locked);
+        let mut failed: Vec<PathBuf> = s.problems.iter().map(|p| p.dir.clone()).collect();
+        // Permissions stop a search only for a user other than root.
+        let locked_fails = std::fs::read_dir(&locked).is_err();
+        let mut want = vec![file];
+        let mut found = vec![ok];
+        if locked_fails {
+            want.push(locked.clone());
+        } else {
+            found.push(locked.join("inside/.pipeline"));
+        }
+        failed.sort();
+        want.sort();
+        assert_eq!(failed, want);
+        assert_eq!(dirs(&s), found);
         assert!(disc.scan().problems.is_empty(), "reported once");
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A folder removed between two scans is not a problem.
+        std::fs::remove_dir_all(r.join("ok")).unwrap();
+        assert!(disc.scan().problems.is_empty());
     }
 
     #[test]

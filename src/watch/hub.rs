@@ -152,9 +152,7 @@ impl Hub {
             // the routes' lock for every event.
             let mut r = lock(&self.routes);
             r.dirs.insert(dir.to_path_buf(), index);
-            if parent
-                && let (Some(p), Some(name)) = (dir.parent(), dir.file_name())
-            {
+            if parent && let (Some(p), Some(name)) = (dir.parent(), dir.file_name()) {
                 r.parents
                     .entry(p.to_path_buf())
                     .or_default()
@@ -265,9 +263,13 @@ fn poll_loop(polled: &Mutex<Polled>, sink: &Sink) {
 fn stamp(dir: &Path) -> Stamp {
     use std::os::unix::fs::MetadataExt;
     let one = |p: &Path| {
-        std::fs::metadata(p)
-            .ok()
-            .map(|m| (m.len(), m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.ino()))
+        std::fs::metadata(p).ok().map(|m| {
+            (
+                m.len(),
+                m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                m.ino(),
+            )
+        })
     };
     [
         one(dir),

@@ -120,9 +120,9 @@ impl App {
         }
         open.sort();
         let here = match (self.screen, self.tab, self.selected_row()) {
-            (Screen::Run, Tab::Gates, Some(RowKey::Gate(g))) => open
-                .iter()
-                .position(|o| (o.3, o.4) == (self.current, g)),
+            (Screen::Run, Tab::Gates, Some(RowKey::Gate(g))) => {
+                open.iter().position(|o| (o.3, o.4) == (self.current, g))
+            }
             _ => None,
         };
         let (_, _, _, run, gate) = match here {

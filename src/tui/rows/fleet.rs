@@ -88,9 +88,7 @@ pub fn run_order(app: &App) -> Vec<usize> {
         })
         .collect();
     // Oldest wait first; a time that cannot be read goes after the others.
-    keyed.sort_by(|a, b| {
-        (a.0, a.1.is_none(), a.1, a.2).cmp(&(b.0, b.1.is_none(), b.1, b.2))
-    });
+    keyed.sort_by(|a, b| (a.0, a.1.is_none(), a.1, a.2).cmp(&(b.0, b.1.is_none(), b.1, b.2)));
     keyed.into_iter().map(|k| k.3).collect()
 }
 
@@ -151,19 +149,17 @@ pub fn gate_and_round(s: &State) -> String {
         return format!("i{} {} r{}", c.iteration, c.gate, c.round);
     }
     let it = s.iteration_number();
-    s.iteration(it)
-        .and_then(|i| i.gates.last())
-        .map_or_else(
-            || "-".to_string(),
-            |r| {
-                format!(
-                    "i{it} {} r{} {}",
-                    r.gate,
-                    r.round,
-                    marks::verdict(&r.verdict).symbol
-                )
-            },
-        )
+    s.iteration(it).and_then(|i| i.gates.last()).map_or_else(
+        || "-".to_string(),
+        |r| {
+            format!(
+                "i{it} {} r{} {}",
+                r.gate,
+                r.round,
+                marks::verdict(&r.verdict).symbol
+            )
+        },
+    )
 }
 
 /// The run's tokens and cost, when its agents reported any.
