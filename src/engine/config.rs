@@ -363,12 +363,15 @@ impl Cx<'_> {
     fn notify_err(&self, table: std::ops::Range<usize>, message: &str) -> ConfigError {
         let rest = message.strip_prefix("[notify] ").unwrap_or(message);
         let (key, msg) = rest.split_once(": ").unwrap_or(("", rest));
+        // From the table's header to the next one (its span may cover the header only).
         let start = table.start.min(self.text.len());
-        let end = table.end.clamp(start, self.text.len());
         let mut at = start;
         let mut offset = start;
-        for l in self.text[start..end].split_inclusive('\n') {
+        for (n, l) in self.text[start..].split_inclusive('\n').enumerate() {
             let t = l.trim_start();
+            if n > 0 && t.starts_with('[') {
+                break;
+            }
             if !key.is_empty()
                 && t.strip_prefix(key)
                     .is_some_and(|r| r.trim_start().starts_with('='))
