@@ -130,6 +130,8 @@ pub fn headless(pipelines: Vec<Pipeline>, search: Option<Discovery>) -> anyhow::
                 ));
             }
         }
+        let mut polled_told = 0;
+        tell_polled(&live, &mut polled_told);
         let mut out = std::io::stdout().lock();
         let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         let initial = live.refresh_all();
@@ -142,6 +144,7 @@ pub fn headless(pipelines: Vec<Pipeline>, search: Option<Discovery>) -> anyhow::
             tokio::select! {
                 batch = live.next_batch() => {
                     let Some(batch) = batch else { break };
+                    tell_polled(&live, &mut polled_told);
                     for (i, up) in batch.updates {
                         if (up.new_events > 0 || up.reset) && print_line(&mut out, &live, i, several).is_err() {
                             return Ok(ExitCode::SUCCESS);
@@ -154,6 +157,20 @@ pub fn headless(pipelines: Vec<Pipeline>, search: Option<Discovery>) -> anyhow::
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Says on stderr, once each, which pipelines are polled instead of watched.
+fn tell_polled(live: &Live<()>, told: &mut usize) {
+    for (i, feed) in live.feeds().iter().enumerate().skip(*told) {
+        if let Some(crate::watch::hub::How::Polled(why)) = live.how(i) {
+            crate::cli::output::warn(&format!(
+                "loopwatch: polling {} every {} ms: {why}",
+                crate::sanitize::field(&feed.pipeline().dir().display().to_string()),
+                crate::watch::hub::POLL_EVERY.as_millis()
+            ));
+        }
+    }
+    *told = live.feeds().len();
 }
 
 fn print_line(

@@ -145,3 +145,159 @@ impl App {
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::RunEnded;
+    use crate::model::{EndStatus, Event, EventBody, HumanGateKind};
+    use crate::tui::testkit::{app_with, ch, ev, evidence, key, request, run_started, state_of};
+    use ratatui::crossterm::event::KeyCode;
+
+    /// A run with gates opened at the given seconds past 10:00 (the event's time).
+    fn waiting(opened: &[u64]) -> Vec<Event> {
+        let mut evs = vec![ev(1, run_started())];
+        for (k, s) in opened.iter().enumerate() {
+            evs.push(ev(
+                *s,
+                request(
+                    &format!("hg-1-manual-{}", k + 1),
+                    HumanGateKind::OutOfScope,
+                    evidence(),
+                ),
+            ));
+        }
+        evs
+    }
+
+    fn ended(at: u64) -> Vec<Event> {
+        vec![
+            ev(1, run_started()),
+            ev(
+                at,
+                EventBody::RunEnded(Box::new(RunEnded {
+                    status: EndStatus::Complete,
+                    report: None,
+                })),
+            ),
+        ]
+    }
+
+    /// A fleet app with these runs, in this order (`/r/<i>/.pipeline`).
+    fn fleet(runs: &[Vec<Event>]) -> App {
+        let (mut app, _) = app_with(&[]);
+        app.set_fleet();
+        for (i, evs) in runs.iter().enumerate() {
+            let at = app.add_run(format!("/r/{i}/.pipeline").into());
+            let _ = app.on_run_state(at, state_of(evs), evs.as_slice());
+        }
+        app
+    }
+
+    #[test]
+    fn waiting_first_oldest_wait_on_top_then_running_then_ended_unseen_then_settled() {
+        let mut app = fleet(&[
+            ended(5),                   // 0: ended, never looked at
+            vec![ev(1, run_started())], // 1: running
+            waiting(&[40]),             // 2: waiting since 10:00:40
+            waiting(&[30, 50]),         // 3: waiting since 10:00:30
+            ended(7),                   // 4: ended, seen last time at seq 9
+        ]);
+        app.set_looked_mark(4, Some(9));
+        assert_eq!(app.run_rows(), &[3, 2, 1, 0, 4]);
+        assert_eq!(
+            rows::fleet::group(&app.runs[0]),
+            rows::fleet::Group::EndedUnseen
+        );
+        // Run 3's selection follows it when the order changes.
+        app.run_selected = 0;
+        let evs = waiting(&[20]);
+        let _ = app.on_run_state(1, state_of(&evs), evs.as_slice());
+        assert_eq!(app.run_rows(), &[1, 3, 2, 0, 4]);
+        assert_eq!(app.run_rows()[app.run_selected], 3);
+        let evs = vec![ev(1, run_started())];
+        let _ = app.on_run_state(1, state_of(&evs), evs.as_slice());
+        // Opening the unseen ended run settles it; the selection follows the run.
+        app.run_selected = 3;
+        let _ = app.update(crate::tui::Action::Open);
+        assert_eq!(app.current, 0);
+        let _ = app.update(crate::tui::Action::Back);
+        assert_eq!(
+            rows::fleet::group(&app.runs[0]),
+            rows::fleet::Group::Settled
+        );
+        // Both settled now: by path.
+        assert_eq!(app.run_rows(), &[3, 2, 1, 0, 4]);
+        assert_eq!(app.run_rows()[app.run_selected], 0);
+        // Next session: it ended before the seq kept, so it stays settled.
+        assert_eq!(app.looked_marks()[0], Some(5));
+        assert_eq!(app.looked_marks()[4], Some(7));
+        let (mut b, _) = app_with(&[]);
+        b.set_fleet();
+        let at = b.add_run("/r/0/.pipeline".into());
+        let evs = ended(5);
+        let _ = b.on_run_state(at, state_of(&evs), evs.as_slice());
+        assert_eq!(b.looked_marks(), vec![None], "never seen: nothing kept");
+        // Ended after the mark and not opened: the old mark is kept.
+        b.set_looked_mark(0, Some(3));
+        assert_eq!(
+            rows::fleet::group(&b.runs[0]),
+            rows::fleet::Group::EndedUnseen
+        );
+        assert_eq!(b.looked_marks(), vec![Some(3)]);
+    }
+
+    #[test]
+    fn n_goes_to_the_oldest_waiting_gate_of_any_run_then_the_next() {
+        let mut app = fleet(&[
+            waiting(&[40]),
+            vec![ev(1, run_started())],
+            waiting(&[30, 50]),
+        ]);
+        let _ = app.on_key(&ch('n'));
+        assert_eq!(
+            (app.screen(), app.current, app.tab()),
+            (Screen::Run, 2, Tab::Gates)
+        );
+        assert_eq!(app.selected_row(), Some(RowKey::Gate(0)));
+        let _ = app.on_key(&ch('n'));
+        assert_eq!(
+            (app.current, app.selected_row()),
+            (0, Some(RowKey::Gate(0)))
+        );
+        let _ = app.on_key(&ch('n'));
+        assert_eq!(
+            (app.current, app.selected_row()),
+            (2, Some(RowKey::Gate(1)))
+        );
+        let _ = app.on_key(&ch('n'));
+        assert_eq!(
+            (app.current, app.selected_row()),
+            (2, Some(RowKey::Gate(0))),
+            "round"
+        );
+        let _ = app.on_key(&key(KeyCode::Esc));
+        assert_eq!(app.screen(), Screen::RunList);
+        let mut none = fleet(&[vec![ev(1, run_started())]]);
+        let _ = none.on_key(&ch('n'));
+        assert_eq!(none.screen(), Screen::RunList);
+        assert_eq!(none.status(), Some("no human gate is waiting in any run"));
+    }
+
+    #[test]
+    fn a_fleet_with_no_run_yet_shows_the_list_and_takes_keys() {
+        let (mut app, _) = app_with(&[]);
+        app.set_fleet();
+        assert_eq!(app.screen(), Screen::RunList);
+        for c in ['j', 'k', 'n', '1'] {
+            let _ = app.on_key(&ch(c));
+        }
+        let _ = app.update(crate::tui::Action::Open);
+        assert_eq!(app.screen(), Screen::RunList);
+        assert_eq!(app.state().seq, 0);
+        let i = app.add_run("/r/a/.pipeline".into());
+        assert_eq!(i, 0);
+        app.set_run_polled(0, Some("limit".into()));
+        assert_eq!(app.runs[0].polled.as_deref(), Some("limit"));
+    }
+}
