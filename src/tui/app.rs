@@ -101,6 +101,9 @@ pub struct App {
     pub(crate) run_rows: Vec<usize>,
     /// One line over the run list: runs polled, folders that cannot be searched.
     pub(crate) fleet_notice: Option<String>,
+    /// The person moved in the run list: the selection follows that run
+    /// when the order changes (until then it stays on the top row).
+    pub(crate) run_picked: bool,
     /// What `run()` gives while a searched folder holds no run yet.
     pub(crate) placeholder: Run,
 }
@@ -141,6 +144,7 @@ impl App {
             fleet: false,
             run_rows: Vec::new(),
             fleet_notice: None,
+            run_picked: false,
             placeholder: Run::default(),
         };
         app.refresh();
@@ -556,7 +560,10 @@ impl App {
         // The selection follows its run when the order changes.
         let selected_run = self.run_rows.get(self.run_selected).copied();
         self.run_rows = rows::run_order(self);
-        if let Some(pos) = selected_run.and_then(|r| self.run_rows.iter().position(|x| *x == r)) {
+        if let Some(pos) = selected_run
+            .filter(|_| self.run_picked)
+            .and_then(|r| self.run_rows.iter().position(|x| *x == r))
+        {
             self.run_selected = pos;
         }
         self.run_selected = self.run_selected.min(self.runs.len().saturating_sub(1));

@@ -88,6 +88,10 @@ impl App {
 
     /// Opens run `index` on its Criteria tab.
     pub(crate) fn open_run(&mut self, index: usize) {
+        self.run_picked = true;
+        if let Some(pos) = self.run_rows.iter().position(|r| *r == index) {
+            self.run_selected = pos;
+        }
         self.current = index;
         self.screen = Screen::Run;
         self.tab = Tab::Criteria;
@@ -210,7 +214,9 @@ mod tests {
             rows::fleet::Group::EndedUnseen
         );
         // Run 3's selection follows it when the order changes.
-        app.run_selected = 0;
+        let _ = app.update(crate::tui::Action::Down);
+        let _ = app.update(crate::tui::Action::Up);
+        assert_eq!(app.run_selected, 0);
         let evs = waiting(&[20]);
         let _ = app.on_run_state(1, state_of(&evs), evs.as_slice());
         assert_eq!(app.run_rows(), &[1, 3, 2, 0, 4]);

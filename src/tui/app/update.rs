@@ -174,6 +174,9 @@ impl App {
     }
 
     fn move_by(&mut self, delta: isize) {
+        if self.screen == Screen::RunList {
+            self.run_picked = true;
+        }
         let (len, sel) = match self.screen {
             Screen::RunList => (self.runs.len(), &mut self.run_selected),
             Screen::Run => (self.rows.len(), &mut self.selected[self.tab.index()]),

@@ -17,8 +17,9 @@ pub const COLUMNS: &[Column] = &[
     col("⚑", 3),
     col("state", 16),
     col("waiting", 7),
-    col("gate", 15),
+    col("gate", 19),
     wide("cost", 18, 100),
+    wide("gates", 18, 150),
     col("run", 0),
     wide("worktree", 0, 80),
 ];
@@ -137,6 +138,7 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
         Cell::toned(waiting, Tone::Human),
         Cell::plain(gate_and_round(s)),
         Cell::toned(cost(s), Tone::Muted),
+        Cell::plain(strip(s)),
         Cell::plain(name),
         Cell::toned(worktree, Tone::Muted),
     ]
@@ -160,6 +162,21 @@ pub fn gate_and_round(s: &State) -> String {
             )
         },
     )
+}
+
+/// Each gate's rounds and last verdict: `●●○ ⊘ ●○○ ✓ ○○○ ·`.
+fn strip(s: &State) -> String {
+    crate::model::GateName::ALL
+        .iter()
+        .map(|g| {
+            let v = s
+                .last_round(*g)
+                .map_or_else(marks::none, |r| marks::verdict(&r.verdict));
+            format!("{} {} ", crate::tui::view::gate_strip::dots(s, *g), v.symbol)
+        })
+        .collect::<String>()
+        .trim_end()
+        .to_string()
 }
 
 /// The run's tokens and cost, when its agents reported any.
