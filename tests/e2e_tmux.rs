@@ -9,6 +9,8 @@ mod support;
 
 #[path = "e2e_tmux/decision.rs"]
 mod decision;
+#[path = "e2e_tmux/fleet.rs"]
+mod fleet;
 #[path = "e2e_tmux/lifecycle.rs"]
 mod lifecycle;
 #[path = "e2e_tmux/live.rs"]

@@ -208,14 +208,22 @@ fn run_list() {
     snap("runs", |t| {
         let evs = events("full-run.events.jsonl");
         let (mut a, _) = app(t, &[]);
-        a.set_fleet();
-        for p in ["/w/a/.pipeline", "/w/b/.pipeline", "/w/c/.pipeline", "/w/d/.pipeline"] {
+        a.set_fleet(vec!["/w".into()]);
+        for p in [
+            "/w/a/.pipeline",
+            "/w/b/.pipeline",
+            "/w/c/.pipeline",
+            "/w/d/.pipeline",
+        ] {
             a.add_run(p.into());
         }
         let _ = a.on_run_state(0, fold(evs[..9].iter()), &evs[..9]);
         let _ = a.on_run_state(1, fold(evs.iter()), &evs);
         // Polled past the watch limit, and a journal that cannot be read.
-        a.set_run_polled(1, Some("the system's inotify watch limit is reached".into()));
+        a.set_run_polled(
+            1,
+            Some("the system's inotify watch limit is reached".into()),
+        );
         a.set_run_problem(
             3,
             Some(Problem {

@@ -97,6 +97,8 @@ pub struct App {
     pub(crate) owns_engine: bool,
     /// Folders are searched for runs: the run list is home, even with one run or none.
     pub(crate) fleet: bool,
+    /// The folders searched (the list names worktrees relative to them).
+    pub(crate) fleet_roots: Vec<PathBuf>,
     /// The run list's order (indexes into `runs`), refreshed with the rows.
     pub(crate) run_rows: Vec<usize>,
     /// One line over the run list: runs polled, folders that cannot be searched.
@@ -142,6 +144,7 @@ impl App {
             log_entries: Vec::new(),
             owns_engine: false,
             fleet: false,
+            fleet_roots: Vec::new(),
             run_rows: Vec::new(),
             fleet_notice: None,
             run_picked: false,

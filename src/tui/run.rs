@@ -80,8 +80,9 @@ fn run(
         let mut live: Live<Ui> = Live::start(pipelines.clone());
         let fleet = search.is_some();
         if let Some(d) = search {
+            let roots = d.roots().to_vec();
             live.start_search(d);
-            app.set_fleet();
+            app.set_fleet(roots);
             for f in live.feeds() {
                 app.add_run(f.pipeline().dir().to_path_buf());
             }

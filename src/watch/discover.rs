@@ -98,6 +98,11 @@ impl Discovery {
         }
     }
 
+    /// The folders searched.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
     /// True when there is nothing to search.
     pub fn is_empty(&self) -> bool {
         self.roots.is_empty()

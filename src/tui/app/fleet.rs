@@ -12,8 +12,9 @@ use crate::tui::rows::{self, RowKey};
 impl App {
     /// Folders are searched for runs: the run list is the home screen,
     /// whatever the number of runs (none yet included).
-    pub fn set_fleet(&mut self) {
+    pub fn set_fleet(&mut self, roots: Vec<PathBuf>) {
         self.fleet = true;
+        self.fleet_roots = roots;
         self.runs.clear();
         self.current = 0;
         self.screen = Screen::RunList;
@@ -58,6 +59,11 @@ impl App {
     /// The line over the run list (runs polled, folders not searched).
     pub fn set_fleet_notice(&mut self, notice: Option<String>) {
         self.fleet_notice = notice;
+    }
+
+    /// The folders searched for runs.
+    pub fn fleet_roots(&self) -> &[PathBuf] {
+        &self.fleet_roots
     }
 
     /// The line over the run list, if any.
@@ -190,7 +196,7 @@ mod tests {
     /// A fleet app with these runs, in this order (`/r/<i>/.pipeline`).
     fn fleet(runs: &[Vec<Event>]) -> App {
         let (mut app, _) = app_with(&[]);
-        app.set_fleet();
+        app.set_fleet(vec!["/r".into()]);
         for (i, evs) in runs.iter().enumerate() {
             let at = app.add_run(format!("/r/{i}/.pipeline").into());
             let _ = app.on_run_state(at, state_of(evs), evs.as_slice());
@@ -239,7 +245,7 @@ mod tests {
         assert_eq!(app.looked_marks()[0], Some(5));
         assert_eq!(app.looked_marks()[4], Some(7));
         let (mut b, _) = app_with(&[]);
-        b.set_fleet();
+        b.set_fleet(Vec::new());
         let at = b.add_run("/r/0/.pipeline".into());
         let evs = ended(5);
         let _ = b.on_run_state(at, state_of(&evs), evs.as_slice());
@@ -293,7 +299,7 @@ mod tests {
     #[test]
     fn a_fleet_with_no_run_yet_shows_the_list_and_takes_keys() {
         let (mut app, _) = app_with(&[]);
-        app.set_fleet();
+        app.set_fleet(vec!["/r".into()]);
         assert_eq!(app.screen(), Screen::RunList);
         for c in ['j', 'k', 'n', '1'] {
             let _ = app.on_key(&ch(c));

@@ -15,7 +15,7 @@ use crate::tui::tone::Tone;
 pub const COLUMNS: &[Column] = &[
     col("", 1),
     col("⚑", 3),
-    col("state", 16),
+    col("state", 21),
     col("waiting", 7),
     col("gate", 19),
     wide("cost", 18, 100),
@@ -121,12 +121,19 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
         || "(no run yet)".to_string(),
         |r| format!("{} {}", r.flow, r.id),
     );
-    let worktree = run
-        .pipeline
-        .parent()
-        .unwrap_or(&run.pipeline)
-        .display()
-        .to_string();
+    let wt = run.pipeline.parent().unwrap_or(&run.pipeline);
+    // Under a folder searched: the path from it, the part that tells runs apart.
+    let worktree = app
+        .fleet_roots()
+        .iter()
+        .find_map(|r| wt.strip_prefix(r).ok())
+        .map_or_else(
+            || wt.display().to_string(),
+            |rel| match rel.as_os_str().is_empty() {
+                true => ".".to_string(),
+                false => rel.display().to_string(),
+            },
+        );
     vec![
         marker,
         if open > 0 {
@@ -172,7 +179,11 @@ fn strip(s: &State) -> String {
             let v = s
                 .last_round(*g)
                 .map_or_else(marks::none, |r| marks::verdict(&r.verdict));
-            format!("{} {} ", crate::tui::view::gate_strip::dots(s, *g), v.symbol)
+            format!(
+                "{} {} ",
+                crate::tui::view::gate_strip::dots(s, *g),
+                v.symbol
+            )
         })
         .collect::<String>()
         .trim_end()
