@@ -132,8 +132,16 @@ fn run(
             if !errors.is_empty() {
                 tracing::warn!(?errors, "watcher errors");
             }
+            // A frame only when something on screen may have changed: a
+            // state, a run added, an input other than the tick, or the tick
+            // while the screen shows a clock (ages, elapsed times).
+            let mut redraw = !added.is_empty()
+                || updates.iter().any(|(_, u)| u.changed)
+                || others.iter().any(|o| !matches!(o, Ui::Tick))
+                || (!others.is_empty() && app.shows_clock());
             if !added.is_empty() || ctl.search_problems_changed(&live) {
                 ctl.add_runs(&mut app, &live, &added);
+                redraw = true;
             }
             ctl.apply_updates(&mut app, &mut live, updates, false);
             let mut quit = false;
@@ -211,6 +219,9 @@ fn run(
                 let size = term.size()?;
                 term.resize(size.into())?;
                 title.clear();
+            }
+            if !redraw && !full_redraw {
+                continue;
             }
             // The terminal may be gone (closed pty): stop instead of spinning.
             let panic_now = std::mem::take(&mut test_panic);

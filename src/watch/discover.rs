@@ -74,6 +74,8 @@ struct Listed {
     /// that moment is listed again (a change in the same tick keeps the mtime).
     at: SystemTime,
     subdirs: Vec<PathBuf>,
+    /// The scan that last walked it.
+    seen: u64,
 }
 
 /// The search of some folders, remembered between scans.
@@ -84,6 +86,7 @@ pub struct Discovery {
     listed: HashMap<PathBuf, Listed>,
     found: BTreeSet<PathBuf>,
     failing: BTreeSet<PathBuf>,
+    generation: u64,
 }
 
 impl Discovery {
@@ -95,6 +98,7 @@ impl Discovery {
             listed: HashMap::new(),
             found: BTreeSet::new(),
             failing: BTreeSet::new(),
+            generation: 0,
         }
     }
 
@@ -116,19 +120,18 @@ impl Discovery {
     /// Searches every root; returns what is new since the last scan.
     pub fn scan(&mut self) -> Scan {
         let mut scan = Scan::default();
-        let mut seen = Vec::new();
+        self.generation += 1;
         for root in self.roots.clone() {
-            self.walk(&root, 0, &mut scan, &mut seen);
+            self.walk(&root, 0, &mut scan);
         }
         scan.new.sort_by(|a, b| a.dir().cmp(b.dir()));
         // Forget folders gone since (their cache would grow forever).
-        let seen: BTreeSet<PathBuf> = seen.into_iter().collect();
-        self.listed.retain(|k, _| seen.contains(k));
+        let generation = self.generation;
+        self.listed.retain(|_, l| l.seen == generation);
         scan
     }
 
-    fn walk(&mut self, dir: &Path, level: usize, scan: &mut Scan, seen: &mut Vec<PathBuf>) {
-        seen.push(dir.to_path_buf());
+    fn walk(&mut self, dir: &Path, level: usize, scan: &mut Scan) {
         let mtime = match std::fs::metadata(dir).and_then(|m| m.modified()) {
             Ok(t) => t,
             Err(e) => {
@@ -143,18 +146,17 @@ impl Discovery {
                     .duration_since(mtime)
                     .is_ok_and(|d| d > Duration::from_secs(1))
         });
-        if !fresh {
+        // The cached sub-folders are taken out while they are walked (no copy).
+        let subdirs = if fresh {
+            self.listed
+                .get_mut(dir)
+                .map(|l| std::mem::take(&mut l.subdirs))
+                .unwrap_or_default()
+        } else {
             match self.list(dir, level, scan) {
                 Ok(subdirs) => {
                     self.failing.remove(dir);
-                    self.listed.insert(
-                        dir.to_path_buf(),
-                        Listed {
-                            mtime,
-                            at: SystemTime::now(),
-                            subdirs,
-                        },
-                    );
+                    subdirs
                 }
                 Err(e) => {
                     self.listed.remove(dir);
@@ -162,17 +164,29 @@ impl Discovery {
                     return;
                 }
             }
+        };
+        if level < self.depth {
+            for sub in &subdirs {
+                self.walk(sub, level + 1, scan);
+            }
         }
-        if level >= self.depth {
-            return;
-        }
-        let subdirs = self
-            .listed
-            .get(dir)
-            .map(|l| l.subdirs.clone())
-            .unwrap_or_default();
-        for sub in subdirs {
-            self.walk(&sub, level + 1, scan, seen);
+        let generation = self.generation;
+        match self.listed.get_mut(dir) {
+            Some(l) if fresh => {
+                l.subdirs = subdirs;
+                l.seen = generation;
+            }
+            _ => {
+                self.listed.insert(
+                    dir.to_path_buf(),
+                    Listed {
+                        mtime,
+                        at: SystemTime::now(),
+                        subdirs,
+                        seen: generation,
+                    },
+                );
+            }
         }
     }
 

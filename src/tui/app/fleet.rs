@@ -71,6 +71,19 @@ impl App {
         self.fleet_notice.as_deref()
     }
 
+    /// True when the screen shows something the clock moves (an age, an
+    /// elapsed time): the 1 s tick then needs a frame. The run list shows
+    /// ages only of the gates waiting.
+    pub fn shows_clock(&self) -> bool {
+        match self.screen {
+            Screen::Run => true,
+            Screen::RunList => self
+                .runs
+                .iter()
+                .any(|r| r.state.open_human_gates().next().is_some()),
+        }
+    }
+
     /// The run list's order: indexes into the runs.
     pub fn run_rows(&self) -> &[usize] {
         &self.run_rows
