@@ -301,15 +301,15 @@ impl Config {
         for (kind, rule) in raw.expiry {
             let table = rule.span();
             let rule = rule.into_inner();
-            let k: HumanGateKind = kind.parse().map_err(|e| {
+            let k = kind.parse::<HumanGateKind>().map_err(|e| {
                 let (line, _) = key_at(text, table.start);
-                cx.err_at(line, format!("expiry.{kind}"), format!("{e}"))
+                cx.err_at(line, format!("expiry.{kind}"), e.to_string())
             })?;
-            let action: Decision = rule
+            let action = rule
                 .action
                 .get_ref()
-                .parse()
-                .map_err(|e| cx.err(rule.action.span(), format!("{e}")))?;
+                .parse::<Decision>()
+                .map_err(|e| cx.err(rule.action.span(), e.to_string()))?;
             let r = ExpiryRule::new(rule.after.get_ref(), action, k).map_err(|e| {
                 let at = match e {
                     crate::model::event::ExpiryError::NotAnOption { .. } => rule.action.span(),
