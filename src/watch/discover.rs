@@ -304,6 +304,7 @@ mod tests {
         }
         failed.sort();
         want.sort();
+        found.sort();
         assert_eq!(failed, want);
         assert_eq!(dirs(&s), found);
         assert!(disc.scan().problems.is_empty(), "reported once");

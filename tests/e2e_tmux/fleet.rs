@@ -69,7 +69,8 @@ impl Fleet {
         Session::start(
             COLS,
             ROWS,
-            &format!("exec {BIN} watch '{}'", self.root().display()),
+            // Not `exec`: the pane's shell records the exit status.
+            &format!("{BIN} watch '{}'", self.root().display()),
             &all,
         )
     }
