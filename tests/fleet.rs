@@ -233,3 +233,32 @@ fn past_the_watch_limit_pipelines_are_polled_and_their_appends_still_show() {
     assert_eq!(polled.len(), 3, "{stderr}");
     assert!(polled.iter().all(|l| l.contains("watch limit")), "{stderr}");
 }
+
+#[test]
+fn a_searched_folder_that_goes_away_is_said_once_on_stderr_and_not_fatal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gone = tmp.path().join("gone");
+    let a = pipeline(&gone, "a", 1);
+    let kept = tmp.path().join("kept");
+    let b = pipeline(&kept, "b", 1);
+    let mut w = Headless::start(&[gone.to_str().unwrap(), kept.to_str().unwrap()], &[]);
+    w.wait(&a, 1);
+    w.wait(&b, 1);
+    std::fs::remove_dir_all(&gone).unwrap();
+    // The next search says it; the other folder's runs go on.
+    let stderr = w.child.stderr.take().unwrap();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    let line = rx.recv_timeout(DEADLINE).expect("a line on stderr");
+    assert!(
+        line.contains("cannot search") && line.contains(&gone.display().to_string()),
+        "{line}"
+    );
+    append(&b, 2);
+    w.wait(&b, 2);
+    assert!(rx.try_recv().is_err(), "said once");
+}

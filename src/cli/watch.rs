@@ -120,15 +120,10 @@ pub fn headless(pipelines: Vec<Pipeline>, search: Option<Discovery>) -> anyhow::
     rt.block_on(async move {
         let several = pipelines.len() > 1 || search.is_some();
         let mut live: Live<()> = Live::start(pipelines);
+        let mut problems_told = 0;
         if let Some(s) = search {
             live.start_search(s);
-            for p in live.search_problems() {
-                crate::cli::output::warn(&format!(
-                    "loopwatch: cannot search {}: {}",
-                    crate::sanitize::field(&p.dir.display().to_string()),
-                    p.message
-                ));
-            }
+            tell_search_problems(&live, &mut problems_told);
         }
         let mut polled_told = 0;
         tell_polled(&live, &mut polled_told);
@@ -145,6 +140,7 @@ pub fn headless(pipelines: Vec<Pipeline>, search: Option<Discovery>) -> anyhow::
                 batch = live.next_batch() => {
                     let Some(batch) = batch else { break };
                     tell_polled(&live, &mut polled_told);
+                    tell_search_problems(&live, &mut problems_told);
                     for (i, up) in batch.updates {
                         if (up.new_events > 0 || up.reset) && print_line(&mut out, &live, i, several).is_err() {
                             return Ok(ExitCode::SUCCESS);
@@ -157,6 +153,18 @@ pub fn headless(pipelines: Vec<Pipeline>, search: Option<Discovery>) -> anyhow::
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Says on stderr, once each, the folders the search cannot list.
+fn tell_search_problems(live: &Live<()>, told: &mut usize) {
+    for p in live.search_problems().iter().skip(*told) {
+        crate::cli::output::warn(&format!(
+            "loopwatch: cannot search {}: {}",
+            crate::sanitize::field(&p.dir.display().to_string()),
+            p.message
+        ));
+    }
+    *told = live.search_problems().len();
 }
 
 /// Says on stderr, once each, which pipelines are polled instead of watched.
