@@ -52,8 +52,10 @@ struct Polled {
     running: bool,
 }
 
-/// What a poll compares: folder, journal and foreign state.
-type Stamp = [Option<(u64, SystemTime, u64)>; 3];
+/// What a poll compares of the folder, the journal and the foreign state:
+/// length, modification time, and identity (inode and birth time: an inode
+/// number can be reused at once by a folder made anew).
+type Stamp = [Option<(u64, SystemTime, (u64, Option<SystemTime>))>; 3];
 
 /// The shared watcher.
 pub struct Hub {
@@ -267,7 +269,7 @@ fn stamp(dir: &Path) -> Stamp {
             (
                 m.len(),
                 m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                m.ino(),
+                (m.ino(), m.created().ok()),
             )
         })
     };
@@ -326,5 +328,96 @@ fn route(routes: &Mutex<Routes>, sink: &Sink, res: notify::Result<notify::Event>
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn hub(limit: Option<usize>) -> (Hub, mpsc::Receiver<(usize, WatchEvent)>) {
+        let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
+        let mut h = Hub::new(Arc::new(move |i, ev| {
+            let _ = lock(&tx).send((i, ev));
+        }));
+        h.limit = limit;
+        (h, rx)
+    }
+
+    /// Waits (at most 10 s) for an event of pipeline `i` matching `want`.
+    fn expect(rx: &mpsc::Receiver<(usize, WatchEvent)>, i: usize, want: fn(&WatchEvent) -> bool) {
+        let end = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok((j, ev)) if j == i && want(&ev) => return,
+                Ok(_) => {}
+                Err(e) => panic!("no matching event for pipeline {i}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn each_pipeline_gets_its_own_events_through_one_watcher() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a/.pipeline"), d.path().join("b/.pipeline"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let (mut h, rx) = hub(None);
+        h.add(0, &a, false);
+        h.add(1, &b, false);
+        assert_eq!(
+            (h.how(0), h.how(1)),
+            (Some(&How::Watched), Some(&How::Watched))
+        );
+        std::fs::write(b.join("events.jsonl"), "x\n").unwrap();
+        expect(&rx, 1, |ev| matches!(ev, WatchEvent::Changed(_)));
+        std::fs::write(a.join("events.jsonl"), "x\n").unwrap();
+        expect(&rx, 0, |ev| matches!(ev, WatchEvent::Changed(_)));
+    }
+
+    #[test]
+    fn a_named_pipeline_created_later_is_seen_through_its_parent() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("wt/.pipeline");
+        std::fs::create_dir_all(d.path().join("wt")).unwrap();
+        let (mut h, rx) = hub(None);
+        h.add(0, &p, true);
+        std::fs::create_dir_all(&p).unwrap();
+        expect(&rx, 0, |ev| *ev == WatchEvent::Rescan);
+        h.rearm(0, &p);
+        std::fs::write(p.join("events.jsonl"), "x\n").unwrap();
+        expect(&rx, 0, |ev| matches!(ev, WatchEvent::Changed(_)));
+    }
+
+    #[test]
+    fn past_the_limit_pipelines_are_polled_and_say_why() {
+        let d = tempfile::tempdir().unwrap();
+        let dirs: Vec<PathBuf> = (0..3)
+            .map(|i| d.path().join(format!("{i}/.pipeline")))
+            .collect();
+        for p in &dirs {
+            std::fs::create_dir_all(p).unwrap();
+        }
+        let (mut h, rx) = hub(Some(1));
+        for (i, p) in dirs.iter().enumerate() {
+            h.add(i, p, false);
+        }
+        assert_eq!(h.how(0), Some(&How::Watched));
+        for i in 1..3 {
+            assert!(
+                matches!(h.how(i), Some(How::Polled(why)) if why.contains("watch limit")),
+                "{:?}",
+                h.how(i)
+            );
+        }
+        std::fs::write(dirs[2].join("events.jsonl"), "x\n").unwrap();
+        expect(&rx, 2, |ev| matches!(ev, WatchEvent::Changed(_)));
+        // The folder replaced: everything is read again.
+        std::fs::remove_dir_all(&dirs[1]).unwrap();
+        std::fs::create_dir_all(&dirs[1]).unwrap();
+        expect(&rx, 1, |ev| *ev == WatchEvent::Rescan);
     }
 }
