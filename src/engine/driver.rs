@@ -142,7 +142,7 @@ pub async fn run(
         source: e,
     })?;
     let mut e = Engine {
-        recorder: Recorder::new(opts.pipeline.clone()),
+        recorder: super::attention::recorder(opts.pipeline.clone(), &opts.config),
         feed: Feed::new(opts.pipeline.clone()),
         opts,
         gate0_timeout,
@@ -494,12 +494,15 @@ impl Engine {
         stage::step(&ctx, step.unwrap_or(ReviewStep::Review), s, stop).await
     }
 
-    /// Sleeps on the filesystem watch until the gate is decided (or the stop).
+    /// Sleeps on the filesystem watch until the gate is decided or expires
+    /// (or the stop), sending its notifications when due.
     async fn await_human(
         &mut self,
         id: Option<&str>,
         stop: &mut watch::Receiver<Option<i32>>,
     ) -> Result<Option<i32>, EngineError> {
+        let mut attention =
+            super::attention::Attention::new(self.opts.pipeline.clone(), &self.opts.config);
         loop {
             let s = self.state();
             let open = match id {
@@ -508,6 +511,10 @@ impl Engine {
             };
             if !open {
                 return Ok(None);
+            }
+            let wake = attention.look(&s, id)?;
+            if wake.is_zero() {
+                continue;
             }
             tokio::select! {
                 ev = self.rx.recv() => {
@@ -525,8 +532,9 @@ impl Engine {
                     }
                 }
                 code = stopped(stop) => return Ok(Some(code)),
-                // A guard against a missed event; costs one stat of the journal.
-                () = tokio::time::sleep(Duration::from_secs(30)) => {}
+                // An expiry or a notification falls due (or the guard
+                // against a missed event: one read of the journal).
+                () = tokio::time::sleep(wake) => {}
             }
         }
     }

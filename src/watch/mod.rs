@@ -6,8 +6,14 @@
 //! *which paths* may have changed; readers then trust the disk ([`Feed`]).
 //! When the OS watcher cannot be set up, a polling watcher takes over and
 //! [`PipelineWatch::is_polling`] says so (the TUI shows a marker).
+//!
+//! The live loop ([`Live`]) follows all its pipelines through one shared
+//! watcher ([`hub`]), polling those past the system's watch limit, and can
+//! search folders for pipelines, new ones included ([`discover`]).
 
+pub mod discover;
 mod feed;
+pub mod hub;
 mod live;
 mod observed;
 
