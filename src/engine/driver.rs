@@ -87,17 +87,6 @@ pub enum EngineError {
     },
 }
 
-impl EngineError {
-    /// True for problems of the input (config, contract, refusal), as
-    /// opposed to failures while running.
-    pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
-            EngineError::Refused(_) | EngineError::Lock(EngineLockError::Held { .. })
-        )
-    }
-}
-
 /// Runs the loop until the run ends or `stop` asks it to stop. `notice`
 /// receives one line for each thing worth telling a person (a stale lock
 /// taken over, processes of a dead engine stopped, a resume).

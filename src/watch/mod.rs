@@ -78,14 +78,6 @@ impl PipelineWatch {
         }
     }
 
-    /// Forces the polling watcher (tests, and file systems without inotify).
-    pub fn start_polling<F>(dir: &Path, notify_fn: F) -> std::io::Result<Self>
-    where
-        F: Fn(WatchEvent) + Send + Sync + 'static,
-    {
-        Self::start_with(dir, Arc::new(notify_fn), true)
-    }
-
     /// True when the polling fallback is in use.
     pub fn is_polling(&self) -> bool {
         self.polling
