@@ -11,6 +11,8 @@ mod support;
 mod decision;
 #[path = "e2e_tmux/dialog.rs"]
 mod dialog;
+#[path = "e2e_tmux/fleet.rs"]
+mod fleet;
 #[path = "e2e_tmux/lifecycle.rs"]
 mod lifecycle;
 #[path = "e2e_tmux/live.rs"]

@@ -208,13 +208,36 @@ fn run_list() {
     snap("runs", |t| {
         let evs = events("full-run.events.jsonl");
         let (mut a, _) = app(t, &[]);
-        a.set_runs(vec![
-            "/w/a/.pipeline".into(),
-            "/w/b/.pipeline".into(),
-            "/w/c/.pipeline".into(),
-        ]);
+        a.set_fleet(vec!["/w".into()]);
+        for p in [
+            "/w/a/.pipeline",
+            "/w/b/.pipeline",
+            "/w/c/.pipeline",
+            "/w/d/.pipeline",
+        ] {
+            a.add_run(p.into());
+        }
         let _ = a.on_run_state(0, fold(evs[..9].iter()), &evs[..9]);
         let _ = a.on_run_state(1, fold(evs.iter()), &evs);
+        // Polled past the watch limit, and a journal that cannot be read.
+        a.set_run_polled(
+            1,
+            Some("the system's inotify watch limit is reached".into()),
+        );
+        a.set_run_problem(
+            3,
+            Some(Problem {
+                file: "/w/d/.pipeline/events.jsonl".into(),
+                line: None,
+                column: None,
+                message: "cannot read: Is a directory".into(),
+                partial_since: None,
+            }),
+        );
+        a.set_fleet_notice(Some(
+            "~ 1 run polled every 500 ms, not watched: the system's inotify watch limit is reached"
+                .into(),
+        ));
         a
     });
 }

@@ -118,6 +118,9 @@ pub struct DecideArgs {
     pub refresh: bool,
 }
 
+/// The slow re-read that guards `await` against a missed filesystem event.
+const GUARD: Duration = Duration::from_secs(5);
+
 /// The longest `await --timeout`: a year (a larger value is a mistake,
 /// and would overflow the clock).
 pub const MAX_AWAIT_SECS: f64 = 365.0 * 24.0 * 3600.0;
@@ -256,12 +259,22 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
     if feed.state().human_gate(&a.id).is_none() {
         return Err(Refusal::UnknownGate { id: a.id }.into());
     }
-    let rec = Recorder::new(pipeline.clone());
-    let notifier = notifier();
+    let report: crate::notify::attend::Report = std::sync::Arc::new(|id: &str, r| match r {
+        Ok(crate::notify::Announced { failures, .. }) => {
+            for f in failures {
+                warn(&format!("loopwatch: notification of {}: {f}", shown(id)));
+            }
+        }
+        Err(e) => warn(&format!(
+            "loopwatch: notification of {}: cannot record notify.sent: {e}",
+            shown(id)
+        )),
+    });
+    let mut attendant =
+        crate::notify::Attendant::new(Recorder::new(pipeline.clone()), notifier(), report);
     // A read-only copy is never written: its expiry is recorded by the host
     // that writes the journal, and shows up here when the copy is synced.
-    let read_only = crate::recorder::is_read_only(&pipeline);
-    if read_only
+    if attendant.is_read_only()
         && feed
             .state()
             .human_gate(&a.id)
@@ -274,7 +287,6 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             shown(&a.id)
         ));
     }
-    let mut attempted: Vec<u32> = Vec::new();
     loop {
         let Some(gate) = feed.state().human_gate(&a.id) else {
             anyhow::bail!("{} is no longer in the journal", shown(&a.id));
@@ -283,32 +295,19 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
             say(&crate::sanitize::json::to_string(&out)?);
             return Ok(ExitCode::SUCCESS);
         }
-        let mut wait = Duration::from_secs(5);
-        if notifier.is_active() && !feed.is_foreign() {
-            notify_if_due(&notifier, &pipeline, gate, &mut attempted);
-            if !notifier.settings.delay.is_zero() || notifier.settings.remind.is_some() {
-                wait = Duration::from_secs(1);
-            }
+        // Recorded under the lock: a decision that got there first wins,
+        // and this process then prints that decision.
+        let look = attendant
+            .look([gate], feed.is_foreign())
+            .with_context(|| format!("recording the expiry of {}", shown(&a.id)))?;
+        for lost in &look.lost {
+            warn(&format!("loopwatch: not expired: {lost}"));
         }
-        if let Some(due) = expires_at(gate).filter(|_| !read_only) {
-            let left = due.duration_since(jiff::Timestamp::now());
-            if left.is_negative() || left.is_zero() {
-                // Recorded under the lock: a decision that got there first
-                // wins, and this process then prints that decision.
-                if let Err(e) = rec.expire(&a.id) {
-                    feed.refresh();
-                    let decided = feed.state().human_gate(&a.id).is_some_and(|g| !g.is_open());
-                    if !decided {
-                        return Err(anyhow::Error::new(e)
-                            .context(format!("recording the expiry of {}", shown(&a.id))));
-                    }
-                    warn(&format!("loopwatch: not expired: {e}"));
-                }
-                feed.refresh();
-                continue;
-            }
-            wait = wait.min(left.unsigned_abs());
+        if !look.expired.is_empty() || !look.lost.is_empty() {
+            feed.refresh();
+            continue;
         }
+        let mut wait = look.next.map_or(GUARD, |n| n.min(GUARD));
         // Wake on filesystem events; a slow re-read guards against a missed one.
         if let Some(d) = deadline {
             match d.checked_duration_since(Instant::now()) {
@@ -361,36 +360,6 @@ fn notifier() -> crate::notify::Notifier {
             Default::default()
         }
     }
-}
-
-/// Sends, on a thread of its own, the gate's notification that is due (at
-/// most once per number from this process); failures go to stderr. A
-/// pipeline this process may not write is left to the one that writes it.
-fn notify_if_due(
-    notifier: &crate::notify::Notifier,
-    pipeline: &Pipeline,
-    gate: &HumanGate,
-    attempted: &mut Vec<u32>,
-) {
-    let Some(n) = crate::notify::due(gate, jiff::Timestamp::now(), &notifier.settings) else {
-        return;
-    };
-    if attempted.contains(&n) || crate::recorder::is_read_only(pipeline) {
-        return;
-    }
-    attempted.push(n);
-    let (notifier, pipeline, id) = (notifier.clone(), pipeline.clone(), gate.request.id.clone());
-    std::thread::spawn(move || match notifier.announce(&pipeline, &id, n) {
-        Ok(a) => {
-            for f in a.failures {
-                warn(&format!("loopwatch: notification of {}: {f}", shown(&id)));
-            }
-        }
-        Err(e) => warn(&format!(
-            "loopwatch: notification of {}: cannot record notify.sent: {e}",
-            shown(&id)
-        )),
-    });
 }
 
 /// The JSON line `await` prints once a gate has an outcome.

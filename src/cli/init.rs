@@ -115,8 +115,10 @@ timeout = "20m"
 "#;
 
 const REVIEW: &str = r#"
-# The review stage (after GATE 1, before GATE 2). This version records its
-# configuration but does not run it yet.
+# The review stage (after GATE 1, before GATE 2): the reviewer's review,
+# each finding checked by the finding verifier (max_concurrency at once),
+# triage (derived from the verdicts without [agents.triage]), and, when
+# enabled, one repro test per accepted blocking finding, run by loopwatch.
 # [agents.reviewer]
 # command = "./agents/reviewer.sh"
 # [agents.finding-verifier]
@@ -130,6 +132,18 @@ const REVIEW: &str = r#"
 # enabled = false
 # max_findings = 3
 # step_timeout = "600s"
+
+# Reaching the person while a gate waits (sent once per gate, whichever
+# loopwatch process notices it first), and gates that expire as their own
+# outcome (never recorded as a person's decision).
+# [notify]
+# webhook = "http://127.0.0.1:8080/loopwatch"   # http only: this build has no TLS
+# format = "json"          # json | slack | ntfy
+# delay = "2m"             # only if still open after this long
+# remind = "30m"
+# [expiry.out-of-scope]
+# after = "30m"
+# action = "deny"
 "#;
 
 fn commented(block: &str) -> String {
@@ -223,5 +237,37 @@ mod tests {
             assert_eq!(c.run.test, "cargo test");
             assert!(text.contains("# [agents.finding-verifier]"));
         }
+        // The commented review stage, notifications and expiry, switched on.
+        for exe in [
+            "agents/reviewer.sh",
+            "agents/finding-verifier.sh",
+            "agents/triage.sh",
+            "agents/verify-by-test.sh",
+        ] {
+            let p = dir.path().join(exe);
+            std::fs::write(&p, "#!/bin/sh\n").unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let on: String = REVIEW
+            .lines()
+            .map(|l| match l.strip_prefix("# ") {
+                Some(t) if t.starts_with('[') || t.contains(" = ") => t,
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = format!("{}\n{on}\n", template(Preset::Commands))
+            .replace("enabled = false", "enabled = true");
+        let c =
+            Config::parse(&file, &text, Some(bin.as_os_str())).unwrap_or_else(|e| panic!("{e}"));
+        assert!(c.agent(AgentRole::Reviewer).is_some());
+        assert_eq!(
+            c.agent(AgentRole::FindingVerifier).unwrap().max_concurrency,
+            4
+        );
+        assert!(c.verify_by_test.enabled);
+        assert!(c.notify.webhook.is_some());
+        assert_eq!(c.expiry.len(), 1);
     }
 }

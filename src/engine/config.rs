@@ -4,15 +4,19 @@
 //! [`ConfigError`] naming the file, the line and the dotted key (an unknown
 //! key, a missing required agent, a command that does not exist, a bad
 //! duration or number). Paths in the file are relative to its folder.
+//! `[notify]` and `[expiry.<kind>]` are those of the TUI's config file,
+//! for the gates the engine waits on.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::model::event::AgentRole;
+use crate::model::event::{AgentRole, ExpiryRule};
+use crate::model::{Decision, HumanGateKind};
+use crate::notify::{NotifySettings, RawNotify};
 
 /// The file name looked for at the worktree root.
 pub const FILE_NAME: &str = "loopwatch.toml";
@@ -116,6 +120,11 @@ pub struct Config {
     pub agents: BTreeMap<AgentRole, AgentConfig>,
     /// `[verify_by_test]`.
     pub verify_by_test: VerifyByTestConfig,
+    /// `[notify]`: the webhook, and when to send (`delay`, `remind`).
+    pub notify: NotifySettings,
+    /// `[expiry.<kind>]`: when an open gate of a kind expires, and what
+    /// applies then; a kind not listed never expires.
+    pub expiry: HashMap<HumanGateKind, ExpiryRule>,
 }
 
 /// Default timeout of one dispatch.
@@ -131,6 +140,16 @@ struct RawConfig {
     run: Option<RawRun>,
     agents: Option<RawAgents>,
     verify_by_test: Option<RawVerifyByTest>,
+    notify: Option<Spanned<RawNotify>>,
+    #[serde(default)]
+    expiry: BTreeMap<String, Spanned<RawExpiry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpiry {
+    after: Spanned<String>,
+    action: Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -286,11 +305,44 @@ impl Config {
                 "missing: a review stage ([agents.reviewer]) needs an [agents.finding-verifier] table with a command",
             ));
         }
+        let notify = match raw.notify {
+            None => NotifySettings::default(),
+            Some(n) => {
+                let span = n.span();
+                n.into_inner()
+                    .resolve()
+                    .map_err(|m| cx.notify_err(span, &m))?
+            }
+        };
+        let mut expiry = HashMap::new();
+        for (kind, rule) in raw.expiry {
+            let table = rule.span();
+            let rule = rule.into_inner();
+            let k = kind.parse::<HumanGateKind>().map_err(|e| {
+                let (line, _) = key_at(text, table.start);
+                cx.err_at(line, format!("expiry.{kind}"), e.to_string())
+            })?;
+            let action = rule
+                .action
+                .get_ref()
+                .parse::<Decision>()
+                .map_err(|e| cx.err(rule.action.span(), e.to_string()))?;
+            let r = ExpiryRule::new(rule.after.get_ref(), action, k).map_err(|e| {
+                let at = match e {
+                    crate::model::event::ExpiryError::NotAnOption { .. } => rule.action.span(),
+                    _ => rule.after.span(),
+                };
+                cx.err(at, e.to_string())
+            })?;
+            expiry.insert(k, r);
+        }
         Ok(Config {
             path: path.to_path_buf(),
             run,
             agents,
             verify_by_test,
+            notify,
+            expiry,
         })
     }
 
@@ -337,6 +389,37 @@ impl Cx<'_> {
     fn err(&self, span: std::ops::Range<usize>, message: impl Into<String>) -> ConfigError {
         let (line, key) = key_at(self.text, span.start);
         self.err_at(line, key, message)
+    }
+
+    /// A `[notify]` problem (`[notify] <key>: <message>`), at its key's line.
+    fn notify_err(&self, table: std::ops::Range<usize>, message: &str) -> ConfigError {
+        let rest = message.strip_prefix("[notify] ").unwrap_or(message);
+        let (key, msg) = rest.split_once(": ").unwrap_or(("", rest));
+        // From the table's header to the next one (its span may cover the header only).
+        let start = table.start.min(self.text.len());
+        let mut at = start;
+        let mut offset = start;
+        for (n, l) in self.text[start..].split_inclusive('\n').enumerate() {
+            let t = l.trim_start();
+            if n > 0 && t.starts_with('[') {
+                break;
+            }
+            if !key.is_empty()
+                && t.strip_prefix(key)
+                    .is_some_and(|r| r.trim_start().starts_with('='))
+            {
+                at = offset + (l.len() - t.len());
+                break;
+            }
+            offset += l.len();
+        }
+        let (line, _) = key_at(self.text, at);
+        let key = if key.is_empty() {
+            "notify".to_string()
+        } else {
+            format!("notify.{key}")
+        };
+        self.err_at(line, key, msg.to_string())
     }
 
     fn int(

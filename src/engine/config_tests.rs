@@ -183,3 +183,62 @@ fn a_review_stage_needs_its_finding_verifier_and_verify_by_test_its_agent() {
         Some(true)
     );
 }
+
+#[test]
+fn notify_and_expiry_are_read_and_their_errors_name_the_line_and_key() {
+    let c = parse(&format!(
+        "{GOOD}\n[notify]\nwebhook = \"http://127.0.0.1:9/x\"\ndelay = \"30s\"\n\n[expiry.out-of-scope]\nafter = \"30m\"\naction = \"deny\"\n"
+    ))
+    .unwrap();
+    assert!(c.notify.webhook.is_some());
+    assert_eq!(c.notify.delay, Duration::from_secs(30));
+    let rule = &c.expiry[&crate::model::HumanGateKind::OutOfScope];
+    assert_eq!((rule.after.as_str(), rule.action.as_str()), ("30m", "deny"));
+    assert!(parse(GOOD).unwrap().expiry.is_empty());
+
+    let lines = GOOD.lines().count();
+    let e = parse(&format!(
+        "{GOOD}\n[notify]\ndelay = \"1s\"\nremind = \"0s\"\n"
+    ))
+    .unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (lines + 4, "notify.remind"),
+        "{e}"
+    );
+    let e = parse(&format!("{GOOD}\n[notify]\nwebhook = \"ftp://x\"\n")).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (lines + 3, "notify.webhook"),
+        "{e}"
+    );
+    let e = parse(&format!("{GOOD}\n[notify]\nloud = true\n")).unwrap_err();
+    assert_eq!(e.line, lines + 3, "{e}");
+    let e = parse(&format!(
+        "{GOOD}\n[expiry.out-of-scope]\nafter = \"0s\"\naction = \"deny\"\n"
+    ))
+    .unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (lines + 3, "expiry.out-of-scope.after"),
+        "{e}"
+    );
+    let e = parse(&format!(
+        "{GOOD}\n[expiry.out-of-scope]\nafter = \"5m\"\naction = \"accept\"\n"
+    ))
+    .unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (lines + 4, "expiry.out-of-scope.action"),
+        "{e}"
+    );
+    let e = parse(&format!(
+        "{GOOD}\n[expiry.sideways]\nafter = \"5m\"\naction = \"deny\"\n"
+    ))
+    .unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (lines + 2, "expiry.sideways"),
+        "{e}"
+    );
+}

@@ -87,17 +87,6 @@ pub enum EngineError {
     },
 }
 
-impl EngineError {
-    /// True for problems of the input (config, contract, refusal), as
-    /// opposed to failures while running.
-    pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
-            EngineError::Refused(_) | EngineError::Lock(EngineLockError::Held { .. })
-        )
-    }
-}
-
 /// Runs the loop until the run ends or `stop` asks it to stop. `notice`
 /// receives one line for each thing worth telling a person (a stale lock
 /// taken over, processes of a dead engine stopped, a resume).
@@ -142,7 +131,7 @@ pub async fn run(
         source: e,
     })?;
     let mut e = Engine {
-        recorder: Recorder::new(opts.pipeline.clone()),
+        recorder: super::attention::recorder(opts.pipeline.clone(), &opts.config),
         feed: Feed::new(opts.pipeline.clone()),
         opts,
         gate0_timeout,
@@ -494,12 +483,15 @@ impl Engine {
         stage::step(&ctx, step.unwrap_or(ReviewStep::Review), s, stop).await
     }
 
-    /// Sleeps on the filesystem watch until the gate is decided (or the stop).
+    /// Sleeps on the filesystem watch until the gate is decided or expires
+    /// (or the stop), sending its notifications when due.
     async fn await_human(
         &mut self,
         id: Option<&str>,
         stop: &mut watch::Receiver<Option<i32>>,
     ) -> Result<Option<i32>, EngineError> {
+        let mut attention =
+            super::attention::Attention::new(self.opts.pipeline.clone(), &self.opts.config);
         loop {
             let s = self.state();
             let open = match id {
@@ -508,6 +500,10 @@ impl Engine {
             };
             if !open {
                 return Ok(None);
+            }
+            let wake = attention.look(&s, id)?;
+            if wake.is_zero() {
+                continue;
             }
             tokio::select! {
                 ev = self.rx.recv() => {
@@ -525,8 +521,9 @@ impl Engine {
                     }
                 }
                 code = stopped(stop) => return Ok(Some(code)),
-                // A guard against a missed event; costs one stat of the journal.
-                () = tokio::time::sleep(Duration::from_secs(30)) => {}
+                // An expiry or a notification falls due (or the guard
+                // against a missed event: one read of the journal).
+                () = tokio::time::sleep(wake) => {}
             }
         }
     }

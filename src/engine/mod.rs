@@ -4,6 +4,7 @@
 //! recorder the CLI uses. It holds no rule of its own.
 
 pub mod adapter;
+pub mod attention;
 pub mod child;
 pub mod config;
 pub mod dispatch;

@@ -360,11 +360,6 @@ impl State {
         self.human_gates.iter().find(|g| g.request.id == id)
     }
 
-    /// The latest iteration.
-    pub fn current_iteration(&self) -> Option<&Iteration> {
-        self.review_iterations.last().map(AsRef::as_ref)
-    }
-
     /// An iteration by number.
     pub fn iteration(&self, n: u32) -> Option<&Iteration> {
         self.review_iterations

@@ -4,10 +4,13 @@
 //! every loopwatch process watching the pipeline (`notify.sent`, claimed
 //! under the writer lock before anything is sent).
 //!
-//! Terminal bytes (title, OSC 9 / 777) are in [`terminal`]; writing them is
+//! A process waiting on a gate (`await`, the engine) expires it and sends
+//! its notifications through an [`Attendant`]. Terminal bytes (title,
+//! OSC 9 / 777) are in [`terminal`]; writing them is
 //! the TUI's job. Nothing here blocks a UI: callers run [`Notifier::announce`]
 //! on a thread of their own.
 
+pub mod attend;
 pub mod hook;
 pub mod settings;
 pub mod terminal;
@@ -17,6 +20,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+pub use attend::{Attendant, Look};
 pub use settings::{NotifySettings, RawNotify, TerminalNotice};
 pub use webhook::{Webhook, WebhookFormat};
 

@@ -20,6 +20,7 @@ use crate::history::Events;
 use crate::model::State;
 
 mod away;
+mod fleet;
 mod parts;
 mod update;
 
@@ -94,6 +95,19 @@ pub struct App {
     pub(crate) log_entries: Vec<LogEntry>,
     /// The engine driving the run lives in this process: leaving stops it.
     pub(crate) owns_engine: bool,
+    /// Folders are searched for runs: the run list is home, even with one run or none.
+    pub(crate) fleet: bool,
+    /// The folders searched (the list names worktrees relative to them).
+    pub(crate) fleet_roots: Vec<PathBuf>,
+    /// The run list's order (indexes into `runs`), refreshed with the rows.
+    pub(crate) run_rows: Vec<usize>,
+    /// One line over the run list: runs polled, folders that cannot be searched.
+    pub(crate) fleet_notice: Option<String>,
+    /// The person moved in the run list: the selection follows that run
+    /// when the order changes (until then it stays on the top row).
+    pub(crate) run_picked: bool,
+    /// What `run()` gives while a searched folder holds no run yet.
+    pub(crate) placeholder: Run,
 }
 
 impl App {
@@ -129,6 +143,12 @@ impl App {
             criteria: Vec::new(),
             log_entries: Vec::new(),
             owns_engine: false,
+            fleet: false,
+            fleet_roots: Vec::new(),
+            run_rows: Vec::new(),
+            fleet_notice: None,
+            run_picked: false,
+            placeholder: Run::default(),
         };
         app.refresh();
         app
@@ -225,6 +245,13 @@ impl App {
         {
             d.on_state(&self.runs[index].state, now);
         }
+        if index == self.current
+            && self.screen == Screen::Run
+            && self.runs[index].state.ended.is_some()
+        {
+            // Ended under the person's eyes: seen.
+            self.runs[index].looked_end = true;
+        }
         self.refresh();
         effects
     }
@@ -273,7 +300,9 @@ impl App {
 
     /// A log asked for with [`Effect::LoadLog`] was read (or not).
     pub fn on_log_loaded(&mut self, path: &Path, result: Result<Vec<u8>, String>) {
-        let run = &mut self.runs[self.current];
+        let Some(run) = self.runs.get_mut(self.current) else {
+            return;
+        };
         let Ok(rel) = path.strip_prefix(&run.pipeline) else {
             return;
         };
@@ -474,7 +503,7 @@ impl App {
 
     /// The run on screen.
     pub fn run(&self) -> &Run {
-        &self.runs[self.current]
+        self.runs.get(self.current).unwrap_or(&self.placeholder)
     }
 
     /// The terminal's title: the gates waiting in every run watched, and
@@ -491,7 +520,7 @@ impl App {
 
     /// The state of the run on screen.
     pub fn state(&self) -> &State {
-        &self.runs[self.current].state
+        &self.run().state
     }
 
     /// The status line (last message), if any.
@@ -560,6 +589,15 @@ impl App {
         self.rows = rows::tab_rows(self);
         let i = self.tab.index();
         self.selected[i] = self.selected[i].min(self.rows.len().saturating_sub(1));
+        // The selection follows its run when the order changes.
+        let selected_run = self.run_rows.get(self.run_selected).copied();
+        self.run_rows = rows::run_order(self);
+        if let Some(pos) = selected_run
+            .filter(|_| self.run_picked)
+            .and_then(|r| self.run_rows.iter().position(|x| *x == r))
+        {
+            self.run_selected = pos;
+        }
         self.run_selected = self.run_selected.min(self.runs.len().saturating_sub(1));
     }
 

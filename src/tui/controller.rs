@@ -27,6 +27,9 @@ pub(crate) enum Ui {
     Term(TermEvent),
     TermClosed,
     Tick,
+    /// Draw again: a part of the screen that depends on the time changed
+    /// (the dialog's keys now count).
+    Redraw,
     Quit,
     WriteDone(Result<(), String>),
     LogLoaded(PathBuf, Result<Vec<u8>, String>),
@@ -59,6 +62,8 @@ pub(crate) struct Controller {
     notifier: Notifier,
     /// Notifications (pipeline, gate, n) this process has started: each at most once.
     attempted: BTreeSet<(usize, String, u32)>,
+    /// Search problems already shown.
+    search_problems: usize,
 }
 
 impl Controller {
@@ -71,7 +76,67 @@ impl Controller {
             observed_log: None,
             notifier,
             attempted: BTreeSet::new(),
+            search_problems: 0,
         }
+    }
+
+    /// Adds to the app the runs the search found (their indexes are the
+    /// same in the app and the live loop), with the seq each was last
+    /// looked at, then says which runs are polled.
+    pub(crate) fn add_runs(&mut self, app: &mut App, live: &Live<Ui>, added: &[usize]) {
+        for &i in added {
+            let Some(feed) = live.feeds().get(i) else {
+                continue;
+            };
+            let dir = feed.pipeline().dir().to_path_buf();
+            let at = app.add_run(dir.clone());
+            debug_assert_eq!(at, i, "the app's runs follow the live loop's feeds");
+            self.pipelines.push(feed.pipeline().clone());
+            app.set_looked_mark(at, super::run::read_looked(&dir));
+        }
+        self.show_how(app, live);
+    }
+
+    /// Marks the runs polled instead of watched, and writes the list's
+    /// notice (runs polled, folders that cannot be searched).
+    pub(crate) fn show_how(&mut self, app: &mut App, live: &Live<Ui>) {
+        let mut polled = Vec::new();
+        for i in 0..live.feeds().len() {
+            let why = match live.how(i) {
+                Some(crate::watch::hub::How::Polled(why)) => Some(why.clone()),
+                _ => None,
+            };
+            if let Some(w) = &why {
+                polled.push(w.clone());
+            }
+            app.set_run_polled(i, why);
+        }
+        let mut parts = Vec::new();
+        if let Some(first) = polled.first() {
+            parts.push(format!(
+                "~ {} run{} polled every {} ms, not watched: {first}",
+                polled.len(),
+                if polled.len() == 1 { "" } else { "s" },
+                crate::watch::hub::POLL_EVERY.as_millis()
+            ));
+        }
+        let problems = live.search_problems();
+        self.search_problems = problems.len();
+        if let Some(p) = problems.first() {
+            parts.push(format!(
+                "{} folder{} cannot be searched: {} ({})",
+                problems.len(),
+                if problems.len() == 1 { "" } else { "s" },
+                p.dir.display(),
+                p.message
+            ));
+        }
+        app.set_fleet_notice((!parts.is_empty()).then(|| parts.join(" · ")));
+    }
+
+    /// True when the search reported folders not shown yet.
+    pub(crate) fn search_problems_changed(&self, live: &Live<Ui>) -> bool {
+        live.search_problems().len() != self.search_problems
     }
 
     /// Starts, off the UI thread, every gate notification now due (first
@@ -122,7 +187,7 @@ impl Controller {
         let mut effects = Vec::new();
         for (i, up) in updates {
             let feed = &live.feeds()[i];
-            if i == 0 {
+            if i == 0 && !app.is_fleet() {
                 app.set_looking_in((!feed.exists()).then(|| feed.pipeline().dir().to_path_buf()));
                 if !matches!(self.replaying, Replaying::Observed(_)) {
                     app.set_source_note(source_note(live.is_polling(0), feed.is_foreign()));

@@ -37,4 +37,4 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::Config;
 pub use effect::{DecisionRequest, Effect};
 pub use keymap::Keymap;
-pub use run::{ReplayStart, run_live, run_live_engine, run_replay};
+pub use run::{ReplayStart, run_fleet, run_live, run_live_engine, run_replay};

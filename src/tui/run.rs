@@ -19,6 +19,7 @@ use super::config::Config;
 use super::terminal::{self, TerminalGuard};
 use super::{SystemClock, view};
 use crate::journal::Pipeline;
+use crate::watch::discover::Discovery;
 use crate::watch::{Batch, Live};
 
 use super::controller::{Controller, Ui};
@@ -26,22 +27,29 @@ pub use super::replay::{ReplayStart, move_target, show_position, start_position}
 
 /// Opens the live view on these pipelines.
 pub fn run_live(pipelines: Vec<Pipeline>) -> anyhow::Result<ExitCode> {
-    run(pipelines, None, false)
+    run(pipelines, None, None, false)
+}
+
+/// Opens the run list on these pipelines and those `search` finds (now and
+/// while watching).
+pub fn run_fleet(pipelines: Vec<Pipeline>, search: Discovery) -> anyhow::Result<ExitCode> {
+    run(pipelines, Some(search), None, false)
 }
 
 /// Opens the live view on a run whose engine runs in this process: leaving
 /// stops it, so `q` asks first.
 pub fn run_live_engine(pipeline: Pipeline) -> anyhow::Result<ExitCode> {
-    run(vec![pipeline], None, true)
+    run(vec![pipeline], None, None, true)
 }
 
 /// Opens the replay of one pipeline.
 pub fn run_replay(pipeline: Pipeline, start: ReplayStart) -> anyhow::Result<ExitCode> {
-    run(vec![pipeline], Some(start), false)
+    run(vec![pipeline], None, Some(start), false)
 }
 
 fn run(
     pipelines: Vec<Pipeline>,
+    search: Option<Discovery>,
     replay: Option<ReplayStart>,
     owns_engine: bool,
 ) -> anyhow::Result<ExitCode> {
@@ -63,20 +71,33 @@ fn run(
             config,
             theme,
             Box::new(SystemClock),
-            pipelines[0].dir().to_path_buf(),
+            pipelines
+                .first()
+                .map(|p| p.dir().to_path_buf())
+                .unwrap_or_default(),
         );
         app.set_owns_engine(owns_engine);
-        if pipelines.len() > 1 {
+        let mut live: Live<Ui> = Live::start(pipelines.clone());
+        let fleet = search.is_some();
+        if let Some(d) = search {
+            let roots = d.roots().to_vec();
+            live.start_search(d);
+            app.set_fleet(roots);
+            for f in live.feeds() {
+                app.add_run(f.pipeline().dir().to_path_buf());
+            }
+        } else if pipelines.len() > 1 {
             app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
         }
-        let pipelines_dirs: Vec<std::path::PathBuf> =
-            pipelines.iter().map(|p| p.dir().to_path_buf()).collect();
-        let mut live: Live<Ui> = Live::start(pipelines.clone());
+        let pipelines: Vec<Pipeline> = live.feeds().iter().map(|f| f.pipeline().clone()).collect();
         let notifier = crate::notify::Notifier {
             hook: app.config.on_human_gate.clone(),
             settings: app.config.notify.clone(),
         };
-        let mut ctl = Controller::new(pipelines, notifier);
+        let mut ctl = Controller::new(pipelines.clone(), notifier);
+        if fleet || pipelines.len() > 1 {
+            ctl.show_how(&mut app, &live);
+        }
         let initial = live.refresh_all();
         ctl.apply_updates(&mut app, &mut live, initial, true);
         let replaying = replay.is_some();
@@ -85,16 +106,8 @@ fn run(
             // live feed has just read.
             ctl.enter_replay(&mut app, &mut live, start)?;
         }
-        let looked_paths: Vec<Option<std::path::PathBuf>> =
-            pipelines_dirs.iter().map(|d| looked_path(d)).collect();
         if !replaying {
-            let marks: Vec<Option<u64>> = looked_paths
-                .iter()
-                .map(|p| {
-                    let text = std::fs::read_to_string(p.as_ref()?).ok()?;
-                    text.trim().parse().ok()
-                })
-                .collect();
+            let marks: Vec<Option<u64>> = pipelines.iter().map(|p| read_looked(p.dir())).collect();
             app.digest_since_last_look(&marks);
         }
         let mut test_panic = render_panics_for_tests();
@@ -115,9 +128,21 @@ fn run(
                 updates,
                 others,
                 errors,
+                added,
             } = batch;
             if !errors.is_empty() {
                 tracing::warn!(?errors, "watcher errors");
+            }
+            // A frame only when something on screen may have changed: a
+            // state, a run added, an input other than the tick, or the tick
+            // while the screen shows a clock (ages, elapsed times).
+            let mut redraw = !added.is_empty()
+                || updates.iter().any(|(_, u)| u.changed)
+                || others.iter().any(|o| !matches!(o, Ui::Tick))
+                || (!others.is_empty() && app.shows_clock());
+            if !added.is_empty() || ctl.search_problems_changed(&live) {
+                ctl.add_runs(&mut app, &live, &added);
+                redraw = true;
             }
             ctl.apply_updates(&mut app, &mut live, updates, false);
             let mut quit = false;
@@ -153,6 +178,7 @@ fn run(
                         Vec::new()
                     }
                     Ui::Tick => app.on_tick(),
+                    Ui::Redraw => Vec::new(),
                     Ui::Term(_) => Vec::new(),
                     Ui::TermClosed | Ui::Quit => {
                         quit = true;
@@ -211,8 +237,11 @@ fn run(
                 let tx = live.sender();
                 tokio::spawn(async move {
                     tokio::time::sleep(wait).await;
-                    let _ = tx.send(crate::watch::Input::Other(Ui::Tick));
+                    let _ = tx.send(crate::watch::Input::Other(Ui::Redraw));
                 });
+            }
+            if !redraw && !full_redraw {
+                continue;
             }
             // The terminal may be gone (closed pty): stop instead of spinning.
             let panic_now = std::mem::take(&mut test_panic);
@@ -222,7 +251,12 @@ fn run(
             set_title(&app, &mut title);
         }
         if !replaying {
-            save_looked(&looked_paths, &app.seen());
+            let dirs: Vec<std::path::PathBuf> = live
+                .feeds()
+                .iter()
+                .map(|f| f.pipeline().dir().to_path_buf())
+                .collect();
+            save_looked(&dirs, &app.looked_marks());
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -242,10 +276,20 @@ fn looked_path(pipeline_dir: &std::path::Path) -> Option<std::path::PathBuf> {
     Some(crate::util::state_dir()?.join("looked").join(name))
 }
 
-/// Keeps the seq each run was seen at, for the next start's digest.
-fn save_looked(paths: &[Option<std::path::PathBuf>], seen: &[u64]) {
-    for (p, seq) in paths.iter().zip(seen) {
-        let Some(p) = p else { continue };
+/// The seq a pipeline was last looked at, kept by an earlier session.
+pub(crate) fn read_looked(pipeline_dir: &std::path::Path) -> Option<u64> {
+    let text = std::fs::read_to_string(looked_path(pipeline_dir)?).ok()?;
+    text.trim().parse().ok()
+}
+
+/// Keeps the seq each run was seen at, for the next start's digest and
+/// run list (`None`: nothing new to keep).
+fn save_looked(dirs: &[std::path::PathBuf], seen: &[Option<u64>]) {
+    for (dir, seq) in dirs.iter().zip(seen) {
+        let (Some(p), Some(seq)) = (looked_path(dir), seq) else {
+            continue;
+        };
+        let p = &p;
         let saved = p
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)

@@ -6,8 +6,14 @@
 //! *which paths* may have changed; readers then trust the disk ([`Feed`]).
 //! When the OS watcher cannot be set up, a polling watcher takes over and
 //! [`PipelineWatch::is_polling`] says so (the TUI shows a marker).
+//!
+//! The live loop ([`Live`]) follows all its pipelines through one shared
+//! watcher ([`hub`]), polling those past the system's watch limit, and can
+//! search folders for pipelines, new ones included ([`discover`]).
 
+pub mod discover;
 mod feed;
+pub mod hub;
 mod live;
 mod observed;
 
@@ -70,14 +76,6 @@ impl PipelineWatch {
                 Self::start_with(dir, notify_fn, true)
             }
         }
-    }
-
-    /// Forces the polling watcher (tests, and file systems without inotify).
-    pub fn start_polling<F>(dir: &Path, notify_fn: F) -> std::io::Result<Self>
-    where
-        F: Fn(WatchEvent) + Send + Sync + 'static,
-    {
-        Self::start_with(dir, Arc::new(notify_fn), true)
     }
 
     /// True when the polling fallback is in use.

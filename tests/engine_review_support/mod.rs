@@ -165,11 +165,14 @@ pub fn run_deciding(p: &Project, decide: impl Fn(&str) -> &'static str) -> std::
     let child = p.spawn_run(true);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
+        // The open gates first, then the journal: every gate listed has its
+        // request in what is read next (the other order races a new gate).
+        let open = p.open_gates();
         let evs = p.events();
         if evs.iter().any(|e| e["type"] == "run.ended") {
             break;
         }
-        for id in p.open_gates() {
+        for id in open {
             let kind = evs
                 .iter()
                 .find(|e| e["type"] == "human.requested" && e["id"] == id.as_str())

@@ -25,7 +25,7 @@ CONTRACT: $c
 CRITERIA:
   1. The total of 1.50 and 2.25 is printed as 3.75 — MET — EVIDENCE: MET exit=0 marker-found :: TOTAL_OK
   2. No input prints 0.00 — MET — EVIDENCE: MET exit=0 marker-found :: EMPTY_OK
-  3. The usage line reads naturally — UNVERIFIABLE — "reads naturally" needs a person: bash src/total.sh --help
+  3. The usage line reads naturally — UNVERIFIABLE — "reads naturally" needs a person: the line printed by bash src/total.sh --help (src/total.sh:3)
 SCOPE: in-scope 2 files; out-of-scope: none
 FLOOR: clean
 PROOF: read 3 files, ran bash src/total.sh --help, checked 2/3 criteria

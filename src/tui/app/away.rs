@@ -23,6 +23,10 @@ impl App {
     /// On start: the digest since the seq each run had when last looked at
     /// (`None` for a run never seen before).
     pub fn digest_since_last_look(&mut self, marks: &[Option<u64>]) {
+        for (r, m) in self.runs.iter_mut().zip(marks) {
+            r.looked_mark = *m;
+        }
+        self.refresh();
         let marks: Vec<u64> = self
             .runs
             .iter()

@@ -112,4 +112,10 @@ pub struct Run {
     pub(crate) announced: BTreeSet<String>,
     /// A state has arrived at least once.
     pub(crate) loaded: bool,
+    /// Polled instead of watched, and why (shown as a marker in the list).
+    pub polled: Option<String>,
+    /// Opened by the person since it ended (in this session).
+    pub(crate) looked_end: bool,
+    /// The seq the person last saw it at, kept from an earlier session.
+    pub(crate) looked_mark: Option<u64>,
 }

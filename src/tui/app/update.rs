@@ -175,6 +175,9 @@ impl App {
     }
 
     fn move_by(&mut self, delta: isize) {
+        if self.screen == Screen::RunList {
+            self.run_picked = true;
+        }
         let (len, sel) = match self.screen {
             Screen::RunList => (self.runs.len(), &mut self.run_selected),
             Screen::Run => (self.rows.len(), &mut self.selected[self.tab.index()]),
@@ -185,16 +188,9 @@ impl App {
 
     fn open(&mut self) -> Vec<Effect> {
         if self.screen == Screen::RunList {
-            self.current = rows::run_order(self)
-                .get(self.run_selected)
-                .copied()
-                .unwrap_or(0);
-            self.screen = Screen::Run;
-            self.tab = Tab::Criteria;
-            self.selected = [0; 6];
-            self.filter.clear();
-            self.iteration = None;
-            self.refresh();
+            if let Some(&i) = self.run_rows.get(self.run_selected) {
+                self.open_run(i);
+            }
             return Vec::new();
         }
         match self.selected_row() {
@@ -255,7 +251,9 @@ impl App {
         if self.screen != Screen::Run || self.tab != Tab::Logs || self.replay.is_some() {
             return Vec::new();
         }
-        let run = &mut self.runs[self.current];
+        let Some(run) = self.runs.get_mut(self.current) else {
+            return Vec::new();
+        };
         let Some(a) = run.state.running_agent() else {
             return Vec::new();
         };
@@ -281,7 +279,9 @@ impl App {
             ));
             return Vec::new();
         }
-        let run = &mut self.runs[self.current];
+        let Some(run) = self.runs.get_mut(self.current) else {
+            return Vec::new();
+        };
         if matches!(
             run.logs.get(rel),
             Some(LogView::Loaded(_) | LogView::Loading)
@@ -301,20 +301,15 @@ impl App {
         } else if !self.filter.is_empty() {
             self.filter.clear();
             self.refresh();
-        } else if self.screen == Screen::Run && self.runs.len() > 1 {
+        } else if self.screen == Screen::Run && (self.runs.len() > 1 || self.fleet) {
             self.screen = Screen::RunList;
+            self.refresh();
         }
     }
 
     fn next_human_gate(&mut self) {
-        if self.screen == Screen::RunList {
-            let order = rows::run_order(self);
-            if let Some(i) = order
-                .iter()
-                .position(|r| self.runs[*r].state.open_human_gates().next().is_some())
-            {
-                self.run_selected = i;
-            }
+        if self.runs.len() > 1 || self.fleet {
+            self.next_gate_of_any_run();
             return;
         }
         let gates = &self.state().human_gates;

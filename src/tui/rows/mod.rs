@@ -7,6 +7,7 @@ pub mod agents;
 pub mod cells;
 pub mod criteria;
 pub mod findings;
+pub mod fleet;
 pub mod human_gates;
 pub mod logs;
 pub mod marks;
@@ -247,15 +248,4 @@ fn sort_findings(it: &Iteration, idx: &mut [usize], sort: FindingSort) {
     }
 }
 
-/// Runs in list order: those waiting on a person first, then running, then the rest.
-pub fn run_order(app: &App) -> Vec<usize> {
-    use crate::model::state::RunStatus;
-    let mut idx: Vec<usize> = (0..app.runs.len()).collect();
-    idx.sort_by_key(|i| match app.runs[*i].state.status {
-        RunStatus::AwaitingHuman => 0,
-        RunStatus::Running => 1,
-        RunStatus::Idle => 2,
-        RunStatus::Ended => 3,
-    });
-    idx
-}
+pub use fleet::run_order;

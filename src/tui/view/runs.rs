@@ -1,47 +1,73 @@
-//! The run list (several runs watched): one line per run with status,
-//! iteration, gate strip and ⚑ count, runs waiting on a person first.
+//! The run list (several runs watched, or folders searched for runs): a
+//! title with the counts, a notice when some runs are polled or folders
+//! cannot be searched, and one line per run in the list's order (waiting
+//! on a person first, the oldest wait on top).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-use super::gate_strip;
-use super::marks;
 use super::table;
 use crate::sanitize::sanitize_line;
 use crate::tui::app::App;
-use crate::tui::rows;
-use crate::tui::rows::cells::{Cell, Column, col, wide};
-use crate::tui::theme::Tone;
-
-const COLUMNS: &[Column] = &[
-    col("⚑", 3),
-    col("status", 16),
-    col("iter", 4),
-    col("gates", 18),
-    col("run", 0),
-    wide("pipeline", 0, 130),
-];
+use crate::tui::rows::fleet::{self, COLUMNS, Group};
 
 /// Draws the list.
 pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     if area.height == 0 {
         return;
     }
-    let title = format!(" loopwatch · {} runs · enter opens one", app.runs.len());
+    let waiting = app
+        .runs
+        .iter()
+        .filter(|r| fleet::group(r) == Group::Waiting)
+        .count();
+    let title = format!(
+        " loopwatch · {} runs · {waiting} waiting on you · enter opens one · n the oldest gate",
+        app.runs.len()
+    );
     let bar = Line::styled(
         sanitize_line(&title, usize::from(area.width)),
         app.theme.bar(),
     )
     .style(app.theme.bar());
     frame.render_widget(Paragraph::new(bar), Rect { height: 1, ..area });
+    let mut y = area.y + 1;
+    if let Some(n) = app.fleet_notice()
+        && area.height > 2
+    {
+        let line = Line::styled(
+            sanitize_line(n, usize::from(area.width)),
+            app.theme.tone(crate::tui::theme::Tone::Warn),
+        );
+        frame.render_widget(
+            Paragraph::new(line),
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+        );
+        y += 1;
+    }
     let body = Rect {
-        y: area.y + 1,
-        height: area.height - 1,
+        y,
+        height: area.height - (y - area.y),
         ..area
     };
-    let order = rows::run_order(app);
+    if app.runs.is_empty() {
+        let msg = " no .pipeline found yet: the folders are searched again every few seconds";
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                sanitize_line(msg, usize::from(area.width)),
+                app.theme.tone(crate::tui::theme::Tone::Muted),
+            )),
+            body,
+        );
+        return;
+    }
+    let order = app.run_rows();
     table::draw(
         frame,
         body,
@@ -49,36 +75,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         COLUMNS,
         order.len(),
         app.run_selected,
-        |i| {
-            let run = &app.runs[order[i]];
-            let s = &run.state;
-            let open = s.open_human_gates().count();
-            let status = marks::run_status(s);
-            let strip: String = crate::model::GateName::ALL
-                .iter()
-                .map(|g| {
-                    let v = s
-                        .last_round(*g)
-                        .map_or_else(marks::none, |r| marks::verdict(&r.verdict));
-                    format!("{} {} ", gate_strip::dots(s, *g), v.symbol)
-                })
-                .collect();
-            let name = s.run.as_ref().map_or_else(
-                || "(no run yet)".to_string(),
-                |r| format!("{} {}", r.flow, r.id),
-            );
-            vec![
-                if open > 0 {
-                    Cell::toned(format!("⚑{open}"), Tone::Human)
-                } else {
-                    Cell::plain("")
-                },
-                Cell::mark(&status),
-                Cell::plain(s.iteration_number().to_string()),
-                Cell::plain(strip),
-                Cell::plain(name),
-                Cell::toned(run.pipeline.display().to_string(), Tone::Muted),
-            ]
-        },
+        |i| fleet::cells(app, order[i]),
     );
 }
