@@ -91,7 +91,7 @@ pub fn pending(s: &State) -> Option<u32> {
 /// current iteration was not green, naming the test, the result and why,
 /// and handing the test over again.
 pub fn gaps(s: &State) -> Vec<String> {
-    let Some(it) = s.current_iteration() else {
+    let Some(it) = s.iteration(s.iteration_number()) else {
         return Vec::new();
     };
     it.greens
