@@ -70,6 +70,16 @@ pub fn now_rfc3339() -> String {
         .to_string()
 }
 
+/// A serde_json error's message without the " at line L column C" it
+/// appends: callers that report their own position say it first.
+pub fn json_message(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
 /// loopwatch's own state folder (the TUI's log, observed foreign states):
 /// `$XDG_STATE_HOME/loopwatch`, else `~/.local/state/loopwatch`.
 pub fn state_dir() -> Option<PathBuf> {

@@ -709,7 +709,7 @@ impl Event {
         let mut map: Map<String, Value> =
             serde_json::from_slice(line).map_err(|e| EventError::Json {
                 column: e.column(),
-                message: strip_position(&e.to_string()),
+                message: crate::util::json_message(&e),
             })?;
         let v = take_u64(&mut map, "v")?;
         let seq = take_u64(&mut map, "seq")?;
@@ -832,14 +832,6 @@ fn take_u64(map: &mut Map<String, Value>, key: &str) -> Result<u64, EventError> 
             "\"{key}\" must be a non-negative integer"
         ))),
         None => Err(EventError::Header(format!("missing field \"{key}\""))),
-    }
-}
-
-/// serde_json appends " at line L column C"; callers report their own position.
-fn strip_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
     }
 }
 

@@ -86,61 +86,92 @@ fn gate(position: usize, line: usize, column: usize, item: &Value) -> VerdictEnt
         entry.fault(&format!("entry is {}, expected an object", kind_of(item)));
         return entry;
     };
-    entry.echo_id = match obj.get("id") {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
-    };
-    let evidence = text_field(obj, "evidence");
-    let note = text_field(obj, "note");
-    entry.evidence = evidence.clone().unwrap_or_default();
-    entry.note = note.clone().unwrap_or_default();
-    let verdict = match obj.get("verdict") {
-        Some(Value::String(s)) => match s.as_str() {
-            "VERIFIED" => Ok(FindingVerdict::Verified),
-            "FALSE" => Ok(FindingVerdict::False),
-            "UNVERIFIABLE" => Ok(FindingVerdict::Unverifiable),
-            other => Err(format!(
-                "verdict \"{other}\" is not VERIFIED, FALSE or UNVERIFIABLE"
-            )),
-        },
-        None | Some(Value::Null) => {
-            Err("no verdict; expected VERIFIED, FALSE or UNVERIFIABLE".to_owned())
-        }
-        Some(v) => Err(format!(
-            "verdict is {}, expected VERIFIED, FALSE or UNVERIFIABLE",
-            kind_of(v)
-        )),
-    };
-    let why = match verdict {
-        Err(why) => Some(why),
-        Ok(_) if evidence.is_err() => Some("evidence is not a string".to_owned()),
-        Ok(_) if note.is_err() => Some("note is not a string".to_owned()),
-        Ok(v @ (FindingVerdict::Verified | FindingVerdict::False))
-            if entry.evidence.trim().is_empty() =>
-        {
-            Some(format!("{} without evidence", v.as_str()))
-        }
-        Ok(FindingVerdict::Unverifiable) if entry.note.trim().is_empty() => {
-            Some("UNVERIFIABLE without a note".to_owned())
-        }
-        Ok(v) => {
-            entry.verdict = v;
-            None
-        }
-    };
-    if let Some(why) = why {
-        entry.fault(&why);
+    // Kept even when the entry fails: the fault note carries the verifier's own.
+    entry.echo_id = echoed_id(obj);
+    entry.evidence = text_field(obj, "evidence").unwrap_or_default();
+    entry.note = text_field(obj, "note").unwrap_or_default();
+    match check(obj) {
+        Ok(c) => entry.verdict = c.verdict,
+        Err(why) => entry.fault(&why),
     }
     entry
 }
 
-/// A string field: absent or null is empty; another type is an error.
-fn text_field(obj: &Map<String, Value>, key: &str) -> Result<String, ()> {
+/// One verdict that passed the verdict gate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checked {
+    /// The verdict.
+    pub verdict: FindingVerdict,
+    /// Decisive lines (non-empty for VERIFIED and FALSE).
+    pub evidence: String,
+    /// The note (non-empty for UNVERIFIABLE).
+    pub note: String,
+    /// The id the model echoed, if any (never trusted).
+    pub echo_id: Option<String>,
+}
+
+/// The verdict-gate rules on one verdict object, the same for `record
+/// findings` and the engine's lanes: the verdict is VERIFIED, FALSE or
+/// UNVERIFIABLE; evidence and note are strings when present; VERIFIED and
+/// FALSE carry evidence, UNVERIFIABLE a note. The error is the reason.
+pub fn check(obj: &Map<String, Value>) -> Result<Checked, String> {
+    let verdict = match obj.get("verdict") {
+        Some(Value::String(s)) => match s.as_str() {
+            "VERIFIED" => FindingVerdict::Verified,
+            "FALSE" => FindingVerdict::False,
+            "UNVERIFIABLE" => FindingVerdict::Unverifiable,
+            other => {
+                let shown: String = other.chars().take(40).collect();
+                let cut = if shown.len() < other.len() { "…" } else { "" };
+                return Err(format!(
+                    "verdict \"{shown}{cut}\" is not VERIFIED, FALSE or UNVERIFIABLE"
+                ));
+            }
+        },
+        None | Some(Value::Null) => {
+            return Err("no verdict; expected VERIFIED, FALSE or UNVERIFIABLE".to_owned());
+        }
+        Some(v) => {
+            return Err(format!(
+                "verdict is {}, expected VERIFIED, FALSE or UNVERIFIABLE",
+                kind_of(v)
+            ));
+        }
+    };
+    let evidence = text_field(obj, "evidence")?;
+    let note = text_field(obj, "note")?;
+    match verdict {
+        FindingVerdict::Verified | FindingVerdict::False if evidence.trim().is_empty() => {
+            return Err(format!("{} without evidence", verdict.as_str()));
+        }
+        FindingVerdict::Unverifiable if note.trim().is_empty() => {
+            return Err("UNVERIFIABLE without a note".to_owned());
+        }
+        _ => {}
+    }
+    Ok(Checked {
+        verdict,
+        evidence,
+        note,
+        echo_id: echoed_id(obj),
+    })
+}
+
+/// The `id` the model wrote, as text.
+fn echoed_id(obj: &Map<String, Value>) -> Option<String> {
+    match obj.get("id") {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A string field: absent or null is empty; another type is the reason.
+fn text_field(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err(()),
+        Some(v) => Err(format!("{key} is {}, expected a string", kind_of(v))),
     }
 }
 
@@ -203,11 +234,11 @@ mod tests {
             ),
             (
                 r#"{"verdict":"VERIFIED","evidence":["a"]}"#,
-                "PIPELINE-FAULT: evidence is not a string",
+                "PIPELINE-FAULT: evidence is an array, expected a string",
             ),
             (
                 r#"{"verdict":"UNVERIFIABLE","note":5}"#,
-                "PIPELINE-FAULT: note is not a string",
+                "PIPELINE-FAULT: note is a number, expected a string",
             ),
             (
                 r#""F1""#,

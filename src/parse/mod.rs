@@ -29,7 +29,9 @@ mod security;
 mod verdict;
 
 pub use error::{Structural, StructuralKind};
-pub use finding_verdicts::{FAULT_PREFIX, VerdictEntry, parse_verdicts};
+pub use finding_verdicts::{
+    Checked, FAULT_PREFIX, VerdictEntry, check as check_verdict, parse_verdicts,
+};
 pub use findings::{
     Matching, ReviewFinding, findings_from_verdicts, match_findings, parse_findings,
     verify_findings,

@@ -74,7 +74,7 @@ pub fn extract_object(text: &[u8]) -> Result<(Map<String, Value>, Vec<String>), 
             "invalid JSON at line {} column {}: {}",
             e.line(),
             e.column(),
-            strip_position(&e.to_string())
+            crate::util::json_message(&e)
         )),
     }
 }
@@ -82,54 +82,18 @@ pub fn extract_object(text: &[u8]) -> Result<(Map<String, Value>, Vec<String>), 
 /// Judges one answer for the finding `id`.
 pub fn judge(text: &[u8], id: &str) -> Result<Judged, String> {
     let (obj, mut normalized) = extract_object(text)?;
-    let verdict = match obj.get("verdict") {
-        Some(Value::String(v)) => match v.trim() {
-            "VERIFIED" => FindingVerdict::Verified,
-            "FALSE" => FindingVerdict::False,
-            "UNVERIFIABLE" => FindingVerdict::Unverifiable,
-            other => {
-                return Err(format!(
-                    "verdict \"{}\" is not VERIFIED, FALSE or UNVERIFIABLE",
-                    short(other, 40)
-                ));
-            }
-        },
-        None | Some(Value::Null) => {
-            return Err("no verdict; expected VERIFIED, FALSE or UNVERIFIABLE".to_string());
-        }
-        Some(v) => {
-            return Err(format!(
-                "verdict is {}, expected VERIFIED, FALSE or UNVERIFIABLE",
-                kind(v)
-            ));
-        }
-    };
-    let evidence = text_field(&obj, "evidence")?;
-    let note = text_field(&obj, "note")?;
-    match verdict {
-        FindingVerdict::Verified | FindingVerdict::False if evidence.trim().is_empty() => {
-            return Err(format!("{} without evidence", verdict.as_str()));
-        }
-        FindingVerdict::Unverifiable if note.trim().is_empty() => {
-            return Err("UNVERIFIABLE without a note saying why".to_string());
-        }
-        _ => {}
-    }
-    let echo = match obj.get("id") {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
-    };
-    if let Some(e) = echo.filter(|e| e != id) {
+    // The rules themselves are `record findings`' own.
+    let c = crate::parse::check_verdict(&obj)?;
+    if let Some(e) = c.echo_id.filter(|e| e != id) {
         normalized.push(format!(
             "echoed id \"{}\" ignored: the finding's id {id} kept",
             short(&e, 40)
         ));
     }
     Ok(Judged {
-        verdict,
-        evidence,
-        note,
+        verdict: c.verdict,
+        evidence: c.evidence,
+        note: c.note,
         normalized,
     })
 }
@@ -171,33 +135,6 @@ pub fn short(s: &str, n: usize) -> String {
     let mut t: String = flat.chars().take(n.saturating_sub(1)).collect();
     t.push('…');
     t
-}
-
-fn text_field(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(v) => Err(format!("{key} is {}, expected a string", kind(v))),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// serde_json appends " at line L column C"; the gate says it first.
-fn strip_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
 }
 
 #[cfg(test)]
@@ -271,7 +208,7 @@ mod tests {
             ),
             (
                 br#"{"verdict":"UNVERIFIABLE","note":""}"#,
-                "UNVERIFIABLE without a note saying why",
+                "UNVERIFIABLE without a note",
             ),
             (
                 br#"{"verdict":"FALSE","evidence":["a"]}"#,

@@ -282,16 +282,8 @@ pub fn reviewer_input(s: &State) -> String {
     let Some(run) = s.run.as_ref() else {
         return String::new();
     };
-    format!(
-        "MODE: review\nCONTRACT: {}\nDIFF: {}\nTEST: {}\n",
-        run.contract,
-        run.diff,
-        if run.test.trim().is_empty() {
-            "none"
-        } else {
-            run.test.as_str()
-        }
-    )
+    // The verifier's three lines, under the mode.
+    format!("MODE: review\n{}", super::verifier_input(run))
 }
 
 /// The hand-off lines of a review that sent work back: one per accepted

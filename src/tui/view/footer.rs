@@ -98,7 +98,16 @@ pub fn render_status(frame: &mut Frame, area: Rect, app: &App) {
             Tone::Accent,
         )
     } else if app.tab() == Tab::Findings && app.screen == Screen::Run {
-        (format!(" sorted by {}", app.sort.name()), Tone::Muted)
+        // While the finding verifier runs, its lanes are listed in the
+        // findings' order whatever the sort.
+        let lanes = crate::tui::rows::shown(app)
+            .and_then(crate::tui::rows::findings::live_lanes)
+            .is_some();
+        if lanes {
+            (" lanes in the findings' order".to_string(), Tone::Muted)
+        } else {
+            (format!(" sorted by {}", app.sort.name()), Tone::Muted)
+        }
     } else {
         (String::new(), Tone::Normal)
     };

@@ -11,6 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{age_secs, gate_strip, marks, short_age, time_of};
+use crate::model::rules::NextAction;
 use crate::sanitize::sanitize_line;
 use crate::tui::app::App;
 use crate::tui::rows::agents;
@@ -54,6 +55,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             agents::running_text(a, age_secs(app, &a.started_at)),
             theme.tone(Tone::Accent),
         ));
+    }
+    if state.ended.is_none() && state.next.action == NextAction::Review {
+        // The review stage in progress: which step, and the lanes' count
+        // while the finding verifier runs.
+        let step = state.next.step.map_or("review", |s| s.as_str());
+        let mut text = format!("review: {step}");
+        if let Some(p) = state
+            .review_iterations
+            .last()
+            .and_then(|it| crate::tui::rows::findings::progress(it))
+            && let Some(first) = p.split(" · ").next()
+        {
+            let counts = first.strip_prefix("finding verifier: ").unwrap_or(first);
+            text = format!("review: {counts}");
+        }
+        spans.push(Span::raw("  ·  "));
+        spans.push(Span::styled(text, theme.tone(Tone::Accent)));
     }
     if app.replay.is_some() {
         spans.push(Span::styled("  ·  replay", theme.tone(Tone::Accent)));

@@ -45,21 +45,7 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
     let theme = app.theme;
     let context: Vec<(String, Tone)> = match app.tab() {
         Tab::Security => security::banner(app).into_iter().collect(),
-        Tab::Findings => crate::tui::rows::shown(app).and_then(crate::tui::rows::findings::progress).map(|p| (p, Tone::Accent)).into_iter().chain(crate::tui::rows::shown(app).and_then(|it| it.verify_by_test.as_ref()).map(|s| {
-            (
-                format!(
-                    "verify-by-test: {} attempted · {} confirmed · {} downgraded · {} inconclusive · {} past cap · {} red test(s){}",
-                    s.attempted,
-                    s.confirmed,
-                    s.downgraded,
-                    s.inconclusive,
-                    s.cap_exceeded,
-                    s.red_tests.len(),
-                    if s.timed_out { " · timed out" } else { "" }
-                ),
-                Tone::Muted,
-            )
-        })).collect(),
+        Tab::Findings => findings_context(app),
         Tab::Gates => agents::usage_lines(app.state(), app.shown_iteration())
             .into_iter()
             .map(|l| (l, Tone::Muted))
@@ -87,4 +73,29 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
         };
     }
     table::render(frame, table_area, app);
+}
+
+/// The Findings tab's context: the finding verifier's progress while its
+/// lanes run, and the iteration's verify-by-test summary once there is one.
+fn findings_context(app: &App) -> Vec<(String, Tone)> {
+    let Some(it) = crate::tui::rows::shown(app) else {
+        return Vec::new();
+    };
+    let lanes = crate::tui::rows::findings::progress(it).map(|p| (p, Tone::Accent));
+    let vbt = it.verify_by_test.as_ref().map(|s| {
+        (
+            format!(
+                "verify-by-test: {} attempted · {} confirmed · {} downgraded · {} inconclusive · {} past cap · {} red test(s){}",
+                s.attempted,
+                s.confirmed,
+                s.downgraded,
+                s.inconclusive,
+                s.cap_exceeded,
+                s.red_tests.len(),
+                if s.timed_out { " · timed out" } else { "" }
+            ),
+            Tone::Muted,
+        )
+    });
+    lanes.into_iter().chain(vbt).collect()
 }
