@@ -2,13 +2,15 @@
 //! loop engine (the same code as `loopwatch run`) with a `loopwatch.toml`
 //! whose agents are scripted (`assets/demo/agents/`): the developer, the
 //! verifier, the auditor, the reviewer and the finding verifier (the
-//! triage is derived by the engine; verify-by-test is off).
+//! triage is derived by the engine) and the verify-by-test agent.
 //!
 //! The story: GATE 0 UNMET then MET; GATE 1 ECARTS with an out-of-scope
 //! Makefile (a human gate); the review: four findings verified in four
 //! lanes at once (one VERIFIED and blocking, one FALSE, one whose fenced
 //! first answer the verdict gate rejects before the second passes, one
-//! UNVERIFIABLE: a human gate), the blocking one back to the developer;
+//! UNVERIFIABLE: a human gate), a repro test written for the blocking one
+//! and run by loopwatch (confirmed: a red test), the finding and its red
+//! test back to the developer, the test rerun green after its work;
 //! GATE 1 with a criterion left UNVERIFIABLE (another human gate); a clean
 //! review; GATE 2 BLOCK; back to the developer; GATE 1 CONFORME, a clean
 //! review, GATE 2 PASS; the end of the run. With the TUI, the person's
@@ -22,7 +24,7 @@ use anyhow::Context;
 /// The contract's path inside the demo worktree.
 pub const CONTRACT: &str = "docs/contracts/2026-11-30-invoice-total-rounding.md";
 
-const AGENTS: [(&str, &str); 7] = [
+const AGENTS: [(&str, &str); 8] = [
     (
         "common.sh",
         include_str!("../../assets/demo/agents/common.sh"),
@@ -46,6 +48,10 @@ const AGENTS: [(&str, &str); 7] = [
     (
         "finding-verifier.sh",
         include_str!("../../assets/demo/agents/finding-verifier.sh"),
+    ),
+    (
+        "verify-by-test.sh",
+        include_str!("../../assets/demo/agents/verify-by-test.sh"),
     ),
     (
         "person.sh",
@@ -83,6 +89,28 @@ pub fn prepare(root: &Path) -> anyhow::Result<DemoPaths> {
         &root.join(CONTRACT),
         include_str!("../../assets/demo/project/contract.md"),
     )?;
+    // The tools are shell; their tests run through cargo, so verify-by-test
+    // has a runner whose one-test command it knows.
+    for (rel, text) in [
+        (
+            "Cargo.toml",
+            include_str!("../../assets/demo/project/Cargo.toml"),
+        ),
+        (
+            "Cargo.lock",
+            include_str!("../../assets/demo/project/Cargo.lock"),
+        ),
+        (
+            "src/lib.rs",
+            include_str!("../../assets/demo/project/lib.rs"),
+        ),
+        (
+            ".gitignore",
+            include_str!("../../assets/demo/project/gitignore"),
+        ),
+    ] {
+        write(&root.join(rel), text)?;
+    }
     git(root, &["add", "-A"])?;
     git(
         root,
@@ -121,19 +149,21 @@ pub fn config_text(paths: &DemoPaths, speed: f64) -> anyhow::Result<String> {
     let agent = |name: &str| format!("{env} bash {}", q(&a.join(name)));
     let toml_str = |s: String| toml::Value::String(s).to_string();
     Ok(format!(
-        "# The scripted agents of `loopwatch demo`.\n[run]\ntest = \"bash tests/total.test.sh\"\ngrace = \"2s\"\n\n\
+        "# The scripted agents of `loopwatch demo`.\n[run]\ntest = \"cargo test\"\ngrace = \"2s\"\n\n\
          [agents.developer]\ncommand = {}\ntimeout = \"5m\"\n\n\
          [agents.verifier]\ncommand = {}\ntimeout = \"5m\"\n\n\
          [agents.auditor]\ncommand = {}\ntimeout = \"5m\"\n\n\
          [agents.reviewer]\ncommand = {}\ntimeout = \"5m\"\n\n\
          [agents.finding-verifier]\ncommand = {}\ntimeout = \"5m\"\nmax_concurrency = 4\n\n\
-         # Repro tests for accepted blocking findings: off in the demo.\n\
-         [verify_by_test]\nenabled = false\n",
+         [agents.verify-by-test]\ncommand = {}\ntimeout = \"5m\"\n\n\
+         # One repro test per accepted blocking finding, run by loopwatch.\n\
+         [verify_by_test]\nenabled = true\nmax_findings = 3\nstep_timeout = \"5m\"\n",
         toml_str(agent("developer.sh")),
         toml_str(agent("verifier.sh")),
         toml_str(agent("auditor.sh")),
         toml_str(agent("reviewer.sh")),
         toml_str(agent("finding-verifier.sh")),
+        toml_str(agent("verify-by-test.sh")),
     ))
 }
 
