@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
@@ -105,6 +106,9 @@ pub struct With<'a> {
     pub with_start: Vec<EventBody>,
     /// Written after `agent.finished` (and its human gates), in its append.
     pub after_finish: Option<AfterFinish<'a>>,
+    /// Where the appends go (`None`: one `append_with` each, on this
+    /// thread).
+    pub commit: Option<Committer<'a>>,
 }
 
 /// [`dispatch`] with [`With`].
@@ -227,7 +231,12 @@ pub async fn dispatch_with(
                 .after_finish
                 .map(|f| f(&answer, &finished))
                 .unwrap_or_default();
-            record_with(&set.pipeline, bodies, Some((&started, &finished)), after)?;
+            let r = Record {
+                bodies,
+                finish: Some((started, finished.clone())),
+                after,
+            };
+            commit(set, with.commit, r).await?;
             return Ok(Dispatched { finished, answer });
         }
     };
@@ -235,7 +244,12 @@ pub async fn dispatch_with(
     started.pgid = running.pid();
     let mut bodies = with.with_start.clone();
     bodies.push(EventBody::from(started.clone()));
-    record(&set.pipeline, bodies, None)?;
+    let r = Record {
+        bodies,
+        finish: None,
+        after: Vec::new(),
+    };
+    commit(set, with.commit, r).await?;
     let outcome = running.finish(stop).await.map_err(|e| DispatchError::Io {
         op: "run the agent of",
         path: log_path.clone(),
@@ -275,12 +289,12 @@ pub async fn dispatch_with(
         Some(f) if !finished.interrupted => f(&answer, &finished),
         _ => Vec::new(),
     };
-    record_with(
-        &set.pipeline,
-        Vec::new(),
-        Some((&started, &finished)),
+    let r = Record {
+        bodies: Vec::new(),
+        finish: Some((started, finished.clone())),
         after,
-    )?;
+    };
+    commit(set, with.commit, r).await?;
     Ok(Dispatched { finished, answer })
 }
 
@@ -291,19 +305,33 @@ pub fn record(
     bodies: Vec<EventBody>,
     finish: Option<(&AgentStarted, &AgentFinished)>,
 ) -> Result<(), JournalError> {
-    record_with(pipeline, bodies, finish, Vec::new())
+    let r = Record {
+        bodies,
+        finish: finish.map(|(st, f)| (st.clone(), f.clone())),
+        after: Vec::new(),
+    };
+    append_with(pipeline, &AppendOptions::default(), |s| Ok(r.payloads(s))).map(|_| ())
 }
 
-/// [`record`], then `after` in the same append.
-fn record_with(
-    pipeline: &Pipeline,
-    bodies: Vec<EventBody>,
-    finish: Option<(&AgentStarted, &AgentFinished)>,
-    after: Vec<EventBody>,
-) -> Result<(), JournalError> {
-    append_with(pipeline, &AppendOptions::default(), |s| {
-        let mut out = bodies.clone();
-        if let Some((st, f)) = finish {
+/// One append a dispatch asks for: `bodies`, then the finish of a
+/// dispatch with the human gates the rules open for it, then `after`.
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    /// Written first (a lane's transition, `agent.started`).
+    pub bodies: Vec<EventBody>,
+    /// The dispatch finished, with its start (for the rules' gates).
+    pub finish: Option<(AgentStarted, AgentFinished)>,
+    /// Written last (a lane's transition after the finish).
+    pub after: Vec<EventBody>,
+}
+
+impl Record {
+    /// The payloads appended on top of `s`: the gates a failed finish opens
+    /// depend on the state (their ids, the failures before), so they are
+    /// computed under the lock against the state the events land on.
+    pub fn payloads(&self, s: &State) -> Vec<EventBody> {
+        let mut out = self.bodies.clone();
+        if let Some((st, f)) = &self.finish {
             out.push(EventBody::from(f.clone()));
             let reqs = rules::gates_for_dispatch(s, st, f);
             out.extend(
@@ -312,10 +340,26 @@ fn record_with(
                     .map(EventBody::from),
             );
         }
-        out.extend(after);
-        Ok(out)
-    })
-    .map(|_| ())
+        out.extend(self.after.iter().cloned());
+        out
+    }
+}
+
+/// Where a dispatch's appends go when not straight to the journal: a
+/// committer that may group them with other dispatches' appends (the
+/// finding lanes' group commit). It resolves once the request is durable.
+pub type Committer<'a> =
+    &'a (dyn Fn(Record) -> BoxFuture<'static, Result<(), JournalError>> + Sync);
+
+/// Appends `r` through the committer, or on its own.
+async fn commit(set: &Settings, via: Option<Committer<'_>>, r: Record) -> Result<(), JournalError> {
+    match via {
+        Some(c) => c(r).await,
+        None => append_with(&set.pipeline, &AppendOptions::default(), |s| {
+            Ok(r.payloads(s))
+        })
+        .map(|_| ()),
+    }
 }
 
 /// The id scope of the gates a failed dispatch opens (`hg-<i>-<scope>-<n>`).

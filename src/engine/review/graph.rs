@@ -10,14 +10,16 @@
 //! the journal: only the lanes without a verdict run again.
 
 use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
 use futures_util::stream::FuturesUnordered;
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 
+use super::commit;
 use super::lane::{self, LaneJob, LaneOutcome};
 use super::verdict_gate::{self, extract_object};
 use super::{Ctx, EngineError};
-use crate::engine::dispatch::{self, DispatchError, Job, STEP_ENV};
+use crate::engine::dispatch::{self, Committer, DispatchError, Job, Record, STEP_ENV};
 use crate::journal::{AppendOptions, JournalError, append_with};
 use crate::model::event::{AgentRole, FindingLane, LaneState};
 use crate::model::{EventBody, Finding, FindingVerdict, State};
@@ -272,13 +274,41 @@ fn queue(rec: &Recorder, iteration: u32, p: &Parsed) -> Result<(), JournalError>
     Ok(())
 }
 
-/// Runs the lanes without a verdict, `max_concurrency` at once; the
-/// verdicts come back by index. `Err(code)` when a stop was asked for.
+/// Runs the lanes without a verdict, `max_concurrency` at once, their
+/// appends grouped by one committer; the verdicts come back by index.
+/// `Err(code)` when a stop was asked for.
 async fn map(
     ctx: &Ctx<'_>,
     iteration: u32,
     parsed: &Parsed,
+    done: Vec<Option<Verdict>>,
+    stop: &watch::Receiver<Option<i32>>,
+) -> Result<Result<Vec<Verdict>, i32>, EngineError> {
+    let (group, committer) = commit::group(ctx.recorder.pipeline().clone());
+    let lanes = async move {
+        // Dropped when the lanes are done, which ends the committer.
+        let via = move |r: Record| -> BoxFuture<'static, Result<(), JournalError>> {
+            let f = group.submit(r);
+            Box::pin(async move { f.await.map(|_| ()) })
+        };
+        lanes(ctx, iteration, parsed, done, &via, stop).await
+    };
+    let (out, stats) = futures_util::future::join(lanes, committer).await;
+    tracing::debug!(
+        commits = stats.commits,
+        requests = stats.requests,
+        "finding lanes recorded"
+    );
+    out
+}
+
+/// The lanes of [`map`], their appends through `via`.
+async fn lanes(
+    ctx: &Ctx<'_>,
+    iteration: u32,
+    parsed: &Parsed,
     mut done: Vec<Option<Verdict>>,
+    via: Committer<'_>,
     stop: &watch::Receiver<Option<i32>>,
 ) -> Result<Result<Vec<Verdict>, i32>, EngineError> {
     let agent = ctx.agent(AgentRole::FindingVerifier)?;
@@ -300,7 +330,7 @@ async fn map(
             project_dir: parsed.project_dir.clone(),
         };
         let mut stop = stop.clone();
-        async move { (i, lane::run(ctx, agent, job, &mut stop).await) }
+        async move { (i, lane::run(ctx, agent, job, via, &mut stop).await) }
     };
     for next in waiting.by_ref().take(limit) {
         running.push(start(next));

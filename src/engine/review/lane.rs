@@ -18,7 +18,7 @@ use super::verdict_gate::{self, Judged};
 use super::{Ctx, EngineError};
 use crate::engine::adapter::Answer;
 use crate::engine::config::AgentConfig;
-use crate::engine::dispatch::{self, FINDING_ENV, Job, STEP_ENV, With};
+use crate::engine::dispatch::{self, Committer, FINDING_ENV, Job, STEP_ENV, With};
 use crate::model::event::{AgentFinished, FindingLane, LaneState};
 use crate::model::{EventBody, FindingVerdict};
 
@@ -155,11 +155,13 @@ fn judge(job: &LaneJob, c: Counts, finished: &AgentFinished, answer: &[u8]) -> (
 
 /// Runs one lane to its verdict (or the stop). Each transition is written
 /// in the append of the dispatch it belongs to: `running` with
-/// `agent.started`, `rejected`/`done`/`fault` with `agent.finished`.
+/// `agent.started`, `rejected`/`done`/`fault` with `agent.finished`; the
+/// appends go through the map's `commit` (grouped with other lanes').
 pub async fn run(
     ctx: &Ctx<'_>,
     agent: &AgentConfig,
     job: LaneJob,
+    commit: Committer<'_>,
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<LaneOutcome, EngineError> {
     let mut c = Counts::default();
@@ -190,6 +192,7 @@ pub async fn run(
             env: &env,
             with_start: vec![EventBody::from(running)],
             after_finish: Some(&after),
+            commit: Some(commit),
         };
         let job_of = Job {
             agent,
