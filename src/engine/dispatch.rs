@@ -147,13 +147,7 @@ pub async fn dispatch_with(
     })?;
     let stem = format!("{n:03}-{role}");
     let input_path = agents_dir.join(format!("{stem}.input"));
-    crate::util::replace_atomically(&input_path, full.as_bytes()).map_err(|e| {
-        DispatchError::Io {
-            op: "write",
-            path: input_path.clone(),
-            source: e,
-        }
-    })?;
+    write_file(input_path.clone(), full.as_bytes().to_vec()).await?;
     let log_path = agents_dir.join(format!("{stem}.log"));
     let pipeline_dir =
         std::path::absolute(set.pipeline.dir()).unwrap_or(set.pipeline.dir().to_path_buf());
@@ -207,7 +201,16 @@ pub async fn dispatch_with(
                 .insert(field.into(), serde_json::Value::from(v.clone()));
         }
     }
-    let running = match child::spawn(spec) {
+    // fork + exec on the blocking pool: lanes starting at once do not
+    // queue behind each other's spawn on the engine's thread.
+    let spawned = tokio::task::spawn_blocking(move || child::spawn(spec))
+        .await
+        .unwrap_or_else(|e| {
+            Err(std::io::Error::other(format!(
+                "the spawn did not finish: {e}"
+            )))
+        });
+    let running = match spawned {
         Ok(r) => r,
         Err(e) => {
             let finished = AgentFinished {
@@ -266,11 +269,7 @@ pub async fn dispatch_with(
     // stops between the two records the round from it instead of asking again.
     let answer_rel = format!("agents/{stem}.answer");
     let answer_path = set.pipeline.dir().join(&answer_rel);
-    crate::util::replace_atomically(&answer_path, &answer.text).map_err(|e| DispatchError::Io {
-        op: "write",
-        path: answer_path.clone(),
-        source: e,
-    })?;
+    write_file(answer_path, answer.text.clone()).await?;
     let finished = AgentFinished {
         dispatch: n,
         role,
@@ -296,6 +295,26 @@ pub async fn dispatch_with(
     };
     commit(set, with.commit, r).await?;
     Ok(Dispatched { finished, answer })
+}
+
+/// Replaces `path` with `bytes` (atomically, fsync'd) on the blocking
+/// pool: one dispatch's fsyncs do not hold up the others sharing the
+/// engine's thread (the finding lanes).
+async fn write_file(path: PathBuf, bytes: Vec<u8>) -> Result<(), DispatchError> {
+    let target = path.clone();
+    let done =
+        tokio::task::spawn_blocking(move || crate::util::replace_atomically(&target, &bytes))
+            .await
+            .unwrap_or_else(|e| {
+                Err(std::io::Error::other(format!(
+                    "the write did not finish: {e}"
+                )))
+            });
+    done.map_err(|e| DispatchError::Io {
+        op: "write",
+        path,
+        source: e,
+    })
 }
 
 /// Appends `bodies`, then the finish of a dispatch with the human gates the
