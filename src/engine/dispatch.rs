@@ -109,6 +109,10 @@ pub struct With<'a> {
     /// Where the appends go (`None`: one `append_with` each, on this
     /// thread).
     pub commit: Option<Committer<'a>>,
+    /// A concurrency slot, given back as soon as the agent was reaped (its
+    /// answer and finish are recorded after): the next lane's agent starts
+    /// while this one's finish is being made durable.
+    pub slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// [`dispatch`] with [`With`].
@@ -119,6 +123,7 @@ pub async fn dispatch_with(
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<Dispatched, DispatchError> {
     let extra_env = with.env;
+    let slot = with.slot;
     let role = job.agent.role;
     let instructions = match &job.agent.prompt_file {
         Some(p) => Some(std::fs::read_to_string(p).map_err(|e| DispatchError::Io {
@@ -258,6 +263,7 @@ pub async fn dispatch_with(
         path: log_path.clone(),
         source: e,
     })?;
+    drop(slot);
     let mut answer = adapter::answer(job.agent.adapter, &outcome.stdout);
     if outcome.stdout_truncated {
         answer.error = Some(format!(

@@ -9,11 +9,13 @@
 //! A resumed engine finds the parsed findings and the finished lanes in
 //! the journal: only the lanes without a verdict run again.
 
+use std::sync::Arc;
+
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
 use futures_util::stream::FuturesUnordered;
 use serde_json::{Map, Value, json};
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 
 use super::commit;
 use super::lane::{self, LaneJob, LaneOutcome};
@@ -319,6 +321,12 @@ async fn lanes(
     let mut waiting = todo
         .into_iter()
         .filter_map(|i| Some((i, parsed.findings.get(i)?)));
+    // `limit` agents at once: a lane holds a slot while its agent runs and
+    // gives it back once the agent was reaped, so the next lane's agent
+    // starts while the finish before it is made durable. Twice as many
+    // lanes are under way, the others recording their finish.
+    let slots = Arc::new(Semaphore::new(limit));
+    let window = limit.saturating_mul(2);
     let mut running = FuturesUnordered::new();
     let mut stopped = None;
     let start = |(i, f): (usize, &ParsedFinding)| {
@@ -330,9 +338,10 @@ async fn lanes(
             project_dir: parsed.project_dir.clone(),
         };
         let mut stop = stop.clone();
-        async move { (i, lane::run(ctx, agent, job, via, &mut stop).await) }
+        let slots = &slots;
+        async move { (i, lane::run(ctx, agent, job, via, slots, &mut stop).await) }
     };
-    for next in waiting.by_ref().take(limit) {
+    for next in waiting.by_ref().take(window) {
         running.push(start(next));
     }
     while let Some((i, outcome)) = running.next().await {
@@ -342,7 +351,11 @@ async fn lanes(
                     *slot = Some(v);
                 }
             }
-            LaneOutcome::Stopped(code) => stopped = Some(code),
+            LaneOutcome::Stopped(code) => {
+                stopped = Some(code);
+                // The lanes waiting for a slot stop too.
+                slots.close();
+            }
         }
         // No new lane starts once a stop was asked for.
         if stopped.is_none()
