@@ -10,10 +10,12 @@
 //!   concurrency 1, where nothing overlaps: every journal append, the
 //!   verdict gate and the dispatch bookkeeping of one lane (target < 5 ms).
 //!
-//! Every lane transition is a journal append (fsync of the journal, then
-//! `state.json` replaced: fsync, rename, fsync of the folder), as are the
-//! dispatch's start and finish; the two share appends, so a lane costs two
-//! appends plus its input and answer files. The figures are printed twice:
+//! Every lane transition is in the journal append of its dispatch's start
+//! or finish (fsync of the journal, then `state.json` replaced: fsync,
+//! rename, fsync of the folder); the lanes' appends go through one
+//! committer, which puts every request pending when it starts into one
+//! append, on the blocking pool, as it does the input and answer files and
+//! the spawn, so lanes are reaped while others fsync. The figures are printed twice:
 //! with the pipeline on the temp folder's disk, and on `/dev/shm` (tmpfs)
 //! when there is one, where durability costs nothing and what is left is
 //! the stage's own work.

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
@@ -105,6 +106,13 @@ pub struct With<'a> {
     pub with_start: Vec<EventBody>,
     /// Written after `agent.finished` (and its human gates), in its append.
     pub after_finish: Option<AfterFinish<'a>>,
+    /// Where the appends go (`None`: one `append_with` each, on this
+    /// thread).
+    pub commit: Option<Committer<'a>>,
+    /// A concurrency slot, given back as soon as the agent was reaped (its
+    /// answer and finish are recorded after): the next lane's agent starts
+    /// while this one's finish is being made durable.
+    pub slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// [`dispatch`] with [`With`].
@@ -115,6 +123,7 @@ pub async fn dispatch_with(
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<Dispatched, DispatchError> {
     let extra_env = with.env;
+    let slot = with.slot;
     let role = job.agent.role;
     let instructions = match &job.agent.prompt_file {
         Some(p) => Some(std::fs::read_to_string(p).map_err(|e| DispatchError::Io {
@@ -143,13 +152,7 @@ pub async fn dispatch_with(
     })?;
     let stem = format!("{n:03}-{role}");
     let input_path = agents_dir.join(format!("{stem}.input"));
-    crate::util::replace_atomically(&input_path, full.as_bytes()).map_err(|e| {
-        DispatchError::Io {
-            op: "write",
-            path: input_path.clone(),
-            source: e,
-        }
-    })?;
+    write_file(input_path.clone(), full.as_bytes().to_vec()).await?;
     let log_path = agents_dir.join(format!("{stem}.log"));
     let pipeline_dir =
         std::path::absolute(set.pipeline.dir()).unwrap_or(set.pipeline.dir().to_path_buf());
@@ -203,7 +206,16 @@ pub async fn dispatch_with(
                 .insert(field.into(), serde_json::Value::from(v.clone()));
         }
     }
-    let running = match child::spawn(spec) {
+    // fork + exec on the blocking pool: lanes starting at once do not
+    // queue behind each other's spawn on the engine's thread.
+    let spawned = tokio::task::spawn_blocking(move || child::spawn(spec))
+        .await
+        .unwrap_or_else(|e| {
+            Err(std::io::Error::other(format!(
+                "the spawn did not finish: {e}"
+            )))
+        });
+    let running = match spawned {
         Ok(r) => r,
         Err(e) => {
             let finished = AgentFinished {
@@ -227,7 +239,12 @@ pub async fn dispatch_with(
                 .after_finish
                 .map(|f| f(&answer, &finished))
                 .unwrap_or_default();
-            record_with(&set.pipeline, bodies, Some((&started, &finished)), after)?;
+            let r = Record {
+                bodies,
+                finish: Some((started, finished.clone())),
+                after,
+            };
+            commit(set, with.commit, r).await?;
             return Ok(Dispatched { finished, answer });
         }
     };
@@ -235,12 +252,18 @@ pub async fn dispatch_with(
     started.pgid = running.pid();
     let mut bodies = with.with_start.clone();
     bodies.push(EventBody::from(started.clone()));
-    record(&set.pipeline, bodies, None)?;
+    let r = Record {
+        bodies,
+        finish: None,
+        after: Vec::new(),
+    };
+    commit(set, with.commit, r).await?;
     let outcome = running.finish(stop).await.map_err(|e| DispatchError::Io {
         op: "run the agent of",
         path: log_path.clone(),
         source: e,
     })?;
+    drop(slot);
     let mut answer = adapter::answer(job.agent.adapter, &outcome.stdout);
     if outcome.stdout_truncated {
         answer.error = Some(format!(
@@ -252,11 +275,7 @@ pub async fn dispatch_with(
     // stops between the two records the round from it instead of asking again.
     let answer_rel = format!("agents/{stem}.answer");
     let answer_path = set.pipeline.dir().join(&answer_rel);
-    crate::util::replace_atomically(&answer_path, &answer.text).map_err(|e| DispatchError::Io {
-        op: "write",
-        path: answer_path.clone(),
-        source: e,
-    })?;
+    write_file(answer_path, answer.text.clone()).await?;
     let finished = AgentFinished {
         dispatch: n,
         role,
@@ -275,13 +294,33 @@ pub async fn dispatch_with(
         Some(f) if !finished.interrupted => f(&answer, &finished),
         _ => Vec::new(),
     };
-    record_with(
-        &set.pipeline,
-        Vec::new(),
-        Some((&started, &finished)),
+    let r = Record {
+        bodies: Vec::new(),
+        finish: Some((started, finished.clone())),
         after,
-    )?;
+    };
+    commit(set, with.commit, r).await?;
     Ok(Dispatched { finished, answer })
+}
+
+/// Replaces `path` with `bytes` (atomically, fsync'd) on the blocking
+/// pool: one dispatch's fsyncs do not hold up the others sharing the
+/// engine's thread (the finding lanes).
+async fn write_file(path: PathBuf, bytes: Vec<u8>) -> Result<(), DispatchError> {
+    let target = path.clone();
+    let done =
+        tokio::task::spawn_blocking(move || crate::util::replace_atomically(&target, &bytes))
+            .await
+            .unwrap_or_else(|e| {
+                Err(std::io::Error::other(format!(
+                    "the write did not finish: {e}"
+                )))
+            });
+    done.map_err(|e| DispatchError::Io {
+        op: "write",
+        path,
+        source: e,
+    })
 }
 
 /// Appends `bodies`, then the finish of a dispatch with the human gates the
@@ -291,19 +330,33 @@ pub fn record(
     bodies: Vec<EventBody>,
     finish: Option<(&AgentStarted, &AgentFinished)>,
 ) -> Result<(), JournalError> {
-    record_with(pipeline, bodies, finish, Vec::new())
+    let r = Record {
+        bodies,
+        finish: finish.map(|(st, f)| (st.clone(), f.clone())),
+        after: Vec::new(),
+    };
+    append_with(pipeline, &AppendOptions::default(), |s| Ok(r.payloads(s))).map(|_| ())
 }
 
-/// [`record`], then `after` in the same append.
-fn record_with(
-    pipeline: &Pipeline,
-    bodies: Vec<EventBody>,
-    finish: Option<(&AgentStarted, &AgentFinished)>,
-    after: Vec<EventBody>,
-) -> Result<(), JournalError> {
-    append_with(pipeline, &AppendOptions::default(), |s| {
-        let mut out = bodies.clone();
-        if let Some((st, f)) = finish {
+/// One append a dispatch asks for: `bodies`, then the finish of a
+/// dispatch with the human gates the rules open for it, then `after`.
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    /// Written first (a lane's transition, `agent.started`).
+    pub bodies: Vec<EventBody>,
+    /// The dispatch finished, with its start (for the rules' gates).
+    pub finish: Option<(AgentStarted, AgentFinished)>,
+    /// Written last (a lane's transition after the finish).
+    pub after: Vec<EventBody>,
+}
+
+impl Record {
+    /// The payloads appended on top of `s`: the gates a failed finish opens
+    /// depend on the state (their ids, the failures before), so they are
+    /// computed under the lock against the state the events land on.
+    pub fn payloads(&self, s: &State) -> Vec<EventBody> {
+        let mut out = self.bodies.clone();
+        if let Some((st, f)) = &self.finish {
             out.push(EventBody::from(f.clone()));
             let reqs = rules::gates_for_dispatch(s, st, f);
             out.extend(
@@ -312,10 +365,26 @@ fn record_with(
                     .map(EventBody::from),
             );
         }
-        out.extend(after);
-        Ok(out)
-    })
-    .map(|_| ())
+        out.extend(self.after.iter().cloned());
+        out
+    }
+}
+
+/// Where a dispatch's appends go when not straight to the journal: a
+/// committer that may group them with other dispatches' appends (the
+/// finding lanes' group commit). It resolves once the request is durable.
+pub type Committer<'a> =
+    &'a (dyn Fn(Record) -> BoxFuture<'static, Result<(), JournalError>> + Sync);
+
+/// Appends `r` through the committer, or on its own.
+async fn commit(set: &Settings, via: Option<Committer<'_>>, r: Record) -> Result<(), JournalError> {
+    match via {
+        Some(c) => c(r).await,
+        None => append_with(&set.pipeline, &AppendOptions::default(), |s| {
+            Ok(r.payloads(s))
+        })
+        .map(|_| ()),
+    }
 }
 
 /// The id scope of the gates a failed dispatch opens (`hg-<i>-<scope>-<n>`).

@@ -9,15 +9,19 @@
 //! A resumed engine finds the parsed findings and the finished lanes in
 //! the journal: only the lanes without a verdict run again.
 
+use std::sync::Arc;
+
 use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
 use futures_util::stream::FuturesUnordered;
 use serde_json::{Map, Value, json};
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 
+use super::commit;
 use super::lane::{self, LaneJob, LaneOutcome};
 use super::verdict_gate::{self, extract_object};
 use super::{Ctx, EngineError};
-use crate::engine::dispatch::{self, DispatchError, Job, STEP_ENV};
+use crate::engine::dispatch::{self, Committer, DispatchError, Job, Record, STEP_ENV};
 use crate::journal::{AppendOptions, JournalError, append_with};
 use crate::model::event::{AgentRole, FindingLane, LaneState};
 use crate::model::{EventBody, Finding, FindingVerdict, State};
@@ -272,13 +276,41 @@ fn queue(rec: &Recorder, iteration: u32, p: &Parsed) -> Result<(), JournalError>
     Ok(())
 }
 
-/// Runs the lanes without a verdict, `max_concurrency` at once; the
-/// verdicts come back by index. `Err(code)` when a stop was asked for.
+/// Runs the lanes without a verdict, `max_concurrency` at once, their
+/// appends grouped by one committer; the verdicts come back by index.
+/// `Err(code)` when a stop was asked for.
 async fn map(
     ctx: &Ctx<'_>,
     iteration: u32,
     parsed: &Parsed,
+    done: Vec<Option<Verdict>>,
+    stop: &watch::Receiver<Option<i32>>,
+) -> Result<Result<Vec<Verdict>, i32>, EngineError> {
+    let (group, committer) = commit::group(ctx.recorder.pipeline().clone());
+    let lanes = async move {
+        // Dropped when the lanes are done, which ends the committer.
+        let via = move |r: Record| -> BoxFuture<'static, Result<(), JournalError>> {
+            let f = group.submit(r);
+            Box::pin(async move { f.await.map(|_| ()) })
+        };
+        lanes(ctx, iteration, parsed, done, &via, stop).await
+    };
+    let (out, stats) = futures_util::future::join(lanes, committer).await;
+    tracing::debug!(
+        commits = stats.commits,
+        requests = stats.requests,
+        "finding lanes recorded"
+    );
+    out
+}
+
+/// The lanes of [`map`], their appends through `via`.
+async fn lanes(
+    ctx: &Ctx<'_>,
+    iteration: u32,
+    parsed: &Parsed,
     mut done: Vec<Option<Verdict>>,
+    via: Committer<'_>,
     stop: &watch::Receiver<Option<i32>>,
 ) -> Result<Result<Vec<Verdict>, i32>, EngineError> {
     let agent = ctx.agent(AgentRole::FindingVerifier)?;
@@ -289,6 +321,12 @@ async fn map(
     let mut waiting = todo
         .into_iter()
         .filter_map(|i| Some((i, parsed.findings.get(i)?)));
+    // `limit` agents at once: a lane holds a slot while its agent runs and
+    // gives it back once the agent was reaped, so the next lane's agent
+    // starts while the finish before it is made durable. Twice as many
+    // lanes are under way, the others recording their finish.
+    let slots = Arc::new(Semaphore::new(limit));
+    let window = limit.saturating_mul(2);
     let mut running = FuturesUnordered::new();
     let mut stopped = None;
     let start = |(i, f): (usize, &ParsedFinding)| {
@@ -300,9 +338,10 @@ async fn map(
             project_dir: parsed.project_dir.clone(),
         };
         let mut stop = stop.clone();
-        async move { (i, lane::run(ctx, agent, job, &mut stop).await) }
+        let slots = &slots;
+        async move { (i, lane::run(ctx, agent, job, via, slots, &mut stop).await) }
     };
-    for next in waiting.by_ref().take(limit) {
+    for next in waiting.by_ref().take(window) {
         running.push(start(next));
     }
     while let Some((i, outcome)) = running.next().await {
@@ -312,7 +351,11 @@ async fn map(
                     *slot = Some(v);
                 }
             }
-            LaneOutcome::Stopped(code) => stopped = Some(code),
+            LaneOutcome::Stopped(code) => {
+                stopped = Some(code);
+                // The lanes waiting for a slot stop too.
+                slots.close();
+            }
         }
         // No new lane starts once a stop was asked for.
         if stopped.is_none()

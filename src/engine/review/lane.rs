@@ -10,15 +10,17 @@
 //!
 //! A fault can only ever produce UNVERIFIABLE.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 
 use super::graph::Verdict;
 use super::verdict_gate::{self, Judged};
 use super::{Ctx, EngineError};
 use crate::engine::adapter::Answer;
 use crate::engine::config::AgentConfig;
-use crate::engine::dispatch::{self, FINDING_ENV, Job, STEP_ENV, With};
+use crate::engine::dispatch::{self, Committer, FINDING_ENV, Job, STEP_ENV, With};
 use crate::model::event::{AgentFinished, FindingLane, LaneState};
 use crate::model::{EventBody, FindingVerdict};
 
@@ -155,17 +157,27 @@ fn judge(job: &LaneJob, c: Counts, finished: &AgentFinished, answer: &[u8]) -> (
 
 /// Runs one lane to its verdict (or the stop). Each transition is written
 /// in the append of the dispatch it belongs to: `running` with
-/// `agent.started`, `rejected`/`done`/`fault` with `agent.finished`.
+/// `agent.started`, `rejected`/`done`/`fault` with `agent.finished`; the
+/// appends go through the map's `commit` (grouped with other lanes'). Each
+/// attempt's agent runs holding one of `slots`.
 pub async fn run(
     ctx: &Ctx<'_>,
     agent: &AgentConfig,
     job: LaneJob,
+    commit: Committer<'_>,
+    slots: &Arc<Semaphore>,
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<LaneOutcome, EngineError> {
     let mut c = Counts::default();
     let mut feedback: Option<String> = None;
     let mut reason: Option<String> = None;
     loop {
+        // A slot per agent running; closed once a lane was stopped. No
+        // agent starts once a stop was asked for.
+        let slot = Arc::clone(slots).acquire_owned().await.ok();
+        if slot.is_none() || stop.borrow().is_some() {
+            return Ok(LaneOutcome::Stopped(stop.borrow().unwrap_or(130)));
+        }
         c.attempt += 1;
         let n = ctx.dispatches.take();
         let mut running = transition(&job, LaneState::Running, c.attempt);
@@ -190,6 +202,8 @@ pub async fn run(
             env: &env,
             with_start: vec![EventBody::from(running)],
             after_finish: Some(&after),
+            commit: Some(commit),
+            slot,
         };
         let job_of = Job {
             agent,

@@ -4,11 +4,13 @@
 //! carries them out.
 //!
 //! - [`graph`]: parse → map (one [`lane`] per finding) → done;
+//! - [`commit`]: the lanes' appends, grouped into one per commit;
 //! - [`verdict_gate`]: loopwatch's own check of every verdict;
 //! - [`triage`]: the triage file, from `[agents.triage]` or derived;
 //! - [`verify_by_test`]: repro tests for accepted blocking findings;
 //! - [`finish`]: the stage's end, counted as a review round.
 
+pub mod commit;
 pub mod graph;
 pub mod lane;
 pub mod single_test;
