@@ -20,6 +20,11 @@
 //! when there is one, where durability costs nothing and what is left is
 //! the stage's own work.
 //!
+//! Beside the ideal, each concurrency prints the machine's own floor: the
+//! same commands run by bare processes in waves of that size, with no
+//! loopwatch (on two cores, sixteen processes starting at once already take
+//! longer than one alone), and the map's wall time as a ratio of it.
+//!
 //! `cargo bench --bench review` (`REVIEW_BENCH_SLEEP=0.05` sets the lane
 //! time in seconds, `REVIEW_BENCH_RUNS=3` the runs per concurrency).
 
@@ -60,6 +65,34 @@ fn solo(sleep: &str) -> Duration {
         .collect();
     v.sort();
     v[v.len() / 2]
+}
+
+/// The machine's own floor at `concurrency`: the same 64 commands run by
+/// bare `Command`s, `concurrency` at a time in waves (spawn them all, wait
+/// for them all), with no loopwatch at all. On a small machine, starting
+/// many processes at once costs more than one alone, so this is what the
+/// map can be compared with beside the ideal.
+fn floor(concurrency: usize, sleep: &str) -> Duration {
+    let t0 = Instant::now();
+    let mut left = FINDINGS as usize;
+    while left > 0 {
+        let n = left.min(concurrency);
+        let children: Vec<_> = (0..n)
+            .map(|_| {
+                Command::new("sh")
+                    .args(["-c", &agent_command(sleep)])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .expect("run the agent command")
+            })
+            .collect();
+        for c in children {
+            assert!(c.wait_with_output().expect("wait").status.success());
+        }
+        left -= n;
+    }
+    t0.elapsed()
 }
 
 /// One map of 64 queued lanes at `concurrency`: its wall time.
@@ -170,10 +203,16 @@ fn measure(lane: Duration, sleep: &str, runs: usize, base: &std::path::Path) {
         let ideal = lane * waves;
         let ratio = wall.as_secs_f64() / ideal.as_secs_f64();
         let per = (wall.as_secs_f64() - ideal.as_secs_f64()) / f64::from(FINDINGS) * 1e3;
+        let mut f: Vec<Duration> = (0..runs).map(|_| floor(c, sleep)).collect();
+        f.sort();
+        let bare = f[f.len() / 2];
         println!(
-            "concurrency {c:>2}: wall {:>7.1} ms, ideal {:>7.1} ms ({waves} waves), ratio {ratio:.3} (target <= 1.15), overhead {per:.2} ms per finding",
+            "concurrency {c:>2}: wall {:>7.1} ms, ideal {:>7.1} ms ({waves} waves), ratio {ratio:.3} (target <= 1.15), overhead {per:.2} ms per finding; bare processes in waves {:>7.1} ms ({:.3} of ideal), the map {:.3}x of that",
             wall.as_secs_f64() * 1e3,
             ideal.as_secs_f64() * 1e3,
+            bare.as_secs_f64() * 1e3,
+            bare.as_secs_f64() / ideal.as_secs_f64(),
+            wall.as_secs_f64() / bare.as_secs_f64(),
         );
     }
 }
