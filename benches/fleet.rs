@@ -15,6 +15,8 @@
 //! `-- --quick` shortens the idle windows to 5 s (scaled to 30 s).
 //! Prints figures beside their targets; asserts nothing about time.
 
+#[path = "common/mod.rs"]
+mod common;
 #[allow(dead_code)]
 #[path = "tui/pty.rs"]
 mod pty;
