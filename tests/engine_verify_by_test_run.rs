@@ -13,7 +13,10 @@ use serde_json::Value;
 /// reports it while it is there; the developer fixes it only when
 /// `$TEST_OUT/weaken-once` is absent (else it deletes the red test's
 /// assertion the first time it is handed one, and removes the flag), and
-/// puts a weakened test back when told.
+/// puts a weakened test back when told; handed F1 without a red test, it
+/// fixes it too. `$TEST_OUT/many`: four blocking findings, and repro tests
+/// for three (one fails, one passes, one does not build); `$TEST_OUT/sleep`:
+/// the verify-by-test agent sleeps past any step timeout.
 const AGENT: &str = r#"#!/usr/bin/env bash
 set -u
 role=$1
@@ -23,6 +26,9 @@ input=$(cat)
 printf '%s' "$input" >"$out/$n-$role.stdin"
 buggy() { grep -q 'tip / 100' src/lib.rs; }
 findings='[{"id":"F1","severity":"blocking","path":"src/lib.rs","lines":"3","claim":"total_cents drops the tip"}]'
+if [ -f "$out/many" ]; then
+  findings='[{"id":"F1","severity":"blocking","path":"src/lib.rs","lines":"3","claim":"total_cents drops the tip"},{"id":"F2","severity":"blocking","path":"src/lib.rs","lines":"3","claim":"total_cents of no tip is wrong"},{"id":"F3","severity":"blocking","path":"src/lib.rs","lines":"2","claim":"there is no way to round"},{"id":"F4","severity":"blocking","path":"src/lib.rs","lines":"1","claim":"the doc comment is vague"}]'
+fi
 case $role in
   developer)
     echo "total: 3.75 cents" >src/total.txt
@@ -37,6 +43,9 @@ case $role in
             printf '#[test]\nfn f1_total_keeps_the_tip() {\n    assert_eq!(repro::total_cents(100, 50), 150);\n}\n' >tests/repro_f1_i1.rs ;;
           esac
         fi ;;
+      *"F1 [blocking]"*)
+        # Handed the finding without a red test (verify-by-test timed out).
+        sed -i 's|price + tip / 100|price + tip|' src/lib.rs ;;
     esac
     echo done
     ;;
@@ -57,10 +66,18 @@ case $role in
     esac
     ;;
   verify-by-test)
+    if [ -f "$out/sleep" ]; then sleep 60; fi
     file="tests/repro_f1_i$LW_ITERATION.rs"
     mkdir -p tests
     printf '#[test]\nfn f1_total_keeps_the_tip() {\n    assert_eq!(repro::total_cents(100, 50), 150);\n}\n' >"$file"
-    printf '```json\n[{"finding":"F1","file":"%s","testRef":"%s::f1_total_keeps_the_tip"}]\n```\n' "$file" "$file"
+    if [ -f "$out/many" ]; then
+      # F2's test passes (not reproduced); F3's does not build (inconclusive).
+      printf '#[test]\nfn f2_no_tip() {\n    assert_eq!(repro::total_cents(100, 0), 100);\n}\n' >tests/repro_f2.rs
+      printf '#[test]\nfn f3_rounds() {\n    assert_eq!(repro::round_cents(101), 100);\n}\n' >tests/repro_f3.rs
+      printf '[{"finding":"F1","file":"%s","testRef":"%s::f1_total_keeps_the_tip"},{"finding":"F2","file":"tests/repro_f2.rs","testRef":"tests/repro_f2.rs::f2_no_tip"},{"finding":"F3","file":"tests/repro_f3.rs","testRef":"tests/repro_f3.rs::f3_rounds"}]\n' "$file" "$file"
+    else
+      printf '```json\n[{"finding":"F1","file":"%s","testRef":"%s::f1_total_keeps_the_tip"}]\n```\n' "$file" "$file"
+    fi
     ;;
 esac
 "#;
@@ -255,4 +272,129 @@ fn a_weakened_red_test_goes_back_to_the_developer_as_a_gap() {
         inputs[2]
     );
     assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
+}
+
+/// `git status` of the worktree, one sorted line per path.
+fn untracked_and_changed(p: &Project) -> Vec<String> {
+    let status = git(&p.root, &["status", "--porcelain", "--untracked-files=all"]);
+    let mut lines: Vec<String> = status.lines().map(str::to_string).collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn the_three_outcomes_and_the_cap_leave_only_the_confirmed_test_behind() {
+    let p = project();
+    std::fs::write(p.out.join("many"), "").unwrap();
+    run(&p);
+    let results: Vec<(String, String)> = p
+        .of_type("verify.result")
+        .iter()
+        .filter(|r| r["iteration"] == 1)
+        .map(|r| {
+            (
+                r["finding"].as_str().unwrap().to_string(),
+                r["result"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("F1".to_string(), "confirmed".to_string()),
+            ("F2".to_string(), "not-reproduced".to_string()),
+            ("F3".to_string(), "inconclusive".to_string()),
+            ("F4".to_string(), "cap-exceeded".to_string()),
+        ],
+        "{:#?}",
+        p.of_type("verify.result")
+    );
+    let summary = &p.of_type("verify.summary")[0];
+    for (k, n) in [
+        ("attempted", 3),
+        ("confirmed", 1),
+        ("downgraded", 1),
+        ("inconclusive", 1),
+        ("capExceeded", 1),
+    ] {
+        assert_eq!(summary[k], n, "{k}: {summary}");
+    }
+    assert_eq!(summary["timedOut"], false);
+    // The invariant: of the agent's three files only the confirmed test is
+    // left; the triage file says F2 moved to deferred.
+    assert!(!p.root.join("tests/repro_f2.rs").exists());
+    assert!(!p.root.join("tests/repro_f3.rs").exists());
+    assert_eq!(
+        untracked_and_changed(&p),
+        [
+            " M docs/contract.md",
+            " M src/lib.rs",
+            "?? src/total.txt",
+            "?? tests/repro_f1_i1.rs"
+        ]
+    );
+    let triage: Value =
+        serde_json::from_slice(&std::fs::read(p.pipeline().join("triage-1.json")).unwrap())
+            .unwrap();
+    let ids = |bucket: &str| -> Vec<String> {
+        triage[bucket]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids("accepted"), ["F1", "F3", "F4"]);
+    assert_eq!(ids("deferred"), ["F2"]);
+    // What stays accepted goes back to the developer, F1 with its red test.
+    let inputs = developer_inputs(&p);
+    assert!(inputs.len() >= 2, "{inputs:#?}");
+    for needle in [
+        "F1 [blocking]",
+        "already exists at tests/repro_f1_i1.rs::f1_total_keeps_the_tip",
+        "F3 [blocking]",
+        "F4 [blocking]",
+    ] {
+        assert!(inputs[1].contains(needle), "{needle}: {}", inputs[1]);
+    }
+    assert!(!inputs[1].contains("F2 [blocking]"), "{}", inputs[1]);
+    assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
+}
+
+#[test]
+fn a_step_past_its_timeout_is_stopped_and_the_loop_goes_on() {
+    let p = project();
+    std::fs::write(p.out.join("sleep"), "").unwrap();
+    let file = p.root.join("loopwatch.toml");
+    let config = std::fs::read_to_string(&file).unwrap();
+    assert!(config.contains("step_timeout = \"5m\""));
+    std::fs::write(
+        &file,
+        config.replace("step_timeout = \"5m\"", "step_timeout = \"2s\""),
+    )
+    .unwrap();
+    run(&p);
+    let summary = &p.of_type("verify.summary")[0];
+    assert_eq!(summary["timedOut"], true, "{summary}");
+    assert_eq!(summary["confirmed"], 0, "{summary}");
+    let r = &p.of_type("verify.result");
+    assert!(
+        r.iter().all(|r| r["result"] != "confirmed"),
+        "the finding keeps its judgment: {r:#?}"
+    );
+    let notes: Vec<String> = p
+        .of_type("note")
+        .iter()
+        .map(|n| n["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("verify-by-test-timeout")),
+        "{notes:#?}"
+    );
+    // The agent's process group is gone, and the run went on to its end.
+    assert!(p.marked_processes().is_empty());
+    assert!(!p.root.join("tests/repro_f1_i1.rs").exists());
+    assert!(!p.of_type("run.ended").is_empty());
 }
