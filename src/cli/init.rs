@@ -137,8 +137,8 @@ const REVIEW: &str = r#"
 # loopwatch process notices it first), and gates that expire as their own
 # outcome (never recorded as a person's decision).
 # [notify]
-# webhook = "http://127.0.0.1:8080/loopwatch"   # http only: this build has no TLS
-# format = "json"          # json | slack | ntfy
+# webhook = "https://ntfy.sh/my-topic"
+# format = "ntfy"          # json | slack | ntfy
 # delay = "2m"             # only if still open after this long
 # remind = "30m"
 # [expiry.out-of-scope]

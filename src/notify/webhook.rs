@@ -2,9 +2,9 @@
 //! message or an ntfy message, through `ureq` with a time limit for the
 //! whole exchange and at most [`MAX_REDIRECTS`] redirects.
 //!
-//! Only `http://` URLs are sent: this build has no TLS stack (it would pull
-//! a C build into the tree), and an `https://` URL is refused with that
-//! reason when the config is read, never at the moment a gate opens.
+//! `http://` and `https://` URLs are taken (TLS by rustls, certificates
+//! checked against the webpki roots); anything else is refused when the
+//! config is read, never at the moment a gate opens.
 
 use std::time::Duration;
 
@@ -40,13 +40,8 @@ pub struct Webhook {
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {
     /// Not an http(s) URL at all.
-    #[error("'{0}' is not an http:// URL")]
+    #[error("'{0}' is not an http:// or https:// URL")]
     NotHttp(String),
-    /// An https URL in a build without TLS.
-    #[error(
-        "'{0}': https is not supported by this build (no TLS stack); use an http:// URL, e.g. a relay on this machine"
-    )]
-    Https(String),
     /// Not a URL ureq can read.
     #[error("'{url}' is not a valid URL: {message}")]
     BadUrl {
@@ -74,14 +69,11 @@ pub enum WebhookError {
 }
 
 impl Webhook {
-    /// A webhook on `url` (http only), checked now.
+    /// A webhook on `url` (http or https), checked now.
     pub fn new(url: &str, format: WebhookFormat, timeout: Duration) -> Result<Self, WebhookError> {
         let url = url.trim();
         let lower = url.to_ascii_lowercase();
-        if lower.starts_with("https://") {
-            return Err(WebhookError::Https(url.into()));
-        }
-        if !lower.starts_with("http://") {
+        if !lower.starts_with("http://") && !lower.starts_with("https://") {
             return Err(WebhookError::NotHttp(url.into()));
         }
         let uri: ureq::http::Uri =
@@ -188,14 +180,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_http_urls_are_taken() {
+    fn only_http_and_https_urls_are_taken() {
         let t = Duration::from_secs(1);
         let f = WebhookFormat::Json;
         assert!(Webhook::new("http://127.0.0.1:9/hook", f, t).is_ok());
-        assert!(matches!(
-            Webhook::new("https://hooks.example/x", f, t),
-            Err(WebhookError::Https(_))
-        ));
+        assert!(Webhook::new("https://hooks.example/x", f, t).is_ok());
+        assert!(Webhook::new("HTTPS://ntfy.example/topic", f, t).is_ok());
         for bad in [
             "ftp://x/y",
             "file:///etc/passwd",
