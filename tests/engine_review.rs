@@ -135,17 +135,9 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
         serde_json::from_slice(&std::fs::read(p.pipeline().join("triage-1.json")).unwrap())
             .unwrap();
     assert_eq!(triage["schemaVersion"], "3.2.0");
-    let ids = |bucket: &str| -> Vec<String> {
-        triage[bucket]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["id"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert_eq!(ids("accepted"), ["F1", "F2", "F3"]);
-    assert_eq!(ids("rejected"), ["F5", "F7"]);
-    assert_eq!(ids("deferred"), ["F4", "F6", "F8"]);
+    assert_eq!(p.triage_ids(1, "accepted"), ["F1", "F2", "F3"]);
+    assert_eq!(p.triage_ids(1, "rejected"), ["F5", "F7"]);
+    assert_eq!(p.triage_ids(1, "deferred"), ["F4", "F6", "F8"]);
     assert_eq!(triage["accepted"][0]["severity"], "minor");
     assert_eq!(triage["rejected"][1]["severity"], "blocking");
     assert_eq!(triage["rejected"][0]["reason"], "finding verifier: FALSE");

@@ -204,6 +204,18 @@ impl Project {
             .collect()
     }
 
+    /// The finding ids in one bucket of `.pipeline/triage-<iteration>.json`.
+    pub fn triage_ids(&self, iteration: u32, bucket: &str) -> Vec<String> {
+        let path = self.pipeline().join(format!("triage-{iteration}.json"));
+        let triage: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        triage[bucket]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: no {bucket} array", path.display()))
+            .iter()
+            .map(|f| f["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// Polls until `f` holds on the journal (deadline: a minute).
     pub fn wait_for(&self, what: &str, f: impl Fn(&[Value]) -> bool) -> Vec<Value> {
         let deadline = Instant::now() + Duration::from_secs(60);
