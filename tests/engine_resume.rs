@@ -53,7 +53,12 @@ fn kill_9_after_every_event_then_resume() {
             .spawn()
             .unwrap();
         // Kill the engine as soon as it appended one event, or let it end.
+        let step_deadline = std::time::Instant::now() + Duration::from_secs(60);
         let ended = loop {
+            assert!(
+                std::time::Instant::now() < step_deadline,
+                "the engine neither appended nor ended within a minute"
+            );
             if let Some(st) = child.try_wait().unwrap() {
                 break Some(st);
             }
