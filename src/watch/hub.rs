@@ -146,9 +146,9 @@ impl Hub {
     }
 
     fn watch_all(&mut self, index: usize, dir: &Path, parent: bool) -> Result<(), String> {
-        let Some(w) = &self.watcher else {
+        if self.watcher.is_none() {
             return Err(self.no_watcher.clone().unwrap_or_default());
-        };
+        }
         {
             // Routes first, never under the watcher's lock: its thread takes
             // the routes' lock for every event.
@@ -161,29 +161,36 @@ impl Hub {
                     .push((name.to_os_string(), index));
             }
         }
-        let mut paths = Vec::new();
-        if parent && let Some(p) = dir.parent().filter(|p| p.is_dir()) {
-            paths.push(p.to_path_buf());
+        // The parent is watched before the folder is looked at: a folder
+        // created between the two is then either seen by that look or
+        // reported by the parent's watch, never missed by both.
+        let parent_dir = dir.parent().filter(|p| parent && p.is_dir());
+        if let Some(p) = parent_dir {
+            self.watch_one(p)?;
         }
         if dir.is_dir() {
-            paths.push(dir.to_path_buf());
-        }
-        if paths.is_empty() {
+            self.watch_one(dir)?;
+        } else if parent_dir.is_none() {
             return Err(format!("{} does not exist yet", dir.display()));
         }
-        for path in paths {
-            if self.limit.is_some_and(|l| self.taken >= l) {
-                return Err(limit_message());
-            }
-            match lock(w).watch(&path, RecursiveMode::NonRecursive) {
-                Ok(()) => self.taken += 1,
-                Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
-                    return Err(limit_message());
-                }
-                Err(e) => return Err(format!("cannot watch {}: {e}", path.display())),
-            }
-        }
         Ok(())
+    }
+
+    fn watch_one(&mut self, path: &Path) -> Result<(), String> {
+        let Some(w) = &self.watcher else {
+            return Err(self.no_watcher.clone().unwrap_or_default());
+        };
+        if self.limit.is_some_and(|l| self.taken >= l) {
+            return Err(limit_message());
+        }
+        match lock(w).watch(path, RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                self.taken += 1;
+                Ok(())
+            }
+            Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => Err(limit_message()),
+            Err(e) => Err(format!("cannot watch {}: {e}", path.display())),
+        }
     }
 
     fn poll(&mut self, index: usize, dir: &Path) {
