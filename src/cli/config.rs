@@ -27,10 +27,7 @@ pub fn run(args: ConfigArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
             .context("writing to stdout")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let Some(path) = Config::path(
-        std::env::var_os("XDG_CONFIG_HOME"),
-        std::env::var_os("HOME"),
-    ) else {
+    let Some(path) = Config::user_path() else {
         writeln!(
             out,
             "no config path: neither XDG_CONFIG_HOME nor HOME is set (defaults in use)"

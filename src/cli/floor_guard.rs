@@ -59,13 +59,7 @@ pub fn run(args: FloorGuardArgs, globals: &Globals) -> anyhow::Result<ExitCode> 
 /// conformity round. Stdout stays the guard's own: a recording problem goes
 /// to stderr and never changes the exit code.
 pub fn after_run(report: &FloorGuardReport, globals: &Globals) {
-    let pipeline = match &globals.pipeline {
-        Some(p) => Some(crate::journal::Pipeline::from_user_path(p)),
-        None => std::env::current_dir()
-            .ok()
-            .and_then(|d| crate::journal::Pipeline::discover(&d)),
-    };
-    let Some(pipeline) = pipeline.filter(crate::journal::Pipeline::exists) else {
+    let Some(pipeline) = globals.existing_pipeline() else {
         return;
     };
     if let Err(e) = crate::recorder::Recorder::new(pipeline).floor_guard(report.to_result(0)) {

@@ -15,7 +15,6 @@ use clap::Args;
 
 use super::Globals;
 use crate::gate0::{self, Fatal, Gate0Outcome, Mode, Timeout};
-use crate::journal::Pipeline;
 use crate::model::GateName;
 use crate::recorder::Recorder;
 
@@ -67,14 +66,7 @@ pub fn run(args: Gate0Args, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// Stdout stays the floor's own: anything of ours goes to stderr, and a
 /// refusal (a gate out of order) never changes what the floor prints.
 fn before_run(globals: &Globals) -> Option<Recorder> {
-    let pipeline = match &globals.pipeline {
-        Some(p) => Some(Pipeline::from_user_path(p)),
-        None => std::env::current_dir()
-            .ok()
-            .and_then(|d| Pipeline::discover(&d)),
-    }
-    .filter(Pipeline::exists)?;
-    let rec = Recorder::new(pipeline);
+    let rec = Recorder::new(globals.existing_pipeline()?);
     match rec.start_round(GateName::Floor, false) {
         Ok(_) => Some(rec),
         Err(e) => {

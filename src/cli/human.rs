@@ -167,16 +167,10 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 }
 
 /// The per-kind expiry of the config file (`[expiry.<kind>]`); none when
-/// there is no config path. A config that cannot be read never stops the
+/// there is no config file. A config that cannot be read never stops the
 /// loop's recording: it is reported on stderr and no expiry applies.
 pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind, ExpiryRule>> {
-    let Some(path) = crate::tui::Config::path(
-        std::env::var_os("XDG_CONFIG_HOME"),
-        std::env::var_os("HOME"),
-    ) else {
-        return Ok(Default::default());
-    };
-    match crate::tui::Config::load(&path) {
+    match crate::tui::Config::load_user() {
         Ok(c) => Ok(c.expiry),
         Err(e) => {
             warn(&format!("loopwatch: {e} (no expiry from the config)"));
@@ -344,13 +338,7 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
 /// The hook and webhook of the config file; none (with a warning) when the
 /// config cannot be read.
 fn notifier() -> crate::notify::Notifier {
-    let Some(path) = crate::tui::Config::path(
-        std::env::var_os("XDG_CONFIG_HOME"),
-        std::env::var_os("HOME"),
-    ) else {
-        return Default::default();
-    };
-    match crate::tui::Config::load(&path) {
+    match crate::tui::Config::load_user() {
         Ok(c) => crate::notify::Notifier {
             hook: c.on_human_gate,
             settings: c.notify,
@@ -396,6 +384,19 @@ impl Globals {
                 &std::env::current_dir().context("current directory")?,
             )),
         }
+    }
+
+    /// The pipeline named by `--pipeline`, else one found upwards from the
+    /// current folder, if it exists: for commands that record their result
+    /// only when there is a run to record it in.
+    pub fn existing_pipeline(&self) -> Option<Pipeline> {
+        let p = match &self.pipeline {
+            Some(p) => Some(Pipeline::from_user_path(p)),
+            None => std::env::current_dir()
+                .ok()
+                .and_then(|d| Pipeline::discover(&d)),
+        };
+        p.filter(Pipeline::exists)
     }
 
     /// The pipeline to read: `--pipeline`, else found upwards; an error

@@ -68,9 +68,10 @@ pub fn run(args: TriageArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let TriageCommand::Apply(args) = args.command;
     let pipeline = match &globals.pipeline {
         Some(p) => Some(p.clone()),
-        None => {
-            find_pipeline(&std::env::current_dir().context("cannot read the current directory")?)
-        }
+        None => crate::journal::Pipeline::discover(
+            &std::env::current_dir().context("cannot read the current directory")?,
+        )
+        .map(|p| p.dir().to_path_buf()),
     };
     let outcome = triage::apply_files(&args.triage, &args.verification, pipeline.as_deref())
         .with_context(|| format!("triage apply {}", args.triage.display()))?;
@@ -85,14 +86,7 @@ pub fn run(args: TriageArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// `verify.result` and the iteration's `verify.summary`. A recording problem
 /// goes to stderr (the triage file is already correct on disk).
 pub fn after_apply(outcome: &ApplyOutcome, globals: &Globals) {
-    let pipeline = match &globals.pipeline {
-        Some(p) => Some(crate::journal::Pipeline::from_user_path(p)),
-        None => std::env::current_dir()
-            .ok()
-            .and_then(|d| find_pipeline(&d))
-            .map(crate::journal::Pipeline::at),
-    };
-    let Some(pipeline) = pipeline.filter(crate::journal::Pipeline::exists) else {
+    let Some(pipeline) = globals.existing_pipeline() else {
         return;
     };
     let rec = crate::recorder::Recorder::new(pipeline);
@@ -105,12 +99,6 @@ pub fn after_apply(outcome: &ApplyOutcome, globals: &Globals) {
 }
 
 /// The nearest `.pipeline` folder at or above `dir`.
-fn find_pipeline(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .map(|d| d.join(".pipeline"))
-        .find(|p| p.is_dir())
-}
-
 fn summary_lines(path: &Path, o: &ApplyOutcome) -> Vec<String> {
     let s = &o.summary;
     let mut out = vec![format!(

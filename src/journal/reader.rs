@@ -176,15 +176,7 @@ impl JournalReader {
                 None => {
                     if !self.skipping_long_line {
                         if self.pending.len() + chunk.len() > MAX_LINE_BYTES {
-                            // The column is where reading gave up on the line.
-                            batch.problems.push(self.problem(
-                                self.line_no + 1,
-                                Some(MAX_LINE_BYTES + 1),
-                                format!(
-                                    "line longer than {} MiB: skipped",
-                                    MAX_LINE_BYTES / (1024 * 1024)
-                                ),
-                            ));
+                            batch.problems.push(self.too_long(self.line_no + 1));
                             self.pending = Vec::new();
                             self.skipping_long_line = true;
                         } else {
@@ -203,14 +195,7 @@ impl JournalReader {
             return;
         }
         if raw.len() > MAX_LINE_BYTES {
-            batch.problems.push(self.problem(
-                self.line_no,
-                Some(MAX_LINE_BYTES + 1),
-                format!(
-                    "line longer than {} MiB: skipped",
-                    MAX_LINE_BYTES / (1024 * 1024)
-                ),
-            ));
+            batch.problems.push(self.too_long(self.line_no));
             return;
         }
         match Event::parse_line(raw) {
@@ -250,6 +235,14 @@ impl JournalReader {
                 .problems
                 .push(self.problem(self.line_no, None, e.to_string())),
         }
+    }
+
+    /// Line `line` is longer than a line may be; the column is where
+    /// reading gave up on it.
+    fn too_long(&self, line: u64) -> LineProblem {
+        let mib = MAX_LINE_BYTES / (1024 * 1024);
+        let message = format!("line longer than {mib} MiB: skipped");
+        self.problem(line, Some(MAX_LINE_BYTES + 1), message)
     }
 
     fn problem(&self, line: u64, column: Option<usize>, message: String) -> LineProblem {

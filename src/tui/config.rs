@@ -177,6 +177,20 @@ impl Config {
         }
     }
 
+    /// Where this user's config file is, from the environment (`None`
+    /// when neither `XDG_CONFIG_HOME` nor `HOME` is set).
+    pub fn user_path() -> Option<PathBuf> {
+        Config::path(
+            std::env::var_os("XDG_CONFIG_HOME"),
+            std::env::var_os("HOME"),
+        )
+    }
+
+    /// Loads this user's config file; the defaults when there is none.
+    pub fn load_user() -> Result<Config, ConfigError> {
+        Config::user_path().map_or_else(|| Ok(Config::default()), |p| Config::load(&p))
+    }
+
     /// Parses config text; `path` only names the file in errors and warnings.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| {

@@ -330,23 +330,11 @@ fn render_panics_for_tests() -> bool {
 }
 
 fn load_config() -> Config {
-    let Some(path) = Config::path(
-        std::env::var_os("XDG_CONFIG_HOME"),
-        std::env::var_os("HOME"),
-    ) else {
-        return Config::default();
-    };
-    if !path.exists() {
-        return Config::default();
-    }
-    match Config::load(&path) {
-        Ok(c) => c,
-        Err(e) => {
-            let mut c = Config::default();
-            c.warnings.push(format!("{e} (defaults in use)"));
-            c
-        }
-    }
+    Config::load_user().unwrap_or_else(|e| {
+        let mut c = Config::default();
+        c.warnings.push(format!("{e} (defaults in use)"));
+        c
+    })
 }
 
 /// Starts the tasks that feed the loop: terminal events, the 1 s tick, signals.

@@ -90,6 +90,20 @@ fn proc_stat(pid: u32) -> Option<(char, u64)> {
     Some((state, utime + stime))
 }
 
+/// Closes the pty under the TUI whose pid is `pid`: it must be gone within
+/// a second, without spinning on the dead terminal meanwhile.
+fn assert_ended_without_spinning(s: &Session, pid: u32) {
+    let (took, cpu) = close_pty_and_observe(s, pid);
+    assert!(
+        took < Duration::from_secs(1),
+        "loopwatch still ran {took:?} after its pty closed"
+    );
+    assert!(
+        cpu <= 20,
+        "loopwatch used {cpu} CPU ticks while its pty was closing"
+    );
+}
+
 /// Kills the session under the TUI whose pid is `pid` while an observer
 /// samples the process; returns (time to exit, CPU ticks used after the kill).
 fn close_pty_and_observe(s: &Session, pid: u32) -> (Duration, u64) {
@@ -117,15 +131,7 @@ fn a_closed_pty_ends_the_tui_without_spinning() {
     w.start_run();
     let s = Session::start(COLS, ROWS, &format!("exec {}", w.watch_command()), &[]);
     wait_frame(&s);
-    let (took, cpu) = close_pty_and_observe(&s, s.pane_pid());
-    assert!(
-        took < Duration::from_secs(1),
-        "loopwatch still ran {took:?} after its pty closed"
-    );
-    assert!(
-        cpu <= 20,
-        "loopwatch used {cpu} CPU ticks while its pty was closing"
-    );
+    assert_ended_without_spinning(&s, s.pane_pid());
 }
 
 #[test]
@@ -148,15 +154,7 @@ fn a_closed_pty_ends_the_tui_even_without_a_hangup_signal() {
         .trim()
         .parse()
         .expect("a pid");
-    let (took, cpu) = close_pty_and_observe(&s, pid);
-    assert!(
-        took < Duration::from_secs(1),
-        "loopwatch still ran {took:?} after its pty closed"
-    );
-    assert!(
-        cpu <= 20,
-        "loopwatch used {cpu} CPU ticks while its pty was closing"
-    );
+    assert_ended_without_spinning(&s, pid);
 }
 
 fn count(haystack: &[u8], needle: &[u8]) -> usize {
