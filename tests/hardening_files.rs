@@ -13,8 +13,9 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use hardening_support::{Headless, Worktree, foreign_state, note_line, notes};
+use hardening_support::{Worktree, foreign_state, note_line, notes};
 use loopwatch::model::EventBody;
+use support::headless::Headless;
 
 /// Generous deadline for lines that only need to arrive.
 const ARRIVE_WITHIN: Duration = Duration::from_secs(5);

@@ -14,9 +14,10 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use hardening_support::{Headless, Worktree, note_line};
+use hardening_support::{Worktree, note_line};
 use loopwatch::sanitize::{sanitize_bytes, sanitize_line, sanitize_lines, width};
 use proptest::prelude::*;
+use support::headless::Headless;
 
 const NESTING: usize = 200;
 const BIG_STRING: usize = 100 * 1024 * 1024;

@@ -4,14 +4,18 @@
 //! what is not printable and parses back to the very strings recorded; and
 //! "no pipeline" is exit 3 for every command.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
-use std::sync::mpsc::channel;
 use std::time::Duration;
 
 #[allow(dead_code)]
 #[path = "support/worktree.rs"]
 mod worktree;
+
+#[allow(dead_code)]
+#[path = "support/headless.rs"]
+mod headless;
+
+use headless::Headless;
 
 use worktree::{
     BIN, RUN_START, Worktree, ask_unverifiable, assert_has, decide, started_loop as wt, text,
@@ -170,32 +174,15 @@ fn watch_headless_escapes_folder_names() {
         odd.join(".pipeline/events.jsonl"),
     )
     .unwrap();
-    let mut child = Command::new(BIN)
-        .args(["watch", "--headless"])
-        .arg(&w.root)
-        .arg(&odd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let mut h = Headless::spawn([w.root.as_os_str(), odd.as_os_str()], &[], Stdio::null());
     let lines: Vec<String> = (0..2)
         .map(|_| {
-            rx.recv_timeout(Duration::from_secs(10))
+            h.wait_for(Duration::from_secs(10), |_| true)
                 .expect("a headless line")
+                .text
         })
         .collect();
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(h);
     for l in &lines {
         assert_printable("watch --headless", l);
         assert!(l.contains(" seq=") && l.contains(" pipeline="), "{l}");

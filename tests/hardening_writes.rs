@@ -16,6 +16,12 @@ use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 #[path = "support/worktree.rs"]
 mod worktree;
 
+#[allow(dead_code)]
+#[path = "support/headless.rs"]
+mod headless;
+
+use headless::Headless;
+
 use worktree::{
     BIN, Worktree, ask_unverifiable, assert_has, record_gate, started_loop as wt, text,
 };
@@ -322,40 +328,23 @@ fn a_pipeline_ignores_itself_in_git_from_its_creation_and_after() {
 
 #[test]
 fn watch_headless_on_a_fifo_state_json_keeps_reading_and_ends_on_sigterm() {
-    use std::io::{BufRead, BufReader};
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join(".pipeline");
     std::fs::create_dir(&p).unwrap();
     // A foreign state.json that is a FIFO: reading it must not block the loop.
     mkfifo(&p.join("state.json"));
-    let mut child = Command::new(BIN)
-        .args(["watch", "--headless"])
-        .arg(&p)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let mut h = Headless::spawn([p.as_os_str()], &[], Stdio::piped());
     // A journal appears beside it: the loop (not stuck on the FIFO) reads it.
     std::fs::write(
         p.join("events.jsonl"),
         "{\"v\":1,\"seq\":1,\"at\":\"2026-01-01T00:00:00Z\",\"type\":\"note\",\"text\":\"n\"}\n",
     )
     .unwrap();
-    let line = rx.recv_timeout(Duration::from_secs(10));
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    let line = h.wait_for(Duration::from_secs(10), |_| true);
+    let pid = rustix::process::Pid::from_raw(h.pid() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    let o = wait_bounded(child, &["watch", "--headless"]);
-    let line = line.expect("the journal's update was printed");
+    let o = wait_bounded(h.into_child(), &["watch", "--headless"]);
+    let line = line.expect("the journal's update was printed").text;
     assert!(line.contains(" seq=1 "), "{line}");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
 }

@@ -1,13 +1,10 @@
-//! Shared helpers of the hardening suite: a `watch --headless` child whose
-//! lines are read on a thread and waited for with deadlines, worktrees with
-//! a pipeline holding an open out-of-scope gate, event lines, and a small
-//! seeded random source for fault timing.
+//! Shared helpers of the hardening suite (its `watch --headless` child is
+//! [`super::headless`]): worktrees with a pipeline holding an open
+//! out-of-scope gate, event lines, and a small seeded random source for
+//! fault timing.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::Command;
 
 use loopwatch::journal::Pipeline;
 use loopwatch::model::rules::GateRequest;
@@ -22,139 +19,6 @@ pub fn bin() -> &'static str {
 /// A fixture of this suite (`tests/fixtures/hardening/<name>`), as bytes.
 pub fn fixture(name: &str) -> Vec<u8> {
     super::fixture(&format!("hardening/{name}"))
-}
-
-/// One line printed by `watch --headless`, with the instant it was read.
-#[derive(Debug, Clone)]
-pub struct HeadlessLine {
-    /// The line as printed.
-    pub text: String,
-    /// Its `seq=` field.
-    pub seq: u64,
-    /// When the test read it.
-    pub at: Instant,
-}
-
-/// A running `loopwatch watch --headless` (killed on drop).
-pub struct Headless {
-    child: Child,
-    lines: Receiver<HeadlessLine>,
-    /// Every line received so far, in order.
-    pub seen: Vec<HeadlessLine>,
-}
-
-impl Headless {
-    /// Starts watching `path` (a worktree or a `.pipeline` folder).
-    pub fn start(path: &Path) -> Headless {
-        let mut child = Command::new(bin())
-            .args(["watch", "--headless"])
-            .arg(path)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .env_remove("LOOPWATCH_PIPELINE")
-            .spawn()
-            .expect("spawn loopwatch watch --headless");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(text) = line else { break };
-                let seq = text
-                    .split_whitespace()
-                    .find_map(|w| w.strip_prefix("seq="))
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or_else(|| panic!("headless line without seq: {text:?}"));
-                if tx
-                    .send(HeadlessLine {
-                        text,
-                        seq,
-                        at: Instant::now(),
-                    })
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        });
-        Headless {
-            child,
-            lines: rx,
-            seen: Vec::new(),
-        }
-    }
-
-    /// The child's pid.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Waits until a line satisfies `want`, at most `limit`; returns it.
-    pub fn wait_for(
-        &mut self,
-        limit: Duration,
-        want: impl Fn(&HeadlessLine) -> bool,
-    ) -> Option<HeadlessLine> {
-        let deadline = Instant::now() + limit;
-        loop {
-            let left = deadline.checked_duration_since(Instant::now())?;
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen.push(l.clone());
-                    if want(&l) {
-                        return Some(l);
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => return None,
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("headless child ended: {:?}", self.seen)
-                }
-            }
-        }
-    }
-
-    /// Waits for the line reporting `seq`.
-    pub fn wait_seq(&mut self, seq: u64, limit: Duration) -> HeadlessLine {
-        self.wait_for(limit, |l| l.seq == seq).unwrap_or_else(|| {
-            panic!(
-                "no line with seq={seq} within {limit:?}; saw {:?}",
-                self.texts()
-            )
-        })
-    }
-
-    /// Lines arriving within `quiet` of each other are taken until none does.
-    pub fn drain(&mut self, quiet: Duration) {
-        while self.wait_for(quiet, |_| true).is_some() {}
-    }
-
-    /// True while the child runs.
-    pub fn alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-
-    /// Peak resident memory of the child so far (`VmHWM`, KiB).
-    pub fn peak_rss_kib(&self) -> u64 {
-        let status =
-            std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("proc status");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect("VmHWM in /proc/<pid>/status")
-    }
-
-    /// The texts seen so far.
-    pub fn texts(&self) -> Vec<&str> {
-        self.seen.iter().map(|l| l.text.as_str()).collect()
-    }
-}
-
-impl Drop for Headless {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A journal line of a `note` event.

@@ -1,13 +1,15 @@
 //! The one test kit of the integration tests (the in-crate helpers are
 //! `loopwatch::tui::testkit`, behind the `testkit` feature): fixture files
 //! ([`fixture`], [`fixture_path`]), a tmux driver ([`tmux`]), a fixture
-//! worktree run through the real binary ([`worktree`]), and the hardening
-//! suite's headless watcher, pipelines and seeded faults ([`hardening`]).
+//! worktree run through the real binary ([`worktree`]), a `watch --headless`
+//! child ([`headless`]), and the hardening suite's pipelines and seeded
+//! faults ([`hardening`]).
 
 // Each test crate uses its own subset.
 #![allow(dead_code)]
 
 pub mod hardening;
+pub mod headless;
 pub mod pty;
 pub mod tmux;
 pub mod worktree;
