@@ -7,11 +7,18 @@
 //! "CHANGED" before a person has read its first screen.
 //!
 //! Run with `cargo bench --bench evidence_refresh`; prints the median and
-//! worst of 9 runs and exits 1 when the target is missed.
+//! worst of 9 runs (after one that warms the caches) and exits 1 when the
+//! target is missed.
 
-use std::path::Path;
-use std::process::{Command, ExitCode};
-use std::time::{Duration, Instant};
+#[path = "../tests/code_support/mod.rs"]
+mod code_support;
+mod common;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use code_support::{git, write};
+use common::{ms, percentile, times};
 
 use loopwatch::journal::Pipeline;
 use loopwatch::model::event::{HumanRequest, RunInfo};
@@ -95,43 +102,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn measure(mut f: impl FnMut()) -> (Duration, Duration) {
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    (times[RUNS / 2], times[RUNS - 1])
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Ana")
-        .env("GIT_AUTHOR_EMAIL", "ana@example.org")
-        .env("GIT_COMMITTER_NAME", "Ana")
-        .env("GIT_COMMITTER_EMAIL", "ana@example.org")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+/// The median and worst of [`RUNS`] rechecks.
+fn measure(f: impl FnMut()) -> (Duration, Duration) {
+    let mut t = times(RUNS, f);
+    (percentile(&mut t, 50.0), percentile(&mut t, 100.0))
 }
