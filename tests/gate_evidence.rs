@@ -90,6 +90,15 @@ fn lines_of(r: &HumanRequest, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// Asserts `line` is one of `lines`, showing them all when it is not.
+#[track_caller]
+fn assert_has(lines: &[String], line: &str) {
+    assert!(
+        lines.iter().any(|l| l == line),
+        "{line:?} not in {lines:#?}"
+    );
+}
+
 fn decision(id: &str) -> HumanDecision {
     HumanDecision {
         id: id.into(),
@@ -137,8 +146,8 @@ fn an_out_of_scope_gate_shows_the_files_hunks_captured_when_it_opened() {
     let (dir, _rec, gate) = lib_out_of_scope();
     let root = dir.path();
     let lines = lines_of(&gate, "code");
-    assert!(lines.iter().any(|l| l == "-    1"), "{lines:#?}");
-    assert!(lines.iter().any(|l| l == "+    2"), "{lines:#?}");
+    assert_has(&lines, "-    1");
+    assert_has(&lines, "+    2");
     assert!(
         lines.iter().any(|l| l.starts_with("@@ -1,3 +1,3 @@")),
         "{lines:#?}"
@@ -146,7 +155,7 @@ fn an_out_of_scope_gate_shows_the_files_hunks_captured_when_it_opened() {
     assert!(gate.evidence.get("diffStat").is_none());
     // The dialog shows them.
     let shown = evidence_lines(&gate);
-    assert!(shown.iter().any(|l| l == "  +    2"), "{shown:#?}");
+    assert_has(&shown, "  +    2");
     // Edited again after the gate opened: the gate still holds what it opened on.
     write(root, "src/lib.rs", "pub fn one() -> u32 {\n    3\n}\n");
     let state = loopwatch::journal::snapshot(&Pipeline::at(root.join(".pipeline")))
@@ -190,7 +199,7 @@ fn binary_huge_and_vanished_files_are_summarised_or_said_so() {
         gone[0], "gone.txt: deleted since the run's base",
         "{gone:#?}"
     );
-    assert!(gone.iter().any(|l| l == "-here"), "{gone:#?}");
+    assert_has(&gone, "-here");
     let none = by("untouched.txt");
     assert_eq!(none, ["untouched.txt: no change against the run's base"]);
 }
@@ -214,11 +223,8 @@ fn an_unverifiable_finding_shows_its_cited_lines_from_its_iteration() {
     let reqs = requests(&appended.events);
     let lines = lines_of(&reqs[0], "code");
     assert_eq!(lines[0], "src/lib.rs:2");
-    assert!(lines.iter().any(|l| l == ">    2 |     7"), "{lines:#?}");
-    assert!(
-        lines.iter().any(|l| l == "     1 | pub fn one() -> u32 {"),
-        "{lines:#?}"
-    );
+    assert_has(&lines, ">    2 |     7");
+    assert_has(&lines, "     1 | pub fn one() -> u32 {");
     let shown = evidence_lines(&reqs[0]);
     assert!(
         shown.iter().any(|l| l.contains("note: needs the spec")),
@@ -332,19 +338,14 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 file\n"
     assert_eq!(reqs.len(), 2, "{reqs:#?}");
     let cited = lines_of(&reqs[0], "code");
     assert_eq!(cited[0], "src/lib.rs:2");
-    assert!(cited.iter().any(|l| l == ">    2 |     7"), "{cited:#?}");
-    assert!(
-        cited.iter().any(|l| l == "     1 | pub fn one() -> u32 {"),
-        "{cited:#?}"
-    );
+    assert_has(&cited, ">    2 |     7");
+    assert_has(&cited, "     1 | pub fn one() -> u32 {");
     let shown = evidence_lines(&reqs[0]);
-    assert!(
-        shown
-            .iter()
-            .any(|l| l == "  detail: the constant at src/lib.rs:2 needs the spec"),
-        "{shown:#?}"
+    assert_has(
+        &shown,
+        "  detail: the constant at src/lib.rs:2 needs the spec",
     );
-    assert!(shown.iter().any(|l| l == "  >    2 |     7"), "{shown:#?}");
+    assert_has(&shown, "  >    2 |     7");
     assert_eq!(
         lines_of(&reqs[1], "code"),
         ["(the verifier's row cites no path:line: no code to show)"]
@@ -399,18 +400,9 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 2 files\n
         ]
     );
     let shown = evidence_lines(r);
-    assert!(
-        shown
-            .iter()
-            .any(|l| l == "criterion 2 ABANDONED: Export streams rows"),
-        "the verifier's row: {shown:#?}"
-    );
-    assert!(
-        shown
-            .iter()
-            .any(|l| l == "the contract (as read when the gate opened):"),
-        "{shown:#?}"
-    );
+    // The verifier's row.
+    assert_has(&shown, "criterion 2 ABANDONED: Export streams rows");
+    assert_has(&shown, "the contract (as read when the gate opened):");
     // The contract edited (the ABANDON line removed): the check says so and
     // a decision needs --refresh.
     write(
@@ -498,12 +490,7 @@ fn a_cap_shows_the_gates_gaps_over_all_its_rounds() {
     // Only the gaps: the MET row is not among them.
     assert!(!rounds.iter().any(|l| l.contains("builds")), "{rounds:#?}");
     let shown = evidence_lines(&cap);
-    assert!(
-        shown
-            .iter()
-            .any(|l| l == "rounds of the gate, oldest first:"),
-        "{shown:#?}"
-    );
+    assert_has(&shown, "rounds of the gate, oldest first:");
     decided_on_its_evidence(root, &cap, "extend");
 }
 
@@ -527,10 +514,11 @@ PROOF: semgrep 10 rules\n"
     let cap = cap.expect("cap-reached");
     let rounds = lines_of(&cap, "rounds");
     for n in 1..=3 {
-        assert!(
-            rounds.iter().any(|l| l
-                == &format!("  BLOCKING 1 HIGH rust.secrets.key src/lib.rs:{n}: key in source (hint: use the environment)")),
-            "{rounds:#?}"
+        assert_has(
+            &rounds,
+            &format!(
+                "  BLOCKING 1 HIGH rust.secrets.key src/lib.rs:{n}: key in source (hint: use the environment)"
+            ),
         );
     }
     assert_eq!(rounds.len(), 6, "{rounds:#?}");
@@ -557,10 +545,7 @@ FLOOR: clean\nPROOF: read\n";
     assert_eq!(marked[3], "     4 | 1. One — NOT-MET — wrong");
     assert_eq!(r.evidence["failingLine"], 5);
     let shown = evidence_lines(r);
-    assert!(
-        shown.iter().any(|l| l == "the output, line 5 marked >:"),
-        "{shown:#?}"
-    );
+    assert_has(&shown, "the output, line 5 marked >:");
     assert!(
         shown
             .iter()
@@ -643,14 +628,11 @@ fn cited_lines_that_moved_were_edited_or_vanished_are_said_so_on_refresh() {
         moved.changes,
         ["src/a.rs: the cited lines moved from 2 to 4"]
     );
-    let code: Vec<&str> = moved.evidence["code"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|l| l.as_str())
-        .collect();
+    let mut now = reqs[0].clone();
+    now.evidence = moved.evidence.clone();
+    let code = lines_of(&now, "code");
     assert_eq!(code[0], "src/a.rs:4 (cited as src/a.rs:2)");
-    assert!(code.contains(&">    4 |     let x = 1;"), "{code:#?}");
+    assert_has(&code, ">    4 |     let x = 1;");
     assert_eq!(moved.evidence["cited"][0]["lines"], "4");
     let edited = refreshed(root, &reqs[1]);
     assert_eq!(
@@ -662,27 +644,19 @@ fn cited_lines_that_moved_were_edited_or_vanished_are_said_so_on_refresh() {
         gone.changes,
         ["src/c.rs: no longer in the worktree (vanished)"]
     );
-    assert!(
-        gone.evidence["code"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|l| l == "(src/c.rs is not in the snapshot)"),
-        "{}",
-        gone.evidence
-    );
-    // The dialog's text of a refresh says what changed, first.
     let mut shown = reqs[2].clone();
     shown.evidence = gone.evidence.clone();
+    assert_has(
+        &lines_of(&shown, "code"),
+        "(src/c.rs is not in the snapshot)",
+    );
+    // The dialog's text of a refresh says what changed, first.
     let lines = evidence_lines(&shown);
     assert_eq!(
         lines[3], "refreshed before deciding: src/c.rs: no longer in the worktree (vanished)",
         "{lines:#?}"
     );
-    assert!(
-        lines.iter().any(|l| l == "code (as it is now):"),
-        "{lines:#?}"
-    );
+    assert_has(&lines, "code (as it is now):");
 }
 
 #[test]
@@ -742,16 +716,8 @@ fn without_a_snapshot_now_nothing_can_be_compared_and_no_change_is_claimed() {
             .expect("findings")
             .events,
     ));
-    assert!(
-        lines_of(&reqs[0], "code").iter().any(|l| l == "+all:"),
-        "{reqs:#?}"
-    );
-    assert!(
-        lines_of(&reqs[1], "code")
-            .iter()
-            .any(|l| l == ">    1 | all:"),
-        "{reqs:#?}"
-    );
+    assert_has(&lines_of(&reqs[0], "code"), "+all:");
+    assert_has(&lines_of(&reqs[1], "code"), ">    1 | all:");
     // The repository gone (a synced copy elsewhere, git failing): nothing
     // can be compared, and nothing is said to have changed.
     std::fs::rename(root.join(".git"), root.join("git-away")).unwrap();
