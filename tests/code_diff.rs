@@ -7,8 +7,7 @@ mod code_support;
 
 use std::path::Path;
 
-use assert_cmd::Command;
-use code_support::{git, repo, write};
+use code_support::{git, journal_text, loopwatch, repo, stdout_of, write};
 use loopwatch::code::{self, DiffLimits, FileStatus, TreeId};
 use serde_json::{Value, json};
 
@@ -298,31 +297,12 @@ fn journal(root: &Path, base: &str, a: &str, b: &str) {
         json!({"type": "iteration.started", "iteration": 3, "trigger": "ecarts"}),
         json!({"type": "gate.started", "gate": "floor", "iteration": 3, "round": 1, "treeMissing": "git failed"}),
     ];
-    let mut text = String::new();
-    for (i, l) in lines.iter().enumerate() {
-        let mut v = json!({"v": 1, "seq": i + 1, "at": format!("2026-12-01T08:00:{i:02}Z")});
-        v.as_object_mut()
-            .unwrap()
-            .extend(l.as_object().unwrap().clone());
-        text.push_str(&v.to_string());
-        text.push('\n');
-    }
+    let text = journal_text(&lines, |i| format!("2026-12-01T08:00:{i:02}Z"));
     write(root, ".pipeline/events.jsonl", &text);
 }
 
 fn loopwatch_diff(root: &Path, args: &[&str]) -> String {
-    let out = Command::cargo_bin("loopwatch")
-        .unwrap()
-        .current_dir(root)
-        .env_remove("LOOPWATCH_PIPELINE")
-        .arg("diff")
-        .args(args)
-        .assert()
-        .code(0)
-        .stderr("")
-        .get_output()
-        .clone();
-    String::from_utf8(out.stdout).unwrap()
+    stdout_of(loopwatch(root).arg("diff").args(args))
 }
 
 #[test]

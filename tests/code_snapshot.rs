@@ -7,12 +7,9 @@
 
 mod code_support;
 
-use code_support::{fingerprint, git, repo, tree_paths, write};
+use code_support::{fingerprint, git, loopwatch, repo, start_run, tree_paths, write};
 use loopwatch::code::{self, CodeError, CodeSnapshot};
-use loopwatch::journal::Pipeline;
-use loopwatch::model::event::RunInfo;
 use loopwatch::model::{EventBody, GateName};
-use loopwatch::recorder::Recorder;
 
 /// A repository in the middle of work: a stash entry, a second branch, a
 /// staged new file, a staged edit edited again, a deletion, untracked and
@@ -33,19 +30,6 @@ fn busy_repo() -> tempfile::TempDir {
     write(root, "run.log", "ignored too\n");
     write(root, ".pipeline/events.jsonl", "");
     dir
-}
-
-/// A recorder on `root/.pipeline` that has started run `id`; returns it
-/// and the line of the run's first event.
-fn start_run(root: &std::path::Path, id: &str) -> (Recorder, String) {
-    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
-    let run = RunInfo {
-        id: id.into(),
-        ..RunInfo::default()
-    };
-    let started = rec.run_start(run, false).expect("run start");
-    let line = started.events[0].to_line();
-    (rec, line)
 }
 
 #[test]
@@ -142,13 +126,8 @@ fn outside_git_the_snapshot_is_missing_and_says_why() {
 fn the_run_records_its_base_and_each_floor_round_and_keeps_them() {
     let dir = busy_repo();
     let root = dir.path();
-    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
-    let run = RunInfo {
-        id: "2026-12-01-demo".into(),
-        ..RunInfo::default()
-    };
     let before = fingerprint(root);
-    let started = rec.run_start(run, false).expect("run start");
+    let (rec, started) = start_run(root, "2026-12-01-demo", "");
     let base = match &started.events[0].body {
         EventBody::RunStarted {
             tree, tree_missing, ..
@@ -201,7 +180,8 @@ fn the_run_records_its_base_and_each_floor_round_and_keeps_them() {
 #[test]
 fn outside_git_the_run_goes_on_with_the_snapshot_marked_missing() {
     let dir = tempfile::tempdir().unwrap();
-    let (rec, line) = start_run(dir.path(), "r");
+    let (rec, started) = start_run(dir.path(), "r", "");
+    let line = started.events[0].to_line();
     assert!(!line.contains("\"tree\":"), "{line}");
     assert!(line.contains("\"treeMissing\":\""), "{line}");
     assert!(line.contains("is not inside a git worktree"), "{line}");
@@ -219,10 +199,7 @@ fn outside_git_the_run_goes_on_with_the_snapshot_marked_missing() {
 fn snapshots_can_be_turned_off() {
     let dir = repo();
     write(dir.path(), "c.md", "# CONTRACT — c\n");
-    let out = assert_cmd::Command::cargo_bin("loopwatch")
-        .unwrap()
-        .current_dir(dir.path())
-        .env_remove("LOOPWATCH_PIPELINE")
+    let out = loopwatch(dir.path())
         .env(code::SNAPSHOTS_ENV, "off")
         .args([
             "record",
@@ -244,12 +221,6 @@ fn snapshots_can_be_turned_off() {
         "{first}"
     );
     assert!(code::kept(dir.path(), None).unwrap().is_empty());
-}
-
-fn loopwatch(dir: &std::path::Path) -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("loopwatch").unwrap();
-    c.current_dir(dir).env_remove("LOOPWATCH_PIPELINE");
-    c
 }
 
 #[test]
@@ -348,7 +319,7 @@ fn a_floor_round_recorded_in_one_call_gets_one_snapshot() {
     use loopwatch::recorder::floor_round;
     let dir = repo();
     let root = dir.path();
-    let (rec, _) = start_run(root, "one-call");
+    let (rec, _) = start_run(root, "one-call", "");
     // Recorded without its start: the round's own gate.started has the tree.
     let out = rec
         .round(
@@ -413,7 +384,8 @@ fn when_git_fails_the_snapshot_is_missing_with_gits_message() {
     let why = taken.missing().expect("missing");
     assert!(why.contains("bad config line"), "{why}");
     // The run goes on: the event says why.
-    let (_, line) = start_run(root, "r");
+    let (_, started) = start_run(root, "r", "");
+    let line = started.events[0].to_line();
     assert!(
         line.contains("\"treeMissing\":\"git rev-parse --show-toplevel"),
         "{line}"

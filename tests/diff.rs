@@ -6,11 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use code_support::{journal_text, loopwatch};
 use loopwatch::history::{Change, IterationDiff, diff_iterations};
 use loopwatch::model::{Decision, Event, GateName, HumanGateKind, State, fold};
 use serde_json::{Value, json};
 
+mod code_support;
 mod support;
 
 fn fixture() -> PathBuf {
@@ -34,18 +35,9 @@ fn some(s: &str) -> Option<String> {
 
 /// Events from JSON bodies, numbered from 1.
 fn events(bodies: &[Value]) -> Vec<Event> {
-    bodies
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let mut line =
-                json!({"v": 1, "seq": i + 1, "at": format!("2026-12-02T11:00:{:02}Z", i)});
-            if let (Value::Object(l), Value::Object(b)) = (&mut line, b) {
-                l.extend(b.clone());
-            }
-            Event::parse_line(line.to_string().as_bytes()).expect("valid event")
-        })
-        .collect()
+    parse(&journal_text(bodies, |i| {
+        format!("2026-12-02T11:00:{i:02}Z")
+    }))
 }
 
 fn diff_of(bodies: &[Value], from: u32, to: u32) -> IterationDiff {
@@ -330,14 +322,6 @@ fn worktree() -> tempfile::TempDir {
     std::fs::create_dir(&pipeline).expect("mkdir");
     std::fs::copy(fixture(), pipeline.join("events.jsonl")).expect("copy fixture");
     dir
-}
-
-fn loopwatch(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("loopwatch").expect("binary");
-    c.current_dir(dir)
-        .env_remove("LOOPWATCH_PIPELINE")
-        .env("NO_COLOR", "1");
-    c
 }
 
 /// What `loopwatch diff` adds for a journal without snapshots.

@@ -116,58 +116,26 @@ const RUNNERS: [(&str, &str, &str, &str); 10] = [
 
 #[test]
 fn every_runner_passed_failed_and_none_ran() {
-    for (runner, passed, failed, none) in RUNNERS {
+    for (runner, pass, fail, none) in RUNNERS {
         let ok = format!("{runner}-passed.log");
         let bad = format!("{runner}-failed.log");
         let empty = format!("{runner}-none.log");
-        check(
-            &ok,
-            "passed",
-            None,
-            0,
-            &format!("proven: the run passed ({passed})"),
-        );
-        check(
-            &ok,
-            "failed",
-            None,
-            1,
-            &format!("not proven: no test failed ({passed})"),
-        );
-        check(
-            &bad,
-            "failed",
-            None,
-            0,
-            &format!("proven: the run failed ({failed})"),
-        );
-        check(
-            &bad,
-            "passed",
-            None,
-            1,
-            &format!("not proven: the run has failures ({failed})"),
-        );
-        check(
-            &empty,
-            "passed",
-            None,
-            1,
-            &format!("not proven: no test ran ({none})"),
-        );
-        check(
-            &empty,
-            "failed",
-            None,
-            1,
-            &format!("not proven: no test ran ({none})"),
-        );
+        // Without a test named, the line is the verdict and the log's tally.
+        let run = |log: &str, status: &str, code, verdict: &str, tally: &str| {
+            check(log, status, None, code, &format!("{verdict} ({tally})"));
+        };
+        run(&ok, "passed", 0, "proven: the run passed", pass);
+        run(&ok, "failed", 1, "not proven: no test failed", pass);
+        run(&bad, "failed", 0, "proven: the run failed", fail);
+        run(&bad, "passed", 1, "not proven: the run has failures", fail);
+        run(&empty, "passed", 1, "not proven: no test ran", none);
+        run(&empty, "failed", 1, "not proven: no test ran", none);
         check(
             &ok,
             "passed",
             Some("tests/x.rs::no_such_test"),
             1,
-            &format!("not proven: test tests/x.rs::no_such_test is not in the log ({passed})"),
+            &format!("not proven: test tests/x.rs::no_such_test is not in the log ({pass})"),
         );
     }
 }
@@ -397,31 +365,18 @@ fn control_characters_from_the_log_are_never_printed_raw() {
 fn usage_errors_exit_2() {
     let bin = env!("CARGO_BIN_EXE_loopwatch");
     let log = fixture("cargo-passed.log");
-    let bad: [&[&str]; 4] = [
-        &["evidence-gate", "--claim", "test", "--status", "passed"],
-        &[
-            "evidence-gate",
-            "--claim",
-            "test",
-            "--status",
-            "green",
-            "--log",
-            "x",
-        ],
-        &[
-            "evidence-gate",
-            "--claim",
-            "build",
-            "--status",
-            "passed",
-            "--log",
-            "x",
-        ],
-        &["evidence-gate", "--status", "passed", "--log", "x"],
-    ];
-    for args in bad {
-        let out = Command::new(bin).args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    for args in [
+        "--claim test --status passed",
+        "--claim test --status green --log x",
+        "--claim build --status passed --log x",
+        "--status passed --log x",
+    ] {
+        let out = Command::new(bin)
+            .arg("evidence-gate")
+            .args(args.split(' '))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args}");
         assert!(out.stdout.is_empty());
     }
     let out = claim("passed", &log).output().unwrap();

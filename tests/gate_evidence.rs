@@ -8,24 +8,37 @@
 
 mod code_support;
 
-use code_support::{repo, write};
+use std::path::{Path, PathBuf};
+
+use code_support::{loopwatch, repo, start_run, write};
 use loopwatch::journal::Pipeline;
-use loopwatch::model::event::{HumanDecision, HumanRequest, RunInfo};
+use loopwatch::model::event::{HumanDecision, HumanRequest};
 use loopwatch::model::{
     Decision, EventBody, Finding, FindingVerdict, GateName, Scope, Verdict, VerdictKind,
 };
 use loopwatch::parse::GateOutput;
 use loopwatch::recorder::Recorder;
+use loopwatch::recorder::evidence::{Refreshed, Sources, refresh};
 use loopwatch::tui::evidence::{evidence_lines, evidence_text};
 
-fn started(root: &std::path::Path) -> Recorder {
-    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
-    let run = RunInfo {
-        id: "2026-12-01-evidence".into(),
-        ..RunInfo::default()
-    };
-    rec.run_start(run, false).expect("run start");
-    rec
+/// `src/lib.rs` edited to return 2 (the repository's base returns 1).
+const LIB_2: &str = "pub fn one() -> u32 {\n    2\n}\n";
+
+/// A fresh repository with a run started in it.
+fn started() -> (tempfile::TempDir, Recorder) {
+    let dir = repo();
+    let (rec, _) = start_run(dir.path(), "2026-12-01-evidence", "");
+    (dir, rec)
+}
+
+/// A run whose `src/lib.rs` was edited to [`LIB_2`] and reported out of
+/// scope by a conformity round: the one gate that round opened.
+fn lib_out_of_scope() -> (tempfile::TempDir, Recorder, HumanRequest) {
+    let (dir, rec) = started();
+    write(dir.path(), "src/lib.rs", LIB_2);
+    let mut reqs = out_of_scope(&rec, &["src/lib.rs"]);
+    assert_eq!(reqs.len(), 1, "{reqs:#?}");
+    (dir, rec, reqs.remove(0))
 }
 
 /// Records a conformity round that reports `paths` out of scope and returns
@@ -52,13 +65,38 @@ fn requests(events: &[loopwatch::model::Event]) -> Vec<HumanRequest> {
         .collect()
 }
 
-fn code(r: &HumanRequest) -> Vec<String> {
-    r.evidence["code"]
+/// An UNVERIFIABLE finding citing `path` at `lines`.
+fn unverifiable(id: &str, path: &str, lines: &str, claim: &str, note: &str) -> Finding {
+    Finding {
+        id: id.into(),
+        severity: "high".into(),
+        path: path.into(),
+        lines: lines.into(),
+        claim: claim.into(),
+        verdict: FindingVerdict::Unverifiable,
+        evidence: String::new(),
+        note: note.into(),
+        extra: Default::default(),
+    }
+}
+
+/// The lines of the gate's evidence `key` (`code`, `contract`, `rounds`, …).
+fn lines_of(r: &HumanRequest, key: &str) -> Vec<String> {
+    r.evidence[key]
         .as_array()
-        .expect("code captured")
+        .unwrap_or_else(|| panic!("no {key} in {}", r.evidence))
         .iter()
         .map(|l| l.as_str().expect("a line").to_string())
         .collect()
+}
+
+/// Asserts `line` is one of `lines`, showing them all when it is not.
+#[track_caller]
+fn assert_has(lines: &[String], line: &str) {
+    assert!(
+        lines.iter().any(|l| l == line),
+        "{line:?} not in {lines:#?}"
+    );
 }
 
 fn decision(id: &str) -> HumanDecision {
@@ -73,44 +111,58 @@ fn decision(id: &str) -> HumanDecision {
     }
 }
 
-fn recorded_hash(root: &std::path::Path, id: &str) -> String {
+/// The evidence hash the journal recorded for the decision on `id`, if any.
+fn recorded_hash(root: &Path, id: &str) -> Option<String> {
     let batch = loopwatch::journal::read_all(&root.join(".pipeline/events.jsonl")).expect("read");
-    batch
-        .events
-        .iter()
-        .find_map(|e| match &e.body {
-            EventBody::HumanDecided(d) if d.id == id => Some(d.evidence_hash.clone()),
-            _ => None,
-        })
-        .expect("decided")
+    batch.events.iter().find_map(|e| match &e.body {
+        EventBody::HumanDecided(d) if d.id == id => Some(d.evidence_hash.clone()),
+        _ => None,
+    })
+}
+
+/// Asserts the decision on `id` was recorded with the hash of exactly `bytes`.
+#[track_caller]
+fn assert_hashed(root: &Path, id: &str, bytes: &[u8]) {
+    let want = loopwatch::util::sha256_tagged(bytes);
+    assert_eq!(recorded_hash(root, id), Some(want), "{id}");
+}
+
+/// Where the decision on `id` saves the evidence it was taken on.
+fn evidence_file(root: &Path, id: &str) -> PathBuf {
+    root.join(format!(".pipeline/evidence/{id}.txt"))
+}
+
+/// The evidence of `r` recomputed as the worktree is now.
+fn refreshed(root: &Path, r: &HumanRequest) -> Refreshed {
+    refresh(
+        &Pipeline::at(root.join(".pipeline")),
+        &Sources::default(),
+        r,
+    )
 }
 
 #[test]
 fn an_out_of_scope_gate_shows_the_files_hunks_captured_when_it_opened() {
-    let dir = repo();
+    let (dir, _rec, gate) = lib_out_of_scope();
     let root = dir.path();
-    let rec = started(root);
-    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
-    let reqs = out_of_scope(&rec, &["src/lib.rs"]);
-    assert_eq!(reqs.len(), 1);
-    let lines = code(&reqs[0]);
-    assert!(lines.iter().any(|l| l == "-    1"), "{lines:#?}");
-    assert!(lines.iter().any(|l| l == "+    2"), "{lines:#?}");
+    let lines = lines_of(&gate, "code");
+    assert_has(&lines, "-    1");
+    assert_has(&lines, "+    2");
     assert!(
         lines.iter().any(|l| l.starts_with("@@ -1,3 +1,3 @@")),
         "{lines:#?}"
     );
-    assert!(reqs[0].evidence.get("diffStat").is_none());
+    assert!(gate.evidence.get("diffStat").is_none());
     // The dialog shows them.
-    let shown = evidence_lines(&reqs[0]);
-    assert!(shown.iter().any(|l| l == "  +    2"), "{shown:#?}");
+    let shown = evidence_lines(&gate);
+    assert_has(&shown, "  +    2");
     // Edited again after the gate opened: the gate still holds what it opened on.
     write(root, "src/lib.rs", "pub fn one() -> u32 {\n    3\n}\n");
     let state = loopwatch::journal::snapshot(&Pipeline::at(root.join(".pipeline")))
         .expect("snapshot")
         .expect("state");
-    let gate = state.state.human_gate(&reqs[0].id).expect("gate");
-    assert_eq!(code(&gate.request), lines);
+    let held = state.state.human_gate(&gate.id).expect("gate");
+    assert_eq!(lines_of(&held.request, "code"), lines);
 }
 
 #[test]
@@ -120,13 +172,13 @@ fn binary_huge_and_vanished_files_are_summarised_or_said_so() {
     write(root, "data.bin", "seed\n");
     write(root, "big.txt", "seed\n");
     write(root, "gone.txt", "here\n");
-    let rec = started(root);
+    let (rec, _) = start_run(root, "2026-12-01-evidence", "");
     std::fs::write(root.join("data.bin"), [0u8, 1, 2, 0, 255, 0]).unwrap();
     let huge: String = (0..6_000).map(|i| format!("line {i}\n")).collect();
     write(root, "big.txt", &huge);
     std::fs::remove_file(root.join("gone.txt")).unwrap();
     let reqs = out_of_scope(&rec, &["data.bin", "big.txt", "gone.txt", "untouched.txt"]);
-    let by = |p: &str| code(reqs.iter().find(|r| r.subject == p).expect(p));
+    let by = |p: &str| lines_of(reqs.iter().find(|r| r.subject == p).expect(p), "code");
     let bin = by("data.bin");
     assert!(
         bin.iter().any(|l| l.starts_with("(binary file:")),
@@ -147,40 +199,32 @@ fn binary_huge_and_vanished_files_are_summarised_or_said_so() {
         gone[0], "gone.txt: deleted since the run's base",
         "{gone:#?}"
     );
-    assert!(gone.iter().any(|l| l == "-here"), "{gone:#?}");
+    assert_has(&gone, "-here");
     let none = by("untouched.txt");
     assert_eq!(none, ["untouched.txt: no change against the run's base"]);
 }
 
 #[test]
 fn an_unverifiable_finding_shows_its_cited_lines_from_its_iteration() {
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     write(root, "src/lib.rs", "pub fn one() -> u32 {\n    7\n}\n");
     rec.start_round(GateName::Floor, false).expect("floor");
     // Edited after the iteration's snapshot: the excerpt is the snapshot's.
     write(root, "src/lib.rs", "pub fn one() -> u32 {\n    8\n}\n");
-    let finding = Finding {
-        id: "F1".into(),
-        severity: "high".into(),
-        path: "src/lib.rs".into(),
-        lines: "2".into(),
-        claim: "the constant is wrong".into(),
-        verdict: FindingVerdict::Unverifiable,
-        evidence: String::new(),
-        note: "needs the spec".into(),
-        extra: Default::default(),
-    };
+    let finding = unverifiable(
+        "F1",
+        "src/lib.rs",
+        "2",
+        "the constant is wrong",
+        "needs the spec",
+    );
     let appended = rec.findings(Some(1), vec![finding]).expect("findings");
     let reqs = requests(&appended.events);
-    let lines = code(&reqs[0]);
+    let lines = lines_of(&reqs[0], "code");
     assert_eq!(lines[0], "src/lib.rs:2");
-    assert!(lines.iter().any(|l| l == ">    2 |     7"), "{lines:#?}");
-    assert!(
-        lines.iter().any(|l| l == "     1 | pub fn one() -> u32 {"),
-        "{lines:#?}"
-    );
+    assert_has(&lines, ">    2 |     7");
+    assert_has(&lines, "     1 | pub fn one() -> u32 {");
     let shown = evidence_lines(&reqs[0]);
     assert!(
         shown.iter().any(|l| l.contains("note: needs the spec")),
@@ -190,60 +234,28 @@ fn an_unverifiable_finding_shows_its_cited_lines_from_its_iteration() {
 
 #[test]
 fn loopwatch_decide_saves_the_evidence_shown_and_hashes_exactly_it() {
-    let dir = repo();
-    let root = dir.path();
-    let rec = started(root);
-    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
-    let reqs = out_of_scope(&rec, &["src/lib.rs"]);
-    let id = reqs[0].id.clone();
-    let out = assert_cmd::Command::cargo_bin("loopwatch")
-        .unwrap()
-        .current_dir(root)
-        .env_remove("LOOPWATCH_PIPELINE")
-        .args(["decide", &id, "deny", "--reason", "out of scope"])
-        .output()
-        .unwrap();
+    let (dir, _rec, gate) = lib_out_of_scope();
     // The exit code is the NEXT action's; the decision is what matters here.
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        said.contains("decision saved"),
-        "{said}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let file = std::fs::read(root.join(format!(".pipeline/evidence/{id}.txt"))).expect("file");
-    assert_eq!(
-        String::from_utf8(file.clone()).unwrap(),
-        evidence_text(&evidence_lines(&reqs[0])),
-        "the file holds exactly what the dialog shows"
-    );
-    assert!(String::from_utf8_lossy(&file).contains("+    2"));
-    assert_eq!(
-        recorded_hash(root, &id),
-        loopwatch::util::sha256_tagged(&file)
-    );
+    let [said, err, file] = decided_on_its_evidence(dir.path(), &gate, "deny");
+    assert!(said.contains("decision saved"), "{said}{err}");
+    assert!(file.contains("+    2"), "{file}");
 }
 
 #[test]
 fn a_decision_from_the_dialog_saves_its_text_and_hashes_it() {
-    let dir = repo();
+    let (dir, rec, gate) = lib_out_of_scope();
     let root = dir.path();
-    let rec = started(root);
-    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
-    let reqs = out_of_scope(&rec, &["src/lib.rs"]);
-    let id = reqs[0].id.clone();
-    let text = evidence_text(&evidence_lines(&reqs[0]));
-    rec.decide_on(decision(&id), text.as_bytes())
+    let id = &gate.id;
+    let text = evidence_text(&evidence_lines(&gate));
+    rec.decide_on(decision(id), text.as_bytes())
         .expect("decide");
-    let file = std::fs::read(root.join(format!(".pipeline/evidence/{id}.txt"))).expect("file");
+    let file = std::fs::read(evidence_file(root, id)).expect("file");
     assert_eq!(file, text.as_bytes());
-    assert_eq!(
-        recorded_hash(root, &id),
-        loopwatch::util::sha256_tagged(&file)
-    );
+    assert_hashed(root, id, &file);
     // A second decision is refused and leaves the file as it was.
-    assert!(rec.decide_on(decision(&id), b"other\n").is_err());
+    assert!(rec.decide_on(decision(id), b"other\n").is_err());
     assert_eq!(
-        std::fs::read(root.join(format!(".pipeline/evidence/{id}.txt"))).unwrap(),
+        std::fs::read(evidence_file(root, id)).unwrap(),
         text.as_bytes()
     );
 }
@@ -251,47 +263,21 @@ fn a_decision_from_the_dialog_saves_its_text_and_hashes_it() {
 #[cfg(unix)]
 #[test]
 fn the_evidence_file_is_never_written_through_a_link() {
-    let dir = repo();
+    let (dir, rec, gate) = lib_out_of_scope();
     let root = dir.path();
-    let rec = started(root);
-    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
-    let reqs = out_of_scope(&rec, &["src/lib.rs"]);
-    let id = reqs[0].id.clone();
+    let id = &gate.id;
     let outside = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.join(".pipeline/evidence")).unwrap();
     let target = outside.path().join("victim");
     std::fs::write(&target, "keep\n").unwrap();
-    std::os::unix::fs::symlink(&target, root.join(format!(".pipeline/evidence/{id}.txt"))).unwrap();
-    let err = rec
-        .decide_on(decision(&id), b"text\n")
-        .expect_err("refused");
+    std::os::unix::fs::symlink(&target, evidence_file(root, id)).unwrap();
+    let err = rec.decide_on(decision(id), b"text\n").expect_err("refused");
     assert!(err.to_string().contains(&format!("{id}.txt")), "{err}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
     assert!(
-        recorded_hash_opt(root, &id).is_none(),
+        recorded_hash(root, id).is_none(),
         "no decision without its file"
     );
-}
-
-fn recorded_hash_opt(root: &std::path::Path, id: &str) -> Option<String> {
-    let batch = loopwatch::journal::read_all(&root.join(".pipeline/events.jsonl")).ok()?;
-    batch.events.iter().find_map(|e| match &e.body {
-        EventBody::HumanDecided(d) if d.id == id => Some(d.evidence_hash.clone()),
-        _ => None,
-    })
-}
-
-/// A run on `contract.md` (written first) in a fresh repository.
-fn started_on_contract(root: &std::path::Path, contract: &str) -> Recorder {
-    write(root, "contract.md", contract);
-    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
-    let run = RunInfo {
-        id: "2026-12-01-kinds".into(),
-        contract: "contract.md".into(),
-        ..RunInfo::default()
-    };
-    rec.run_start(run, false).expect("run start");
-    rec
 }
 
 const CONTRACT: &str = "# CONTRACT — invoices\n\n## ACCEPTANCE CRITERIA\n\
@@ -308,57 +294,36 @@ fn conformity(rec: &Recorder, text: &str) -> Vec<HumanRequest> {
     requests(&appended.events)
 }
 
-fn lines_of(r: &HumanRequest, key: &str) -> Vec<String> {
-    r.evidence[key]
-        .as_array()
-        .unwrap_or_else(|| panic!("no {key} in {}", r.evidence))
-        .iter()
-        .map(|l| l.as_str().expect("a line").to_string())
-        .collect()
-}
-
-/// `loopwatch decide` in `root`; returns (exit code, stderr).
-fn decide_cli(root: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = assert_cmd::Command::cargo_bin("loopwatch")
-        .unwrap()
-        .current_dir(root)
-        .env_remove("LOOPWATCH_PIPELINE")
-        .arg("decide")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+/// `loopwatch decide` in `root`; returns (exit code, stdout, stderr).
+fn decide_cli(root: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = loopwatch(root).arg("decide").args(args).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
 }
 
 /// Decides `r` with `loopwatch decide` and checks the evidence file holds
-/// exactly what the dialog shows and the decision hashes exactly its bytes.
-fn decided_on_its_evidence(root: &std::path::Path, r: &HumanRequest, option: &str) {
-    let (code, err) = decide_cli(root, &[&r.id, option, "--reason", "read it"]);
+/// exactly what the dialog shows and the decision hashes exactly its bytes;
+/// returns the command's stdout and stderr and the file's text.
+fn decided_on_its_evidence(root: &Path, r: &HumanRequest, option: &str) -> [String; 3] {
+    let (code, out, err) = decide_cli(root, &[&r.id, option, "--reason", "read it"]);
     assert_ne!(code, Some(2), "{}: {err}", r.id);
-    let file = std::fs::read(root.join(format!(".pipeline/evidence/{}.txt", r.id)))
+    let file = std::fs::read(evidence_file(root, &r.id))
         .unwrap_or_else(|e| panic!("{}: no evidence file: {e}", r.id));
+    let text = String::from_utf8(file).unwrap();
     assert_eq!(
-        String::from_utf8(file.clone()).unwrap(),
+        text,
         evidence_text(&evidence_lines(r)),
         "{}: the file holds exactly what the dialog shows",
         r.id
     );
-    assert_eq!(
-        recorded_hash(root, &r.id),
-        loopwatch::util::sha256_tagged(&file),
-        "{}",
-        r.id
-    );
+    assert_hashed(root, &r.id, text.as_bytes());
+    [out, err, text]
 }
 
 #[test]
 fn an_unverifiable_criterion_shows_the_code_its_row_cites_or_says_it_cites_none() {
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     write(root, "src/lib.rs", "pub fn one() -> u32 {\n    7\n}\n");
     rec.start_round(GateName::Floor, false).expect("floor");
     // Edited after the iteration's snapshot: the code shown is the snapshot's.
@@ -373,19 +338,14 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 file\n"
     assert_eq!(reqs.len(), 2, "{reqs:#?}");
     let cited = lines_of(&reqs[0], "code");
     assert_eq!(cited[0], "src/lib.rs:2");
-    assert!(cited.iter().any(|l| l == ">    2 |     7"), "{cited:#?}");
-    assert!(
-        cited.iter().any(|l| l == "     1 | pub fn one() -> u32 {"),
-        "{cited:#?}"
-    );
+    assert_has(&cited, ">    2 |     7");
+    assert_has(&cited, "     1 | pub fn one() -> u32 {");
     let shown = evidence_lines(&reqs[0]);
-    assert!(
-        shown
-            .iter()
-            .any(|l| l == "  detail: the constant at src/lib.rs:2 needs the spec"),
-        "{shown:#?}"
+    assert_has(
+        &shown,
+        "  detail: the constant at src/lib.rs:2 needs the spec",
     );
-    assert!(shown.iter().any(|l| l == "  >    2 |     7"), "{shown:#?}");
+    assert_has(&shown, "  >    2 |     7");
     assert_eq!(
         lines_of(&reqs[1], "code"),
         ["(the verifier's row cites no path:line: no code to show)"]
@@ -416,7 +376,8 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 file\n"
 fn an_abandonment_shows_its_criterion_and_abandon_line_from_the_contract() {
     let dir = repo();
     let root = dir.path();
-    let rec = started_on_contract(root, CONTRACT);
+    write(root, "contract.md", CONTRACT);
+    let (rec, _) = start_run(root, "2026-12-01-kinds", "contract.md");
     let reqs = conformity(
         &rec,
         "VERIFY — VERDICT: ABANDONED(1)\nCONTRACT: contract.md\nCRITERIA:\n\
@@ -439,18 +400,9 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 2 files\n
         ]
     );
     let shown = evidence_lines(r);
-    assert!(
-        shown
-            .iter()
-            .any(|l| l == "criterion 2 ABANDONED: Export streams rows"),
-        "the verifier's row: {shown:#?}"
-    );
-    assert!(
-        shown
-            .iter()
-            .any(|l| l == "the contract (as read when the gate opened):"),
-        "{shown:#?}"
-    );
+    // The verifier's row.
+    assert_has(&shown, "criterion 2 ABANDONED: Export streams rows");
+    assert_has(&shown, "the contract (as read when the gate opened):");
     // The contract edited (the ABANDON line removed): the check says so and
     // a decision needs --refresh.
     write(
@@ -461,7 +413,7 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 2 files\n
             "",
         ),
     );
-    let (code, err) = decide_cli(root, &[&r.id, "accept-partial", "--reason", "ok"]);
+    let (code, _, err) = decide_cli(root, &[&r.id, "accept-partial", "--reason", "ok"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains(
@@ -469,14 +421,13 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 2 files\n
         ),
         "{err}"
     );
-    assert!(recorded_hash_opt(root, &r.id).is_none());
-    let (code, err) = decide_cli(
+    assert!(recorded_hash(root, &r.id).is_none());
+    let (code, _, err) = decide_cli(
         root,
         &[&r.id, "accept-partial", "--reason", "ok", "--refresh"],
     );
     assert_ne!(code, Some(2), "{err}");
-    let file =
-        std::fs::read_to_string(root.join(format!(".pipeline/evidence/{}.txt", r.id))).unwrap();
+    let file = std::fs::read_to_string(evidence_file(root, &r.id)).unwrap();
     assert!(
         file.contains("  (the contract has no ABANDON line for criterion 2)"),
         "{file}"
@@ -485,18 +436,14 @@ SCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 2 files\n
         file.contains("refreshed before deciding: the contract's criterion 2"),
         "{file}"
     );
-    assert_eq!(
-        recorded_hash(root, &r.id),
-        loopwatch::util::sha256_tagged(file.as_bytes())
-    );
+    assert_hashed(root, &r.id, file.as_bytes());
 }
 
 #[test]
 fn a_cap_shows_the_gates_gaps_over_all_its_rounds() {
     use loopwatch::model::{FloorRow, FloorState};
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     let mut cap = None;
     for n in 1..=3 {
         let rows = vec![
@@ -543,20 +490,14 @@ fn a_cap_shows_the_gates_gaps_over_all_its_rounds() {
     // Only the gaps: the MET row is not among them.
     assert!(!rounds.iter().any(|l| l.contains("builds")), "{rounds:#?}");
     let shown = evidence_lines(&cap);
-    assert!(
-        shown
-            .iter()
-            .any(|l| l == "rounds of the gate, oldest first:"),
-        "{shown:#?}"
-    );
+    assert_has(&shown, "rounds of the gate, oldest first:");
     decided_on_its_evidence(root, &cap, "extend");
 }
 
 #[test]
 fn a_security_cap_shows_the_blocking_table_round_by_round() {
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     let mut cap = None;
     for n in 1..=3 {
         let text = format!(
@@ -573,10 +514,11 @@ PROOF: semgrep 10 rules\n"
     let cap = cap.expect("cap-reached");
     let rounds = lines_of(&cap, "rounds");
     for n in 1..=3 {
-        assert!(
-            rounds.iter().any(|l| l
-                == &format!("  BLOCKING 1 HIGH rust.secrets.key src/lib.rs:{n}: key in source (hint: use the environment)")),
-            "{rounds:#?}"
+        assert_has(
+            &rounds,
+            &format!(
+                "  BLOCKING 1 HIGH rust.secrets.key src/lib.rs:{n}: key in source (hint: use the environment)"
+            ),
         );
     }
     assert_eq!(rounds.len(), 6, "{rounds:#?}");
@@ -585,9 +527,8 @@ PROOF: semgrep 10 rules\n"
 
 #[test]
 fn a_structural_failure_shows_the_output_with_its_failing_line_marked() {
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     let text = "VERIFY — VERDICT: ECARTS(1)\nCONTRACT: contract.md\nCRITERIA:\n\
   1. One — NOT-MET — wrong\n!! this line fits no section\nSCOPE: in-scope 1 files; out-of-scope: none\n\
 FLOOR: clean\nPROOF: read\n";
@@ -604,10 +545,7 @@ FLOOR: clean\nPROOF: read\n";
     assert_eq!(marked[3], "     4 | 1. One — NOT-MET — wrong");
     assert_eq!(r.evidence["failingLine"], 5);
     let shown = evidence_lines(r);
-    assert!(
-        shown.iter().any(|l| l == "the output, line 5 marked >:"),
-        "{shown:#?}"
-    );
+    assert_has(&shown, "the output, line 5 marked >:");
     assert!(
         shown
             .iter()
@@ -619,15 +557,12 @@ FLOOR: clean\nPROOF: read\n";
 
 #[test]
 fn loopwatch_decide_refuses_evidence_changed_since_the_gate_opened_unless_refresh() {
-    let dir = repo();
+    let (dir, _rec, gate) = lib_out_of_scope();
     let root = dir.path();
-    let rec = started(root);
-    write(root, "src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
-    let reqs = out_of_scope(&rec, &["src/lib.rs"]);
-    let id = reqs[0].id.clone();
+    let id = &gate.id;
     // Unchanged: decided without a word about it (checked below after the edit).
     write(root, "src/lib.rs", "pub fn one() -> u32 {\n    3\n}\n");
-    let (code, err) = decide_cli(root, &[&id, "approve", "--reason", "ok"]);
+    let (code, _, err) = decide_cli(root, &[id, "approve", "--reason", "ok"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains(
@@ -636,48 +571,34 @@ fn loopwatch_decide_refuses_evidence_changed_since_the_gate_opened_unless_refres
         "{err}"
     );
     assert!(err.contains("--refresh"), "{err}");
-    assert!(recorded_hash_opt(root, &id).is_none(), "nothing decided");
-    assert!(!root.join(format!(".pipeline/evidence/{id}.txt")).exists());
-    let (code, err) = decide_cli(root, &[&id, "deny", "--reason", "ok", "--refresh"]);
+    assert!(recorded_hash(root, id).is_none(), "nothing decided");
+    assert!(!evidence_file(root, id).exists());
+    let (code, _, err) = decide_cli(root, &[id, "deny", "--reason", "ok", "--refresh"]);
     assert_ne!(code, Some(2), "{err}");
     assert!(
         err.contains("deciding on the evidence as it is now"),
         "{err}"
     );
-    let file = std::fs::read_to_string(root.join(format!(".pipeline/evidence/{id}.txt"))).unwrap();
+    let file = std::fs::read_to_string(evidence_file(root, id)).unwrap();
     assert!(
         file.contains("refreshed before deciding: src/lib.rs: edited since the gate opened"),
         "{file}"
     );
     assert!(file.contains("  +    3"), "{file}");
     assert!(!file.contains("  +    2"), "{file}");
-    assert_eq!(
-        recorded_hash(root, &id),
-        loopwatch::util::sha256_tagged(file.as_bytes())
-    );
+    assert_hashed(root, id, file.as_bytes());
 }
 
 #[test]
 fn cited_lines_that_moved_were_edited_or_vanished_are_said_so_on_refresh() {
-    use loopwatch::recorder::evidence::{Sources, refresh};
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     write(root, "src/a.rs", "fn a() {\n    let x = 1;\n}\n");
     write(root, "src/b.rs", "fn b() {\n    let y = 2;\n}\n");
     write(root, "src/c.rs", "fn c() {\n    let z = 3;\n}\n");
     rec.start_round(GateName::Floor, false).expect("floor");
-    let finding = |id: &str, path: &str| Finding {
-        id: id.into(),
-        severity: "high".into(),
-        path: path.into(),
-        lines: "2".into(),
-        claim: "suspicious".into(),
-        verdict: FindingVerdict::Unverifiable,
-        evidence: String::new(),
-        note: "needs a person".into(),
-        extra: Default::default(),
-    };
+    let finding =
+        |id: &str, path: &str| unverifiable(id, path, "2", "suspicious", "needs a person");
     let appended = rec
         .findings(
             Some(1),
@@ -689,11 +610,9 @@ fn cited_lines_that_moved_were_edited_or_vanished_are_said_so_on_refresh() {
         )
         .expect("findings");
     let reqs = requests(&appended.events);
-    let pipeline = Pipeline::at(root.join(".pipeline"));
-    let sources = Sources::default();
     // Nothing changed yet: the evidence is the one captured.
     for r in &reqs {
-        let same = refresh(&pipeline, &sources, r);
+        let same = refreshed(root, r);
         assert_eq!(same.changes, Vec::<String>::new(), "{}", r.id);
         assert_eq!(same.evidence, r.evidence);
     }
@@ -704,75 +623,57 @@ fn cited_lines_that_moved_were_edited_or_vanished_are_said_so_on_refresh() {
     );
     write(root, "src/b.rs", "fn b() {\n    let y = 20;\n}\n");
     std::fs::remove_file(root.join("src/c.rs")).unwrap();
-    let moved = refresh(&pipeline, &sources, &reqs[0]);
+    let moved = refreshed(root, &reqs[0]);
     assert_eq!(
         moved.changes,
         ["src/a.rs: the cited lines moved from 2 to 4"]
     );
-    let code: Vec<&str> = moved.evidence["code"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|l| l.as_str())
-        .collect();
+    let mut now = reqs[0].clone();
+    now.evidence = moved.evidence.clone();
+    let code = lines_of(&now, "code");
     assert_eq!(code[0], "src/a.rs:4 (cited as src/a.rs:2)");
-    assert!(code.contains(&">    4 |     let x = 1;"), "{code:#?}");
+    assert_has(&code, ">    4 |     let x = 1;");
     assert_eq!(moved.evidence["cited"][0]["lines"], "4");
-    let edited = refresh(&pipeline, &sources, &reqs[1]);
+    let edited = refreshed(root, &reqs[1]);
     assert_eq!(
         edited.changes,
         ["src/b.rs: the cited lines 2 were edited since the gate opened"]
     );
-    let gone = refresh(&pipeline, &sources, &reqs[2]);
+    let gone = refreshed(root, &reqs[2]);
     assert_eq!(
         gone.changes,
         ["src/c.rs: no longer in the worktree (vanished)"]
     );
-    assert!(
-        gone.evidence["code"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|l| l == "(src/c.rs is not in the snapshot)"),
-        "{}",
-        gone.evidence
-    );
-    // The dialog's text of a refresh says what changed, first.
     let mut shown = reqs[2].clone();
     shown.evidence = gone.evidence.clone();
+    assert_has(
+        &lines_of(&shown, "code"),
+        "(src/c.rs is not in the snapshot)",
+    );
+    // The dialog's text of a refresh says what changed, first.
     let lines = evidence_lines(&shown);
     assert_eq!(
         lines[3], "refreshed before deciding: src/c.rs: no longer in the worktree (vanished)",
         "{lines:#?}"
     );
-    assert!(
-        lines.iter().any(|l| l == "code (as it is now):"),
-        "{lines:#?}"
-    );
+    assert_has(&lines, "code (as it is now):");
 }
 
 #[test]
 fn a_binary_file_edited_to_the_same_size_is_seen_changed_on_refresh() {
-    use loopwatch::recorder::evidence::{Sources, refresh};
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     std::fs::write(root.join("logo.bin"), [0u8, 1, 2, 3]).unwrap();
     let reqs = out_of_scope(&rec, &["logo.bin"]);
-    let shown = code(&reqs[0]);
+    let shown = lines_of(&reqs[0], "code");
     assert!(
         shown.iter().any(|l| l.starts_with("(binary file:")),
         "{shown:#?}"
     );
-    let pipeline = Pipeline::at(root.join(".pipeline"));
-    assert!(
-        refresh(&pipeline, &Sources::default(), &reqs[0])
-            .changes
-            .is_empty()
-    );
+    assert!(refreshed(root, &reqs[0]).changes.is_empty());
     // Same size, other bytes: its summary reads the same, git sees the change.
     std::fs::write(root.join("logo.bin"), [0u8, 9, 9, 9]).unwrap();
-    let r = refresh(&pipeline, &Sources::default(), &reqs[0]);
+    let r = refreshed(root, &reqs[0]);
     assert_eq!(r.changes, ["logo.bin: edited since the gate opened"]);
     assert_eq!(
         r.evidence["code"], reqs[0].evidence["code"],
@@ -786,15 +687,12 @@ fn a_binary_file_edited_to_the_same_size_is_seen_changed_on_refresh() {
 
 #[test]
 fn a_vanished_out_of_scope_file_is_said_so_on_refresh() {
-    use loopwatch::recorder::evidence::{Sources, refresh};
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     write(root, "tools/gen.sh", "echo gen\n");
     let reqs = out_of_scope(&rec, &["tools/gen.sh"]);
     std::fs::remove_file(root.join("tools/gen.sh")).unwrap();
-    let pipeline = Pipeline::at(root.join(".pipeline"));
-    let r = refresh(&pipeline, &Sources::default(), &reqs[0]);
+    let r = refreshed(root, &reqs[0]);
     assert_eq!(
         r.changes,
         ["tools/gen.sh: no longer in the worktree (vanished)"]
@@ -807,41 +705,25 @@ fn a_vanished_out_of_scope_file_is_said_so_on_refresh() {
 
 #[test]
 fn without_a_snapshot_now_nothing_can_be_compared_and_no_change_is_claimed() {
-    use loopwatch::recorder::evidence::{Sources, refresh};
-    let dir = repo();
+    let (dir, rec) = started();
     let root = dir.path();
-    let rec = started(root);
     write(root, "Makefile", "all:\n");
     rec.start_round(GateName::Floor, false).expect("floor");
     let mut reqs = out_of_scope(&rec, &["Makefile"]);
-    let finding = Finding {
-        id: "F1".into(),
-        severity: "high".into(),
-        path: "Makefile".into(),
-        lines: "1".into(),
-        claim: "the target".into(),
-        verdict: FindingVerdict::Unverifiable,
-        evidence: String::new(),
-        note: "needs a person".into(),
-        extra: Default::default(),
-    };
+    let finding = unverifiable("F1", "Makefile", "1", "the target", "needs a person");
     reqs.extend(requests(
         &rec.findings(Some(1), vec![finding])
             .expect("findings")
             .events,
     ));
-    assert!(code(&reqs[0]).iter().any(|l| l == "+all:"), "{reqs:#?}");
-    assert!(
-        code(&reqs[1]).iter().any(|l| l == ">    1 | all:"),
-        "{reqs:#?}"
-    );
+    assert_has(&lines_of(&reqs[0], "code"), "+all:");
+    assert_has(&lines_of(&reqs[1], "code"), ">    1 | all:");
     // The repository gone (a synced copy elsewhere, git failing): nothing
     // can be compared, and nothing is said to have changed.
     std::fs::rename(root.join(".git"), root.join("git-away")).unwrap();
     write(root, "Makefile", "all:\n\techo edited\n");
-    let pipeline = Pipeline::at(root.join(".pipeline"));
     for r in &reqs {
-        let fresh = refresh(&pipeline, &Sources::default(), r);
+        let fresh = refreshed(root, r);
         assert!(fresh.changes.is_empty(), "{}: {:?}", r.id, fresh.changes);
         assert_eq!(fresh.evidence, r.evidence);
     }

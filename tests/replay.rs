@@ -163,6 +163,14 @@ fn fold_of(events: &[Event]) -> State {
     fold(events.iter())
 }
 
+/// The events of a generated journal of `n` lines.
+fn generated(n: usize) -> Vec<Event> {
+    journal_gen::lines(n)
+        .iter()
+        .map(|l| Event::parse_line(l.as_bytes()).expect("generated line parses"))
+        .collect()
+}
+
 #[test]
 fn the_demo_run_is_recorded_whole() {
     let d = demo();
@@ -279,13 +287,14 @@ fn start_positions_follow_seq_and_iteration() {
     );
 }
 
-/// One test per screen: `test: start => snapshot`, the demo replayed from
-/// `start` and drawn at 120×32.
+/// One test per screen: `test: start [, 'c'] => snapshot`, the demo
+/// replayed from `start` (then the key `c` pressed) and drawn at 120×32.
 macro_rules! screens {
-    ($($test:ident: $start:expr => $snapshot:literal;)*) => {$(
+    ($($test:ident: $start:expr $(, $key:literal)? => $snapshot:literal;)*) => {$(
         #[test]
         fn $test() {
             let r = Replayer::new(demo().events.clone(), $start);
+            $(let mut r = r; r.press(KeyCode::Char($key));)?
             insta::assert_snapshot!($snapshot, r.frame(120, 32));
         }
     )*};
@@ -297,21 +306,9 @@ screens! {
     screen_at_the_out_of_scope_gate: ReplayStart::Seq(17) => "demo_seq17_out_of_scope_120x32";
     screen_at_the_unverifiable_criterion: ReplayStart::Seq(68) => "demo_seq68_unverifiable_120x32";
     screen_at_the_last_event: ReplayStart::Seq(102) => "demo_last_event_120x32";
-}
-
-#[test]
-fn screen_of_the_finding_lanes_running() {
     // F1 VERIFIED, F2 FALSE, F3 rejected once and dispatched again, F4 verifying.
-    let mut r = Replayer::new(demo().events.clone(), ReplayStart::Seq(42));
-    r.press(KeyCode::Char('2'));
-    insta::assert_snapshot!("demo_seq42_lanes_120x32", r.frame(120, 32));
-}
-
-#[test]
-fn screen_of_the_security_block() {
-    let mut r = Replayer::new(demo().events.clone(), ReplayStart::Seq(80));
-    r.press(KeyCode::Char('3'));
-    insta::assert_snapshot!("demo_seq80_security_120x32", r.frame(120, 32));
+    screen_of_the_finding_lanes_running: ReplayStart::Seq(42), '2' => "demo_seq42_lanes_120x32";
+    screen_of_the_security_block: ReplayStart::Seq(80), '3' => "demo_seq80_security_120x32";
 }
 
 #[test]
@@ -323,10 +320,7 @@ fn screen_at_the_start_of_iteration_3() {
 
 #[test]
 fn every_position_of_a_generated_5000_event_journal_equals_the_live_fold() {
-    let events: Vec<Event> = journal_gen::lines(5000)
-        .iter()
-        .map(|l| Event::parse_line(l.as_bytes()).expect("generated line parses"))
-        .collect();
+    let events = generated(5000);
     assert_eq!(events.len(), 5000);
     let h = History::new(events.clone());
     // Thinned: a checkpoint every 64 events at first, at most 8 kept.
@@ -363,10 +357,7 @@ fn every_position_of_a_generated_5000_event_journal_equals_the_live_fold() {
 
 #[test]
 fn a_generated_journal_grown_by_extend_seeks_like_one_built_whole() {
-    let events: Vec<Event> = journal_gen::lines(3000)
-        .iter()
-        .map(|l| Event::parse_line(l.as_bytes()).expect("generated line parses"))
-        .collect();
+    let events = generated(3000);
     let whole = History::new(events.clone());
     let mut grown = History::new(events[..700].to_vec());
     grown.extend(events[700..1500].iter().cloned());

@@ -8,11 +8,13 @@
 //! and findings tables, the code changes per iteration, tokens and cost,
 //! the SVG picture, and no planted secret left in any format.
 
+mod code_support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command as StdCommand, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use code_support::{journal_text, loopwatch, repo, stdout_of, write};
 use loopwatch::journal::{Pipeline, snapshot};
 use loopwatch::report::Report;
 
@@ -48,23 +50,8 @@ fn worktree() -> tempfile::TempDir {
     dir
 }
 
-fn loopwatch(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("loopwatch").expect("binary");
-    c.current_dir(dir)
-        .env_remove("LOOPWATCH_PIPELINE")
-        .env("NO_COLOR", "1");
-    c
-}
-
 fn report_stdout(dir: &Path, format: &str) -> String {
-    let out = loopwatch(dir)
-        .args(["report", "--format", format])
-        .assert()
-        .code(0)
-        .stderr("")
-        .get_output()
-        .clone();
-    String::from_utf8(out.stdout).expect("utf-8 report")
+    stdout_of(loopwatch(dir).args(["report", "--format", format]))
 }
 
 #[test]
@@ -215,7 +202,7 @@ fn chromium_is_on_path_under_ci() {
 fn dump_dom(path: &Path) -> String {
     let browser = chromium().expect("a chromium binary on PATH (this check needs one)");
     let profile = tempfile::tempdir().expect("profile dir");
-    let mut child = StdCommand::new(browser)
+    let mut child = Command::new(browser)
         .args([
             "--headless",
             "--no-sandbox",
@@ -273,8 +260,6 @@ fn the_html_report_opens_in_headless_chromium() {
     }
 }
 
-mod code_support;
-
 /// Secrets planted in the run below, none of which may reach a report.
 const PLANTED: [&str; 5] = [
     "AKIAIOSFODNN7EXAMPLE",
@@ -289,7 +274,6 @@ const PLANTED: [&str; 5] = [
 /// and the planted secrets in a decision's reason, a gate's evidence and
 /// the code of iteration 2.
 fn run_with_code() -> tempfile::TempDir {
-    use code_support::{repo, write};
     let dir = repo();
     let root = dir.path();
     let base = loopwatch::code::snapshot(root).expect("base");
@@ -344,16 +328,7 @@ fn run_with_code() -> tempfile::TempDir {
     let minutes = [
         0, 1, 1, 5, 6, 7, 8, 10, 10, 14, 15, 16, 17, 20, 21, 45, 46, 47, 48,
     ];
-    let mut text = String::new();
-    for (i, (l, m)) in lines.iter().zip(minutes).enumerate() {
-        let mut v =
-            serde_json::json!({"v": 1, "seq": i + 1, "at": format!("2026-12-05T09:{m:02}:00Z")});
-        v.as_object_mut()
-            .expect("object")
-            .extend(l.as_object().expect("object").clone());
-        text.push_str(&v.to_string());
-        text.push('\n');
-    }
+    let text = journal_text(&lines, |i| format!("2026-12-05T09:{:02}:00Z", minutes[i]));
     write(root, ".pipeline/events.jsonl", &text);
     dir
 }

@@ -1,10 +1,17 @@
-//! A scratch git repository for the code tests, and a fingerprint of
-//! everything of the user's that a snapshot must leave as it was.
+//! A scratch git repository for the code tests, a fingerprint of
+//! everything of the user's that a snapshot must leave as it was, a run
+//! started in it, a journal written from JSON bodies, and the real binary
+//! run in a folder.
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use loopwatch::journal::{Appended, Pipeline};
+use loopwatch::model::event::RunInfo;
+use loopwatch::recorder::Recorder;
+use serde_json::{Value, json};
 
 /// Runs git in `dir` with a fixed identity and no global configuration;
 /// panics with git's message when it fails.
@@ -60,6 +67,51 @@ pub fn repo() -> tempfile::TempDir {
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "first"]);
     dir
+}
+
+/// A recorder on `root/.pipeline` that has started run `id` on `contract`
+/// (empty: none); returns it and what the start appended.
+pub fn start_run(root: &Path, id: &str, contract: &str) -> (Recorder, Appended) {
+    let rec = Recorder::new(Pipeline::at(root.join(".pipeline")));
+    let run = RunInfo {
+        id: id.into(),
+        contract: contract.into(),
+        ..RunInfo::default()
+    };
+    let started = rec.run_start(run, false).expect("run start");
+    (rec, started)
+}
+
+/// A journal's text: each of `bodies` (JSON objects) numbered from 1 and
+/// stamped `at(i)` (`i` counting from 0), one line each.
+pub fn journal_text(bodies: &[Value], at: impl Fn(usize) -> String) -> String {
+    let mut text = String::new();
+    for (i, body) in bodies.iter().enumerate() {
+        let mut line = json!({"v": 1, "seq": i + 1, "at": at(i)});
+        let fields = body.as_object().expect("an event body is an object");
+        line.as_object_mut()
+            .expect("an object")
+            .extend(fields.clone());
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+/// The real binary run in `dir`, with no pipeline named by the environment
+/// and no colour.
+pub fn loopwatch(dir: &Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("loopwatch").expect("binary");
+    c.current_dir(dir)
+        .env_remove("LOOPWATCH_PIPELINE")
+        .env("NO_COLOR", "1");
+    c
+}
+
+/// Runs `cmd`, which must exit 0 with nothing on stderr; returns its stdout.
+pub fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.assert().code(0).stderr("").get_output().clone();
+    String::from_utf8(out.stdout).expect("utf-8 stdout")
 }
 
 /// Everything of the user's a snapshot must not change.
