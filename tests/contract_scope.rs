@@ -134,24 +134,21 @@ fn already_gated_leaves_the_file_byte_identical() {
     }
 }
 
+/// Approves `Cargo.lock` in `file` as the person saw it when it held `shown`.
+fn approve_as_shown(file: &Path, shown: &[u8]) -> ContractEditOutcome {
+    let hash = sha256_tagged(shown);
+    gate_path_in_file(file, "Cargo.lock", DATE, None, Some(&hash)).unwrap()
+}
+
 #[test]
 fn content_changed_since_the_dialog_read_it_is_still_edited_and_reported() {
     let shown = fixture("dots");
     let (_dir, file) = on_disk("dots");
     // Someone added a note after the person's dialog read the contract.
-    let mut now = shown.clone();
-    now.extend_from_slice(b"Late note.\n");
+    let now = [shown.clone(), b"Late note.\n".to_vec()].concat();
     fs::write(&file, &now).unwrap();
-    let outcome = gate_path_in_file(
-        &file,
-        "Cargo.lock",
-        DATE,
-        None,
-        Some(&sha256_tagged(&shown)),
-    )
-    .unwrap();
-    let mut want = fixture("dots.after");
-    want.extend_from_slice(b"Late note.\n");
+    let outcome = approve_as_shown(&file, &shown);
+    let want = [fixture("dots.after"), b"Late note.\n".to_vec()].concat();
     assert_eq!(fs::read(&file).unwrap(), want);
     assert_eq!(outcome, reported(&now, &want, true, true));
 }
@@ -161,14 +158,7 @@ fn content_changed_and_already_gated_meanwhile_is_left_alone() {
     let shown = fixture("dots");
     let (_dir, file) = on_disk("dots.after");
     let gated = fixture("dots.after");
-    let outcome = gate_path_in_file(
-        &file,
-        "Cargo.lock",
-        DATE,
-        None,
-        Some(&sha256_tagged(&shown)),
-    )
-    .unwrap();
+    let outcome = approve_as_shown(&file, &shown);
     assert_eq!(outcome, reported(&gated, &gated, false, true));
     assert_eq!(fs::read(&file).unwrap(), gated);
 }
@@ -176,11 +166,7 @@ fn content_changed_and_already_gated_meanwhile_is_left_alone() {
 #[test]
 fn a_rewrite_between_read_and_rename_is_redone_on_the_new_content() {
     let (_dir, file) = on_disk("plain");
-    let rewritten = fixture("plain")
-        .iter()
-        .copied()
-        .chain(*b"Added meanwhile.\n")
-        .collect::<Vec<u8>>();
+    let rewritten = [fixture("plain"), b"Added meanwhile.\n".to_vec()].concat();
     let mut attempts = Vec::new();
     let outcome = gate_path_in_file_with_hook(&file, "Cargo.lock", DATE, None, None, &mut |n| {
         attempts.push(n);
@@ -190,11 +176,7 @@ fn a_rewrite_between_read_and_rename_is_redone_on_the_new_content() {
     })
     .unwrap();
     assert_eq!(attempts, vec![1, 2]);
-    let want = fixture("plain.after")
-        .iter()
-        .copied()
-        .chain(*b"Added meanwhile.\n")
-        .collect::<Vec<u8>>();
+    let want = [fixture("plain.after"), b"Added meanwhile.\n".to_vec()].concat();
     assert_eq!(fs::read(&file).unwrap(), want);
     assert_eq!(outcome, reported(&rewritten, &want, true, true));
 }

@@ -93,14 +93,18 @@ impl Repo {
 
     /// Runs against the base commit and expects exactly these stdout lines.
     fn expect(&self, code: i32, lines: &[&str]) {
-        let got = self.run(&[&self.base]);
-        assert_eq!(
-            got.stdout,
-            lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
-            "{got:?}"
-        );
-        assert_eq!((got.code, got.stderr.as_str()), (code, ""));
+        assert_run(self.run(&[&self.base]), code, lines);
     }
+}
+
+/// Expects exactly these stdout lines, exit code `code` and an empty stderr.
+fn assert_run(got: Run, code: i32, lines: &[&str]) {
+    assert_eq!(
+        got.stdout,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+        "{got:?}"
+    );
+    assert_eq!((got.code, got.stderr.as_str()), (code, ""));
 }
 
 const USAGE: &str = "usage: loopwatch floor-guard <base-ref> [-- <pathspec>...]\n";
@@ -245,10 +249,10 @@ fn several_kinds_committed_and_uncommitted_sorted_by_path_line_kind() {
     r.write("tests/sp ace.test.js", "it.only('a', f); // @ts-ignore\n");
     r.append("src/index.js", "try { add() } catch (e) {}\n");
     r.append("sample.test.js", "xit('later');\n");
-    let got = r.run(&[&base]);
-    assert_eq!(
-        got.stdout,
-        [
+    assert_run(
+        r.run(&[&base]),
+        2,
+        &[
             "FLOOR SKIP sample.test.js:4 xit('later');",
             "FLOOR STUB src/index.js:4 try { add() } catch (e) {}",
             "FLOOR ASSERT_DROP tests/sp ace.test.js:1 assertion lines 2 -> 0",
@@ -256,11 +260,8 @@ fn several_kinds_committed_and_uncommitted_sorted_by_path_line_kind() {
             "FLOOR SUPPRESS tests/sp ace.test.js:1 it.only('a', f); // @ts-ignore",
             "FLOOR THRESHOLD_DOWN vitest.config.ts:3 lines: 70,",
             "FLOOR GUARD: 6 finding(s), 0 waived",
-            "",
-        ]
-        .join("\n")
+        ],
     );
-    assert_eq!(got.code, 2);
 }
 
 #[test]
@@ -335,18 +336,14 @@ fn a_deleted_empty_or_binary_test_file_is_not_a_deleted_test() {
     ] {
         fs::remove_file(r.path().join(gone)).unwrap();
     }
-    let got = r.run(&[&base]);
-    assert_eq!(
-        (got.code, got.stdout.as_str(), got.stderr.as_str()),
-        (
-            2,
-            "FLOOR DELETED_TEST tests/test_cart.py:1 tests/test_cart.py\nFLOOR GUARD: 1 finding(s), 0 waived\n",
-            ""
-        )
-    );
+    let want = [
+        "FLOOR DELETED_TEST tests/test_cart.py:1 tests/test_cart.py",
+        "FLOOR GUARD: 1 finding(s), 0 waived",
+    ];
+    assert_run(r.run(&[&base]), 2, &want);
     // Committed deletions are judged the same way.
     r.commit("drop them");
-    assert_eq!(r.run(&[&base]).stdout, got.stdout);
+    assert_run(r.run(&[&base]), 2, &want);
 }
 
 #[test]
@@ -375,18 +372,16 @@ fn non_ascii_names_are_printed_as_they_are_tracked_untracked_or_deleted() {
     r.write("tests/café_spec.js", "it.only('é', f);\n");
     fs::remove_file(r.path().join("tests/naïve.test.js")).unwrap();
     r.write("tests/über.test.js", "xit('ü', f);\n");
-    let got = r.run(&[&base]);
-    assert_eq!(
-        got.stdout,
-        [
+    assert_run(
+        r.run(&[&base]),
+        2,
+        &[
             "FLOOR ASSERT_DROP tests/café_spec.js:1 assertion lines 1 -> 0",
             "FLOOR SKIP tests/café_spec.js:1 it.only('é', f);",
             "FLOOR DELETED_TEST tests/naïve.test.js:1 tests/naïve.test.js",
             "FLOOR SKIP tests/über.test.js:1 xit('ü', f);",
             "FLOOR GUARD: 4 finding(s), 0 waived",
-            "",
-        ]
-        .join("\n")
+        ],
     );
 }
 
@@ -400,16 +395,14 @@ fn lines_starting_with_plus_plus_or_dash_dash_are_content() {
     let base = r.commit("note");
     r.write("sample.test.js", "++ b/other.js\nexpect(1).toBe(1);\n");
     r.append("src/index.js", "++count; // eslint-disable-line\n");
-    let got = r.run(&[&base]);
-    assert_eq!(
-        got.stdout,
-        [
+    assert_run(
+        r.run(&[&base]),
+        2,
+        &[
             "FLOOR ASSERT_DROP sample.test.js:1 assertion lines 2 -> 0",
             "FLOOR SUPPRESS src/index.js:4 ++count; // eslint-disable-line",
             "FLOOR GUARD: 2 finding(s), 0 waived",
-            "",
-        ]
-        .join("\n")
+        ],
     );
 }
 

@@ -39,12 +39,7 @@ fn case(name: &str, mode: &str, timeout: Option<&str>, exit: i32) -> tempfile::T
         .output()
         .unwrap();
     let want = fs::read(fixtures().join(format!("{name}.out"))).unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&want),
-        "{name}"
-    );
-    assert_eq!(out.stdout, want, "{name}: stdout bytes");
+    assert_bytes(&out.stdout, &want, &format!("{name}: stdout"));
     assert_eq!(out.status.code(), Some(exit), "{name}: exit code");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{name}: stderr");
     let after = fixtures().join(format!("{name}.after"));
@@ -53,14 +48,22 @@ fn case(name: &str, mode: &str, timeout: Option<&str>, exit: i32) -> tempfile::T
     } else {
         original
     };
-    let got_file = fs::read(&contract).unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&got_file),
-        String::from_utf8_lossy(&want_file),
-        "{name}"
+    assert_bytes(
+        &fs::read(&contract).unwrap(),
+        &want_file,
+        &format!("{name}: file"),
     );
-    assert_eq!(got_file, want_file, "{name}: file bytes");
     dir
+}
+
+/// `got` is `want` byte for byte (compared as text first, for a readable diff).
+fn assert_bytes(got: &[u8], want: &[u8], what: &str) {
+    assert_eq!(
+        String::from_utf8_lossy(got),
+        String::from_utf8_lossy(want),
+        "{what}"
+    );
+    assert_eq!(got, want, "{what}: bytes");
 }
 
 fn sentinel(dir: &tempfile::TempDir) -> bool {
@@ -386,11 +389,6 @@ fn latin1_contract_lines_are_parsed_run_and_kept() {
         b"GATES \xe2\x80\x94 c.md (run)\n  1   MET           Caf\xe9 total\nRUNNABLE: 1 of 1 criteria; timeout 120s\nGATES \xe2\x80\x94 VERDICT: MET\n"
     );
     assert_eq!(out.status.code(), Some(0));
-    let after = fs::read(&contract).unwrap();
     let want: &[u8] = b"# \xe9t\xe9\n## ACCEPTANCE CRITERIA\n1. Caf\xe9 total\n   CHECK: printf 'caf\\351 OK'\n   EXPECT: OK\n   EVIDENCE: MET exit=0 marker-found :: caf\xef\xbf\xbd OK\n";
-    assert_eq!(
-        String::from_utf8_lossy(&after),
-        String::from_utf8_lossy(want)
-    );
-    assert_eq!(after, want);
+    assert_bytes(&fs::read(&contract).unwrap(), want, "the contract");
 }

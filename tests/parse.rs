@@ -31,6 +31,23 @@ fn criteria(out: &GateOutput) -> Vec<(&str, CriterionStatus)> {
         .collect()
 }
 
+/// A SCOPE line's value: `in_scope` files and the out-of-scope paths.
+fn scope(in_scope: u32, out_of_scope: &[&str]) -> Option<Scope> {
+    Some(Scope {
+        in_scope,
+        out_of_scope: out_of_scope.iter().map(|p| p.to_string()).collect(),
+    })
+}
+
+/// A REPORTED (non-blocking) row.
+fn reported(severity: &str, rule: &str, location: &str) -> ReportedRow {
+    ReportedRow {
+        severity: severity.into(),
+        rule: rule.into(),
+        location: location.into(),
+    }
+}
+
 #[test]
 fn conforme_with_preamble_and_dash_in_criterion_text() {
     let out = parse_conformity("c", &fixture("conformity-conforme.txt")).unwrap();
@@ -81,13 +98,7 @@ fn crlf_bom_trailing_blanks_and_double_hyphens_read_like_the_plain_file() {
             ("3", CriterionStatus::Unverifiable)
         ]
     );
-    assert_eq!(
-        plain.scope,
-        Some(Scope {
-            in_scope: 4,
-            out_of_scope: vec!["Makefile".into()]
-        })
-    );
+    assert_eq!(plain.scope, scope(4, &["Makefile"]));
 }
 
 #[test]
@@ -259,16 +270,8 @@ fn security_block_rows_and_reported_rows() {
     assert_eq!(
         out.reported,
         vec![
-            ReportedRow {
-                severity: "MEDIUM".into(),
-                rule: "fs.tempfile-race".into(),
-                location: "src/cache.rs:30".into()
-            },
-            ReportedRow {
-                severity: "LOW".into(),
-                rule: "log.verbose".into(),
-                location: "src/main.rs:4".into()
-            },
+            reported("MEDIUM", "fs.tempfile-race", "src/cache.rs:30"),
+            reported("LOW", "log.verbose", "src/main.rs:4"),
         ]
     );
     let finished = out.into_finished(1, 1, None);
@@ -292,13 +295,7 @@ fn degraded_security_runs() {
     let out = parse_security("s", &fixture("security-bare-degraded.txt")).unwrap();
     assert_eq!(out.verdict, Verdict::bare(VerdictKind::Degraded));
     assert!(out.degraded);
-    assert_eq!(
-        out.scope,
-        Some(Scope {
-            in_scope: 1,
-            out_of_scope: vec![]
-        })
-    );
+    assert_eq!(out.scope, scope(1, &[]));
 }
 
 #[test]
@@ -429,13 +426,7 @@ fn real_corpus_outputs() {
             ("3", CriterionStatus::Met)
         ]
     );
-    assert_eq!(
-        out.scope,
-        Some(Scope {
-            in_scope: 3,
-            out_of_scope: vec![]
-        })
-    );
+    assert_eq!(out.scope, scope(3, &[]));
 
     let out = parse_conformity("c", &read("verify-ecarts-out-of-scope.txt")).unwrap();
     assert_eq!(out.verdict, Verdict::counted(VerdictKind::Ecarts, 2));
@@ -444,13 +435,7 @@ fn real_corpus_outputs() {
         .filter(|(_, s)| *s != CriterionStatus::Met)
         .collect();
     assert_eq!(not_met, vec![("2", CriterionStatus::NotMet)]);
-    assert_eq!(
-        out.scope,
-        Some(Scope {
-            in_scope: 3,
-            out_of_scope: vec!["Cargo.lock".into()]
-        })
-    );
+    assert_eq!(out.scope, scope(3, &["Cargo.lock"]));
 
     let e = parse_conformity("c", &read("verify-structural-no-proof.txt")).unwrap_err();
     assert_eq!(
@@ -500,11 +485,7 @@ fn real_corpus_outputs() {
     );
     assert_eq!(
         out.reported,
-        vec![ReportedRow {
-            severity: "LOW".into(),
-            rule: "checklist.logging".into(),
-            location: "src/export/csv.rs:12".into()
-        }]
+        vec![reported("LOW", "checklist.logging", "src/export/csv.rs:12")]
     );
 
     let r = parse_gate0_report("g", &read("gates-run.txt")).unwrap();

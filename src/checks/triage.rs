@@ -15,8 +15,8 @@ use std::path::{Component, Path, PathBuf};
 use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Verdict};
 use crate::model::event::{VerifyResult, VerifySummary};
 use crate::model::triage::{
-    AttemptResult, EvidenceGateStatus, Triage, TriageFinding, TriageSeverity, Verification,
-    VerificationEntry, VerificationReport,
+    AttemptResult, EvidenceGateStatus, Triage, TriageSeverity, Verification, VerificationEntry,
+    VerificationReport,
 };
 use crate::model::types::{RedTest, VerifyOutcome};
 
@@ -176,16 +176,10 @@ fn index_entries<'a>(
     report: &'a VerificationReport,
 ) -> Result<HashMap<&'a str, &'a VerificationEntry>, TriageError> {
     let mut entries = HashMap::new();
+    let (_, buckets) = triage.buckets();
     for e in &report.results {
-        if !triage.accepted.iter().any(|f| f.id == e.finding) {
-            let in_bucket = |b: &[TriageFinding]| b.iter().any(|f| f.id == e.finding);
-            let bucket = if in_bucket(&triage.deferred) {
-                Some("deferred")
-            } else if in_bucket(&triage.rejected) {
-                Some("rejected")
-            } else {
-                None
-            };
+        let bucket = buckets.bucket_of(&e.finding);
+        if bucket != Some("accepted") {
             return Err(TriageError::NotAccepted {
                 finding: e.finding.clone(),
                 bucket,

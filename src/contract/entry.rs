@@ -214,24 +214,19 @@ mod tests {
         assert_eq!(v.segments, vec![0..1, 5..6, 10..11]);
     }
 
+    fn uncovered(tag_at: usize) -> Occurrence {
+        Occurrence {
+            tag_at,
+            covered: false,
+        }
+    }
+
     #[test]
     fn whole_tokens_only() {
         let t = "xa/b.rs, a/b.rs.bak, `a/b.rs`, a/b.rs.";
         let v = analyse(t);
         let occ = occurrences(t, &v, "a/b.rs");
-        assert_eq!(
-            occ,
-            vec![
-                Occurrence {
-                    tag_at: 29,
-                    covered: false
-                },
-                Occurrence {
-                    tag_at: 37,
-                    covered: false
-                },
-            ]
-        );
+        assert_eq!(occ, [uncovered(29), uncovered(37)]);
     }
 
     #[test]

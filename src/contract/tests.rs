@@ -56,57 +56,6 @@ fn reasons_are_folded_to_one_line_and_blank_ones_dropped() {
 }
 
 #[test]
-fn empty_and_bom_only_files_get_a_section() {
-    assert_eq!(
-        edit("", "a.rs", None),
-        "## FILE SCOPE\n- a.rs [gated 2026-11-02]\n"
-    );
-    assert_eq!(
-        edit("\u{feff}", "a.rs", None),
-        "\u{feff}## FILE SCOPE\n- a.rs [gated 2026-11-02]\n"
-    );
-}
-
-#[test]
-fn loose_bullet_lists_get_the_bullet_after_their_last_item() {
-    let out = edit(
-        "## FILE SCOPE\n- a.rs\n\n- b.rs\n\nSee above.\n",
-        "c.rs",
-        None,
-    );
-    assert_eq!(
-        out,
-        "## FILE SCOPE\n- a.rs\n\n- b.rs\n- c.rs [gated 2026-11-02]\n\nSee above.\n"
-    );
-}
-
-#[test]
-fn bullets_under_an_out_of_scope_label_are_not_entries() {
-    let input = "## FILE SCOPE\n- src/a.rs\nOut of scope:\n- Cargo.lock\n";
-    let out = edit(input, "Cargo.lock", None);
-    assert_eq!(
-        out,
-        "## FILE SCOPE\n- src/a.rs\n- Cargo.lock [gated 2026-11-02]\nOut of scope:\n- Cargo.lock\n"
-    );
-    let input = "## FILE SCOPE\nOut of scope:\n- Cargo.lock\n";
-    let out = edit(input, "Cargo.lock", None);
-    assert_eq!(
-        out,
-        "## FILE SCOPE\n- Cargo.lock [gated 2026-11-02]\nOut of scope:\n- Cargo.lock\n"
-    );
-}
-
-#[test]
-fn an_out_of_scope_paragraph_excludes_its_continuation_lines() {
-    let input = "## FILE SCOPE\n- a.rs\n\nOut of scope: the lockfile,\nCargo.lock and docs.\n";
-    let out = edit(input, "Cargo.lock", None);
-    assert_eq!(
-        out,
-        "## FILE SCOPE\n- a.rs\n- Cargo.lock [gated 2026-11-02]\n\nOut of scope: the lockfile,\nCargo.lock and docs.\n"
-    );
-}
-
-#[test]
 fn bullet_continuation_lines_are_part_of_their_bullet() {
     let input = "## FILE SCOPE\n- a.rs, b.rs,\n  c.rs (x)\n- d.rs\n";
     assert_eq!(
@@ -124,39 +73,12 @@ fn bullet_continuation_lines_are_part_of_their_bullet() {
 }
 
 #[test]
-fn a_path_only_named_in_commentary_gets_its_own_entry() {
-    let input = "## FILE SCOPE\n- a.rs (needs b.rs) — see b.rs too\n";
-    assert_eq!(
-        edit(input, "b.rs", None),
-        format!("{input}- b.rs [gated 2026-11-02]\n")
-    );
-}
-
-#[test]
 fn a_marker_in_another_segment_does_not_cover_the_path() {
     let input = "## FILE SCOPE\na.rs · b.rs [gated 2026-01-01]\n";
     assert!(gated(input, "b.rs"));
     assert_eq!(
         edit(input, "a.rs", None),
         "## FILE SCOPE\na.rs [gated 2026-11-02] · b.rs [gated 2026-01-01]\n"
-    );
-}
-
-#[test]
-fn appended_items_go_before_trailing_whitespace() {
-    let out = edit("## FILE SCOPE\na.rs · b.rs  \n", "c.rs", None);
-    assert_eq!(
-        out,
-        "## FILE SCOPE\na.rs · b.rs · c.rs [gated 2026-11-02]  \n"
-    );
-}
-
-#[test]
-fn only_the_first_file_scope_section_is_edited() {
-    let input = "## FILE SCOPE\n- a.rs\n## FILE SCOPE (old)\n- b.rs\n";
-    assert_eq!(
-        edit(input, "b.rs", None),
-        "## FILE SCOPE\n- a.rs\n- b.rs [gated 2026-11-02]\n## FILE SCOPE (old)\n- b.rs\n"
     );
 }
 
@@ -175,16 +97,6 @@ fn non_utf8_is_refused_in_the_section_and_kept_elsewhere() {
 }
 
 #[test]
-fn the_alignment_padding_never_disappears() {
-    // Two spaces of padding: one is taken, one stays.
-    let out = edit("## FILE SCOPE\n- a.rs  (new)\n", "a.rs", None);
-    assert_eq!(out, "## FILE SCOPE\n- a.rs [gated 2026-11-02] (new)\n");
-    // A single space is not padding: nothing is taken.
-    let out = edit("## FILE SCOPE\n- a.rs (new)\n", "a.rs", None);
-    assert_eq!(out, "## FILE SCOPE\n- a.rs [gated 2026-11-02] (new)\n");
-}
-
-#[test]
 fn today_local_is_a_calendar_date() {
     let today = super::today_local();
     assert_eq!(today.len(), 10, "{today}");
@@ -192,20 +104,55 @@ fn today_local_is_a_calendar_date() {
     assert!(gate_path(b"", "a.rs", &today, None).is_ok());
 }
 
-#[test]
-fn a_run_of_list_lines_stops_at_an_excluded_line() {
-    let input = "## FILE SCOPE\nTests: a.rs, b.rs\nUntouched: c.rs\nProd: d.rs\n";
-    assert_eq!(
-        edit(input, "e.rs", None),
-        "## FILE SCOPE\nTests: a.rs, b.rs, e.rs [gated 2026-11-02]\nUntouched: c.rs\nProd: d.rs\n"
-    );
+/// One test per case: `test: input + path => expected`, each pair edited
+/// through [`edit`] without a reason.
+macro_rules! cases {
+    ($($test:ident: $($input:literal + $path:literal => $expected:literal),+;)*) => {$(
+        #[test]
+        fn $test() {
+            $(
+                let got = edit($input, $path, None);
+                assert_eq!(got, $expected, "{:?} + {}", $input, $path);
+            )+
+        }
+    )*};
 }
 
-#[test]
-fn a_heading_at_the_very_end_takes_the_file_line_ending() {
-    let input = "# C\r\n## REQUEST\r\nx\r\n## FILE SCOPE";
-    assert_eq!(
-        edit(input, "a.rs", None),
-        "# C\r\n## REQUEST\r\nx\r\n## FILE SCOPE\r\n- a.rs [gated 2026-11-02]"
-    );
+cases! {
+    empty_and_bom_only_files_get_a_section:
+        "" + "a.rs" => "## FILE SCOPE\n- a.rs [gated 2026-11-02]\n",
+        "\u{feff}" + "a.rs" => "\u{feff}## FILE SCOPE\n- a.rs [gated 2026-11-02]\n";
+    loose_bullet_lists_get_the_bullet_after_their_last_item:
+        "## FILE SCOPE\n- a.rs\n\n- b.rs\n\nSee above.\n" + "c.rs"
+            => "## FILE SCOPE\n- a.rs\n\n- b.rs\n- c.rs [gated 2026-11-02]\n\nSee above.\n";
+    bullets_under_an_out_of_scope_label_are_not_entries:
+        "## FILE SCOPE\n- src/a.rs\nOut of scope:\n- Cargo.lock\n" + "Cargo.lock"
+            => "## FILE SCOPE\n- src/a.rs\n- Cargo.lock [gated 2026-11-02]\nOut of scope:\n- Cargo.lock\n",
+        "## FILE SCOPE\nOut of scope:\n- Cargo.lock\n" + "Cargo.lock"
+            => "## FILE SCOPE\n- Cargo.lock [gated 2026-11-02]\nOut of scope:\n- Cargo.lock\n";
+    an_out_of_scope_paragraph_excludes_its_continuation_lines:
+        "## FILE SCOPE\n- a.rs\n\nOut of scope: the lockfile,\nCargo.lock and docs.\n" + "Cargo.lock"
+            => "## FILE SCOPE\n- a.rs\n- Cargo.lock [gated 2026-11-02]\n\nOut of scope: the lockfile,\nCargo.lock and docs.\n";
+    a_path_only_named_in_commentary_gets_its_own_entry:
+        "## FILE SCOPE\n- a.rs (needs b.rs) — see b.rs too\n" + "b.rs"
+            => "## FILE SCOPE\n- a.rs (needs b.rs) — see b.rs too\n- b.rs [gated 2026-11-02]\n";
+    appended_items_go_before_trailing_whitespace:
+        "## FILE SCOPE\na.rs · b.rs  \n" + "c.rs"
+            => "## FILE SCOPE\na.rs · b.rs · c.rs [gated 2026-11-02]  \n";
+    only_the_first_file_scope_section_is_edited:
+        "## FILE SCOPE\n- a.rs\n## FILE SCOPE (old)\n- b.rs\n" + "b.rs"
+            => "## FILE SCOPE\n- a.rs\n- b.rs [gated 2026-11-02]\n## FILE SCOPE (old)\n- b.rs\n";
+    // Two spaces of padding: one is taken, one stays; a single space is not
+    // padding: nothing is taken.
+    the_alignment_padding_never_disappears:
+        "## FILE SCOPE\n- a.rs  (new)\n" + "a.rs"
+            => "## FILE SCOPE\n- a.rs [gated 2026-11-02] (new)\n",
+        "## FILE SCOPE\n- a.rs (new)\n" + "a.rs"
+            => "## FILE SCOPE\n- a.rs [gated 2026-11-02] (new)\n";
+    a_run_of_list_lines_stops_at_an_excluded_line:
+        "## FILE SCOPE\nTests: a.rs, b.rs\nUntouched: c.rs\nProd: d.rs\n" + "e.rs"
+            => "## FILE SCOPE\nTests: a.rs, b.rs, e.rs [gated 2026-11-02]\nUntouched: c.rs\nProd: d.rs\n";
+    a_heading_at_the_very_end_takes_the_file_line_ending:
+        "# C\r\n## REQUEST\r\nx\r\n## FILE SCOPE" + "a.rs"
+            => "# C\r\n## REQUEST\r\nx\r\n## FILE SCOPE\r\n- a.rs [gated 2026-11-02]";
 }

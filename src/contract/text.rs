@@ -71,29 +71,21 @@ pub(crate) fn split_lines(bytes: &[u8]) -> Vec<Line> {
     let mut lines = Vec::new();
     let mut start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
     while start < bytes.len() {
-        match bytes[start..].iter().position(|&b| b == b'\n') {
+        let (end, next, crlf) = match bytes[start..].iter().position(|&b| b == b'\n') {
             Some(rel) => {
                 let nl = start + rel;
                 let crlf = nl > start && bytes[nl - 1] == b'\r';
-                let end = if crlf { nl - 1 } else { nl };
-                lines.push(Line {
-                    start,
-                    end,
-                    next: nl + 1,
-                    crlf,
-                });
-                start = nl + 1;
+                (if crlf { nl - 1 } else { nl }, nl + 1, crlf)
             }
-            None => {
-                lines.push(Line {
-                    start,
-                    end: bytes.len(),
-                    next: bytes.len(),
-                    crlf: false,
-                });
-                start = bytes.len();
-            }
-        }
+            None => (bytes.len(), bytes.len(), false),
+        };
+        lines.push(Line {
+            start,
+            end,
+            next,
+            crlf,
+        });
+        start = next;
     }
     lines
 }
@@ -143,33 +135,19 @@ mod tests {
     fn lines_keep_terminators_bom_and_missing_final_newline() {
         let bytes = b"\xEF\xBB\xBFa\r\nbc\n\nd";
         let lines = split_lines(bytes);
+        let line = |start, end, next, crlf| Line {
+            start,
+            end,
+            next,
+            crlf,
+        };
         assert_eq!(
             lines,
-            vec![
-                Line {
-                    start: 3,
-                    end: 4,
-                    next: 6,
-                    crlf: true
-                },
-                Line {
-                    start: 6,
-                    end: 8,
-                    next: 9,
-                    crlf: false
-                },
-                Line {
-                    start: 9,
-                    end: 9,
-                    next: 10,
-                    crlf: false
-                },
-                Line {
-                    start: 10,
-                    end: 11,
-                    next: 11,
-                    crlf: false
-                },
+            [
+                line(3, 4, 6, true),
+                line(6, 8, 9, false),
+                line(9, 9, 10, false),
+                line(10, 11, 11, false),
             ]
         );
         assert!(!lines[3].terminated());

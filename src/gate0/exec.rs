@@ -232,21 +232,23 @@ mod tests {
         .outcome
     }
 
+    fn met(summary: &str) -> CheckOutcome {
+        CheckOutcome::Met {
+            summary: summary.into(),
+        }
+    }
+
+    fn nonzero(code: i32, summary: &str) -> CheckOutcome {
+        CheckOutcome::Nonzero {
+            code,
+            summary: summary.into(),
+        }
+    }
+
     #[test]
     fn met_needs_exit_zero_and_marker() {
-        assert_eq!(
-            run("echo OK; echo err >&2", "OK", 10_000),
-            CheckOutcome::Met {
-                summary: "OK err".into()
-            }
-        );
-        assert_eq!(
-            run("echo OK; exit 3", "OK", 10_000),
-            CheckOutcome::Nonzero {
-                code: 3,
-                summary: "OK".into()
-            }
-        );
+        assert_eq!(run("echo OK; echo err >&2", "OK", 10_000), met("OK err"));
+        assert_eq!(run("echo OK; exit 3", "OK", 10_000), nonzero(3, "OK"));
         assert_eq!(
             run("echo no", "OK", 10_000),
             CheckOutcome::MarkerAbsent {
@@ -257,30 +259,13 @@ mod tests {
 
     #[test]
     fn exit_124_is_not_a_timeout_and_signals_add_128() {
-        assert_eq!(
-            run("exit 124", "x", 10_000),
-            CheckOutcome::Nonzero {
-                code: 124,
-                summary: String::new()
-            }
-        );
-        assert_eq!(
-            run("kill -9 $$", "x", 10_000),
-            CheckOutcome::Nonzero {
-                code: 137,
-                summary: String::new()
-            }
-        );
+        assert_eq!(run("exit 124", "x", 10_000), nonzero(124, ""));
+        assert_eq!(run("kill -9 $$", "x", 10_000), nonzero(137, ""));
     }
 
     #[test]
     fn stdin_is_empty() {
-        assert_eq!(
-            run("cat; echo done", "done", 10_000),
-            CheckOutcome::Met {
-                summary: "done".into()
-            }
-        );
+        assert_eq!(run("cat; echo done", "done", 10_000), met("done"));
     }
 
     #[test]

@@ -181,29 +181,12 @@ mod tests {
 
     #[test]
     fn criterion_needs_digits_dot_and_space() {
-        assert_eq!(
-            classify(b"12.\t  text  "),
-            LineKind::Criterion {
-                id: b"12",
-                text: b"text  "
-            }
-        );
-        assert_eq!(
-            classify(b"1. "),
-            LineKind::Criterion {
-                id: b"1",
-                text: b""
-            }
-        );
+        let c = |id: &'static [u8], text: &'static [u8]| LineKind::Criterion { id, text };
+        assert_eq!(classify(b"12.\t  text  "), c(b"12", b"text  "));
+        assert_eq!(classify(b"1. "), c(b"1", b""));
         assert_eq!(classify(b"1.x"), LineKind::Other);
         assert_eq!(classify(b" 1. x"), LineKind::Other);
-        assert_eq!(
-            classify("1.\u{2003}x".as_bytes()),
-            LineKind::Criterion {
-                id: b"1",
-                text: b"x"
-            }
-        );
+        assert_eq!(classify("1.\u{2003}x".as_bytes()), c(b"1", b"x"));
         assert_eq!(classify("1.\u{a0}x".as_bytes()), LineKind::Other);
     }
 

@@ -168,22 +168,14 @@ fn judge(mode: Mode, path: &Path, timeout: &Timeout) -> Gate0Outcome {
             run_errors.push(e);
         }
     }
-    let built = report::build(&report::ReportInput {
+    report::build(&report::ReportInput {
         mode,
-        path: path.as_os_str().as_bytes(),
+        path,
         timeout_label: timeout.label(),
         contract: &contract,
         outcomes: &outcomes,
         run_errors: &run_errors,
-    });
-    Gate0Outcome {
-        mode,
-        contract_path: path.to_path_buf(),
-        rows: built.rows,
-        verdict: built.verdict,
-        report: built.report,
-        exit_code: built.exit_code,
-    }
+    })
 }
 
 /// Reads the contract (a folder is as unreadable as a missing file).
@@ -214,7 +206,7 @@ fn write_back(
         return Ok(());
     }
     edits.sort_by_key(|(r, _)| r.start);
-    match crate::util::read_regular(path, crate::util::MAX_TEXT_BYTES) {
+    match read_contract(path) {
         Ok(now) if now == parsed => {}
         _ => return Err(CHANGED_WHILE_RUNNING.to_owned()),
     }

@@ -3,12 +3,14 @@
 //! the text goes to a terminal.
 
 use std::fmt::Write as _;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use crate::model::{FloorRow, FloorState, Verdict, VerdictKind};
 
-use super::Mode;
 use super::contract::{Contract, Criterion};
 use super::evidence::CheckOutcome;
+use super::{Gate0Outcome, Mode};
 
 /// The first word of every report line that names the gate.
 const TITLE: &str = "GATES —";
@@ -17,8 +19,8 @@ const TITLE: &str = "GATES —";
 pub(crate) struct ReportInput<'a> {
     /// Status or run.
     pub mode: Mode,
-    /// The contract path as given, raw.
-    pub path: &'a [u8],
+    /// The contract path as given (printed raw).
+    pub path: &'a Path,
     /// The timeout as given.
     pub timeout_label: &'a str,
     /// The parsed contract.
@@ -29,20 +31,9 @@ pub(crate) struct ReportInput<'a> {
     pub run_errors: &'a [String],
 }
 
-/// Rows, verdict, report text and exit code of a judged contract.
-pub(crate) struct Built {
-    /// One row per criterion.
-    pub rows: Vec<FloorRow>,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// The text to print.
-    pub report: Vec<u8>,
-    /// The process exit code.
-    pub exit_code: u8,
-}
-
-/// Builds the report of a contract that has criteria.
-pub(crate) fn build(input: &ReportInput<'_>) -> Built {
+/// Builds the outcome (rows, verdict, report text, exit code) of a contract
+/// that has criteria.
+pub(crate) fn build(input: &ReportInput<'_>) -> Gate0Outcome {
     let c = input.contract;
     let states: Vec<FloorState> = c
         .criteria
@@ -53,7 +44,7 @@ pub(crate) fn build(input: &ReportInput<'_>) -> Built {
 
     let mut out = Vec::new();
     out.extend_from_slice(format!("{TITLE} ").as_bytes());
-    out.extend_from_slice(input.path);
+    out.extend_from_slice(input.path.as_os_str().as_bytes());
     out.extend_from_slice(format!(" ({})\n", input.mode.as_str()).as_bytes());
     for (crit, state) in c.criteria.iter().zip(&states) {
         out.extend_from_slice(format!("  {:<3} {:<13} ", crit.id, state.as_str()).as_bytes());
@@ -101,7 +92,9 @@ pub(crate) fn build(input: &ReportInput<'_>) -> Built {
                 .unwrap_or_default(),
         })
         .collect();
-    Built {
+    Gate0Outcome {
+        mode: input.mode,
+        contract_path: input.path.to_path_buf(),
         rows,
         verdict,
         report: out,

@@ -83,6 +83,25 @@ pub fn is_empty_list(value: &str) -> bool {
     value.is_empty() || value.eq_ignore_ascii_case("none") || value == "(none)"
 }
 
+/// Refuses an inline value on the `name:` header that opens a list: its
+/// rows go on the lines below.
+pub fn list_header(
+    input: &str,
+    line: &Line<'_>,
+    name: &str,
+    value: &str,
+) -> Result<(), Structural> {
+    if is_empty_list(value) {
+        return Ok(());
+    }
+    Err(Structural::new(
+        input,
+        StructuralKind::MalformedField,
+        Some(line.number),
+        format!("`{name}:` followed by `{value}`; expected the rows on the lines below"),
+    ))
+}
+
 /// `n` with its noun, singular or plural.
 pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {

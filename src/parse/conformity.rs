@@ -23,7 +23,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::GateOutput;
-use super::body::{count, field, is_empty_list, once, skeleton};
+use super::body::{count, field, is_empty_list, list_header, once, skeleton};
 use super::error::{Structural, StructuralKind};
 use super::lines::Line;
 use crate::model::{CriterionRow, CriterionStatus, GateName, GateRow, Scope, VerdictKind};
@@ -93,13 +93,7 @@ impl Reader<'_> {
             self.out.contract = Some(v.to_owned());
         } else if let Some(v) = field(t, "CRITERIA") {
             once(input, &mut self.seen.criteria, line, "CRITERIA")?;
-            if !is_empty_list(v) {
-                return Err(self.err(
-                    StructuralKind::MalformedField,
-                    line,
-                    format!("`CRITERIA:` followed by `{v}`; expected the rows on the lines below"),
-                ));
-            }
+            list_header(input, line, "CRITERIA", v)?;
             self.in_criteria = true;
             return Ok(());
         } else if let Some(v) = field(t, "SCOPE") {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::model::Verdict;
+use crate::parse::tests::scope;
 
 const CONFORME: &str = "\
 Some preamble the agent wrote.
@@ -58,13 +59,7 @@ fn conforme_reads_every_section_and_splits_on_first_status() {
             ),
         ]
     );
-    assert_eq!(
-        out.scope,
-        Some(Scope {
-            in_scope: 2,
-            out_of_scope: vec![]
-        })
-    );
+    assert_eq!(out.scope, scope(2, &[]));
     assert_eq!(out.floor.as_deref(), Some("clean"));
     assert_eq!(out.proof.as_deref(), Some("read 2 files"));
 }
@@ -88,13 +83,7 @@ fn detail_keeps_double_hyphens_and_status_words() {
 fn out_of_scope_list_is_split_on_commas() {
     let s = "VERIFY — VERDICT: ECARTS(2)\nSCOPE: in-scope 4 files; out-of-scope: a.lock, b/c.rs\n";
     let out = parse(s).unwrap();
-    assert_eq!(
-        out.scope,
-        Some(Scope {
-            in_scope: 4,
-            out_of_scope: vec!["a.lock".into(), "b/c.rs".into()]
-        })
-    );
+    assert_eq!(out.scope, scope(4, &["a.lock", "b/c.rs"]));
 }
 
 #[test]

@@ -162,3 +162,16 @@ impl Structural {
         finished
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::Scope;
+
+    /// A SCOPE line's value: `in_scope` files and the out-of-scope paths.
+    pub(super) fn scope(in_scope: u32, out_of_scope: &[&str]) -> Option<Scope> {
+        Some(Scope {
+            in_scope,
+            out_of_scope: out_of_scope.iter().map(|p| p.to_string()).collect(),
+        })
+    }
+}

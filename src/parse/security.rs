@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::GateOutput;
-use super::body::{count, field, is_empty_list, once, skeleton};
+use super::body::{count, field, list_header, once, skeleton};
 use super::error::{Structural, StructuralKind};
 use super::lines::{Line, split_once_sep};
 use crate::model::{GateName, GateRow, ReportedRow, Scope, SecurityRow, VerdictKind};
@@ -102,7 +102,9 @@ impl Reader<'_> {
             self.out.scope = Some(self.scope(line, v)?);
         } else if let Some(v) = field(t, "BLOCKING") {
             once(input, &mut self.seen.blocking, line, "BLOCKING")?;
-            return self.open_list(line, "BLOCKING", v, Section::Blocking);
+            list_header(input, line, "BLOCKING", v)?;
+            self.section = Section::Blocking;
+            return Ok(());
         } else if let Some(caps) = REPORTED_HEADER.captures(t) {
             once(
                 input,
@@ -111,7 +113,9 @@ impl Reader<'_> {
                 "REPORTED (non-blocking)",
             )?;
             let v = caps.get(1).map_or("", |m| m.as_str());
-            return self.open_list(line, "REPORTED (non-blocking)", v, Section::Reported);
+            list_header(input, line, "REPORTED (non-blocking)", v)?;
+            self.section = Section::Reported;
+            return Ok(());
         } else if let Some(v) = field(t, "PROOF") {
             once(input, &mut self.seen.proof, line, "PROOF")?;
             self.out.proof = Some(v.to_owned());
@@ -133,24 +137,6 @@ impl Reader<'_> {
             ));
         }
         self.section = Section::None;
-        Ok(())
-    }
-
-    fn open_list(
-        &mut self,
-        line: &Line<'_>,
-        name: &str,
-        value: &str,
-        section: Section,
-    ) -> Result<(), Structural> {
-        if !is_empty_list(value) {
-            return Err(self.err(
-                StructuralKind::MalformedField,
-                line,
-                format!("`{name}:` followed by `{value}`; expected the rows on the lines below"),
-            ));
-        }
-        self.section = section;
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::model::Verdict;
+use crate::parse::tests::scope;
 
 const BLOCK: &str = "\
 SECURITY — VERDICT: BLOCK(2)
@@ -30,13 +31,7 @@ fn block_reads_rows_hints_and_reported() {
     assert_eq!(out.verdict, Verdict::counted(VerdictKind::Block, 2));
     assert!(!out.degraded);
     assert_eq!(out.tool.as_deref(), Some("scanner 2.1 — rulesets a, b"));
-    assert_eq!(
-        out.scope,
-        Some(Scope {
-            in_scope: 3,
-            out_of_scope: vec![]
-        })
-    );
+    assert_eq!(out.scope, scope(3, &[]));
     assert_eq!(
         out.rows,
         vec![

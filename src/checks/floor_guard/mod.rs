@@ -198,16 +198,9 @@ fn classify_file(path: &str, file: &diff::FileDiff, out: &mut Vec<FloorGuardFind
 }
 
 fn assert_drop(path: &str, file: &diff::FileDiff) -> Option<FloorGuardFinding> {
-    let added = file
-        .adds
-        .iter()
-        .filter(|(_, t)| rules::is_assertion(t))
-        .count();
-    let removed = file
-        .dels
-        .iter()
-        .filter(|(_, t)| rules::is_assertion(t))
-        .count();
+    let assertions =
+        |lines: &[(u32, String)]| lines.iter().filter(|(_, t)| rules::is_assertion(t)).count();
+    let (added, removed) = (assertions(&file.adds), assertions(&file.dels));
     if removed <= added {
         return None;
     }

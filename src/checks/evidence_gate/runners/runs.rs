@@ -53,19 +53,11 @@ pub(super) fn last_run(lines: &[String], mut mark: impl FnMut(&str) -> Mark) -> 
             *start = i;
         };
         match (mark(line), state) {
-            (Mark::Start, State::Empty) => {
+            (Mark::Start | Mark::SoftStart, State::Empty) => {
                 start = i;
                 state = State::Started;
             }
-            (Mark::Start, _) => {
-                next(&mut count, &mut start);
-                state = State::Started;
-            }
-            (Mark::SoftStart, State::Empty) => {
-                start = i;
-                state = State::Started;
-            }
-            (Mark::SoftStart, State::Open | State::Closed) => {
+            (Mark::Start, _) | (Mark::SoftStart, State::Open | State::Closed) => {
                 next(&mut count, &mut start);
                 state = State::Started;
             }
