@@ -134,32 +134,15 @@ impl State {
                     });
                 }
             }
-            EventBody::HumanDecided(d) => {
-                let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == d.id) else {
-                    return;
-                };
-                if !gate.is_open() {
-                    return;
-                }
+            EventBody::HumanDecided(d) => self.close_gate(&d.id, d.decision, |gate| {
                 gate.status = GateStatus::Decided;
                 gate.decision = Some(DecisionRecord {
                     decision: HumanDecision::clone(d),
                     at: ev.at.clone(),
                     seq: ev.seq,
                 });
-                let asked_by = gate.request.gate;
-                let developer = rules::is_developer_gate(&gate.request);
-                let review = rules::review::gate_role(&gate.request);
-                self.apply_review_outcome(d.decision, review);
-                self.apply_outcome(d.decision, asked_by, developer);
-            }
-            EventBody::HumanExpired(x) => {
-                let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == x.id) else {
-                    return;
-                };
-                if !gate.is_open() {
-                    return;
-                }
+            }),
+            EventBody::HumanExpired(x) => self.close_gate(&x.id, x.action, |gate| {
                 gate.status = GateStatus::Expired;
                 gate.expired = Some(ExpiryRecord {
                     after: x.after.clone(),
@@ -167,12 +150,7 @@ impl State {
                     at: ev.at.clone(),
                     seq: ev.seq,
                 });
-                let asked_by = gate.request.gate;
-                let developer = rules::is_developer_gate(&gate.request);
-                let review = rules::review::gate_role(&gate.request);
-                self.apply_review_outcome(x.action, review);
-                self.apply_outcome(x.action, asked_by, developer);
-            }
+            }),
             EventBody::NotifySent(n) => {
                 if let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == n.id) {
                     gate.notified = gate.notified.max(n.n);
@@ -229,6 +207,24 @@ impl State {
             }
             EventBody::Unknown { .. } => self.unknown_events += 1,
         }
+    }
+
+    /// Closes the open gate `id` with `close` (its decision or its expiry)
+    /// and applies what `outcome` changes; an unknown gate, or one already
+    /// closed, is left as it is (the first outcome stands).
+    fn close_gate(&mut self, id: &str, outcome: Decision, close: impl FnOnce(&mut HumanGate)) {
+        let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == id) else {
+            return;
+        };
+        if !gate.is_open() {
+            return;
+        }
+        close(gate);
+        let asked_by = gate.request.gate;
+        let developer = rules::is_developer_gate(&gate.request);
+        let review = rules::review::gate_role(&gate.request);
+        self.apply_review_outcome(outcome, review);
+        self.apply_outcome(outcome, asked_by, developer);
     }
 
     /// What a gate's outcome (decided or expired) changes in the counters.
