@@ -20,6 +20,15 @@ pub fn fold<'a>(events: impl IntoIterator<Item = &'a Event>) -> State {
     state
 }
 
+/// Puts `item` in the place of the one `same` finds, or appends it: a
+/// later event about the same thing replaces the earlier one.
+fn upsert<T: Clone>(items: &mut Vec<T>, item: &T, same: impl Fn(&T) -> bool) {
+    match items.iter_mut().find(|x| same(x)) {
+        Some(slot) => *slot = item.clone(),
+        None => items.push(item.clone()),
+    }
+}
+
 impl State {
     /// Applies one event. Call [`State::finish`] after the last one of a batch
     /// to bring `status` and `next` up to date.
@@ -89,10 +98,7 @@ impl State {
                     it.review.get_or_insert_default().verified = true;
                 }
                 for f in findings {
-                    match it.findings.iter_mut().find(|x| x.id == f.id) {
-                        Some(slot) => *slot = f.clone(),
-                        None => it.findings.push(f.clone()),
-                    }
+                    upsert(&mut it.findings, f, |x| x.id == f.id);
                 }
             }
             EventBody::TriageRecorded {
@@ -109,10 +115,7 @@ impl State {
             }
             EventBody::VerifyResult(r) => {
                 let it = self.iteration_mut(r.iteration, ev);
-                match it.verifications.iter_mut().find(|x| x.finding == r.finding) {
-                    Some(slot) => *slot = VerifyResult::clone(r),
-                    None => it.verifications.push(VerifyResult::clone(r)),
-                }
+                upsert(&mut it.verifications, r, |x| x.finding == r.finding);
             }
             EventBody::VerifySummary(s) => {
                 self.iteration_mut(s.iteration, ev).verify_by_test = Some(VerifySummary::clone(s));
@@ -200,10 +203,7 @@ impl State {
             EventBody::Note { .. } => {}
             EventBody::VerifyGreen(g) => {
                 let it = self.iteration_mut(g.iteration, ev);
-                match it.greens.iter_mut().find(|x| x.test_ref == g.test_ref) {
-                    Some(slot) => *slot = VerifyGreen::clone(g),
-                    None => it.greens.push(VerifyGreen::clone(g)),
-                }
+                upsert(&mut it.greens, g, |x| x.test_ref == g.test_ref);
             }
             EventBody::Unknown { .. } => self.unknown_events += 1,
         }
