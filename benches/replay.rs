@@ -30,9 +30,10 @@ use std::time::{Duration, Instant};
 use common::{load_average, ms, p50_p99_max};
 use loopwatch::journal::Pipeline;
 use loopwatch::tui::app::Tab;
-use loopwatch::tui::config::{Config, ThemeKind};
+use loopwatch::tui::config::ThemeKind;
 use loopwatch::tui::replay::{move_target, show_position};
-use loopwatch::tui::{Action, App, Effect, ManualClock};
+use loopwatch::tui::testkit::app_on;
+use loopwatch::tui::{Action, Effect};
 use loopwatch::watch::Feed;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -196,13 +197,8 @@ fn measure(n: usize, lines: &[String]) -> (Duration, bool) {
 /// steps back and forward, each timed from the key to the drawn frame
 /// (wall time, CPU time).
 fn steps(feed: &mut Feed, tab: Tab, rng: &mut u64) -> (Vec<Duration>, Vec<Duration>) {
-    let clock = ManualClock::new("2026-12-03T12:00:00Z".parse().expect("time"));
-    let mut app = App::new(
-        Config::default(),
-        ThemeKind::Light,
-        Box::new(clock),
-        "/bench/.pipeline".into(),
-    );
+    let now = "2026-12-03T12:00:00Z".parse().expect("time");
+    let (mut app, _clock) = app_on(ThemeKind::Light, now, "/bench/.pipeline", &[]);
     let mut term = Terminal::new(TestBackend::new(160, 48)).expect("test backend");
     let n = feed.history().len();
     let mut k = feed.seek(Some(n)).unwrap_or(n);

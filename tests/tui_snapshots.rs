@@ -44,6 +44,14 @@ fn press(app: &mut App, keys: &str) {
     let _ = type_text(app, keys);
 }
 
+/// Opens the dialog of the first waiting gate (`n`, enter) and lets the
+/// clock pass its key guard.
+fn open_dialog(app: &mut App, clock: &ManualClock) {
+    press(app, "n");
+    let _ = app.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    clock.advance(Duration::from_millis(400));
+}
+
 fn draw(app: &App, w: u16, h: u16) -> Buffer {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
     term.draw(|f| render(f, app)).expect("draw");
@@ -193,9 +201,7 @@ fn diff_overlay() {
 fn decision_dialog() {
     snap("dialog", |t| {
         let (mut a, clock) = app(t, &events("full-run.events.jsonl"));
-        press(&mut a, "n");
-        let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-        clock.advance(Duration::from_millis(400));
+        open_dialog(&mut a, &clock);
         press(&mut a, "p");
         press(&mut a, "perf target moves to the next release");
         assert!(a.dialog().is_some());

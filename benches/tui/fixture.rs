@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use loopwatch::model::event::{HumanRequest, RunInfo, VerifyResult};
 use loopwatch::model::*;
+use loopwatch::tui::testkit::iteration_started;
 use serde_json::json;
 
 /// A worktree with a `.pipeline` folder inside a temp dir (removed on drop).
@@ -76,10 +77,10 @@ pub fn long_run(iterations: u32, findings: usize) -> Vec<Event> {
     };
     push(run_started());
     for it in 1..=iterations {
-        push(EventBody::IterationStarted {
-            iteration: it,
-            trigger: if it == 1 { "initial" } else { "ecarts" }.into(),
-        });
+        push(iteration_started(
+            it,
+            if it == 1 { "initial" } else { "ecarts" },
+        ));
         let list = (0..findings).map(|k| finding(it, k)).collect();
         push(EventBody::FindingsVerified {
             iteration: it,
@@ -102,10 +103,7 @@ pub fn long_run(iterations: u32, findings: usize) -> Vec<Event> {
 pub fn quiet_run() -> Vec<Event> {
     let bodies = vec![
         run_started(),
-        EventBody::IterationStarted {
-            iteration: 1,
-            trigger: "initial".into(),
-        },
+        iteration_started(1, "initial"),
         EventBody::Note {
             text: "waiting".into(),
         },
@@ -134,10 +132,7 @@ pub fn big_log_run(wt: &Worktree, size: u64) -> anyhow::Result<()> {
     f.write_all(text.as_bytes()).context("write the big log")?;
     let bodies = vec![
         run_started(),
-        EventBody::IterationStarted {
-            iteration: 1,
-            trigger: "initial".into(),
-        },
+        iteration_started(1, "initial"),
         EventBody::FindingsVerified {
             iteration: 1,
             findings: vec![finding(1, 0)],

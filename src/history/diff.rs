@@ -132,23 +132,13 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
             }
         }
     }
-    let verdicts = |it: &Iteration| -> Vec<(String, String)> {
-        it.findings
-            .iter()
-            .map(|f| (f.id.clone(), f.verdict.as_str().to_string()))
-            .collect()
-    };
+    let verdicts = |it: &Iteration| keyed(&it.findings, |f| (&f.id, f.verdict.as_str()));
     for (id, before, after) in moves(&verdicts(a), &verdicts(b)) {
         if after.is_some() {
             changes.push(Change::FindingVerdict { id, before, after });
         }
     }
-    let results = |it: &Iteration| -> Vec<(String, String)> {
-        it.verifications
-            .iter()
-            .map(|v| (v.finding.clone(), v.result.as_str().to_string()))
-            .collect()
-    };
+    let results = |it: &Iteration| keyed(&it.verifications, |v| (&v.finding, v.result.as_str()));
     for (id, before, after) in moves(&results(a), &results(b)) {
         if after.is_some() {
             changes.push(Change::VerifyResult { id, before, after });
@@ -162,18 +152,18 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
     let sa = security_rows(a);
     let sb = security_rows(b);
     if b.last_gate(GateName::Security).is_some() {
-        for r in sb.iter().filter(|r| !sa.contains(r)) {
+        for (severity, rule, location) in sb.iter().filter(|r| !sa.contains(r)).cloned() {
             changes.push(Change::SecurityAdded {
-                severity: r.0.clone(),
-                rule: r.1.clone(),
-                location: r.2.clone(),
+                severity,
+                rule,
+                location,
             });
         }
-        for r in sa.iter().filter(|r| !sb.contains(r)) {
+        for (severity, rule, location) in sa.iter().filter(|r| !sb.contains(r)).cloned() {
             changes.push(Change::SecurityRemoved {
-                severity: r.0.clone(),
-                rule: r.1.clone(),
-                location: r.2.clone(),
+                severity,
+                rule,
+                location,
             });
         }
     }
@@ -317,14 +307,8 @@ fn criteria_states(it: &Iteration, gate: GateName) -> Vec<(String, String)> {
         return Vec::new();
     };
     match gate {
-        GateName::Floor => round
-            .floor_rows()
-            .map(|r| (r.id.clone(), r.state.as_str().to_string()))
-            .collect(),
-        _ => round
-            .criterion_rows()
-            .map(|r| (r.id.clone(), r.status.as_str().to_string()))
-            .collect(),
+        GateName::Floor => keyed(round.floor_rows(), |r| (&r.id, r.state.as_str())),
+        _ => keyed(round.criterion_rows(), |r| (&r.id, r.status.as_str())),
     }
 }
 
@@ -351,6 +335,15 @@ fn security_rows(it: &Iteration) -> Vec<(String, String, String)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The `(id, value)` pairs of `items`, as [`moves`] compares them.
+fn keyed<'a, T: 'a>(
+    items: impl IntoIterator<Item = &'a T>,
+    pair: impl Fn(&'a T) -> (&'a str, &'a str),
+) -> Vec<(String, String)> {
+    let owned = |(id, value): (&str, &str)| (id.to_string(), value.to_string());
+    items.into_iter().map(|x| owned(pair(x))).collect()
 }
 
 /// Each id of `before` or `after` (in that order) whose value differs

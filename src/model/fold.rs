@@ -20,6 +20,15 @@ pub fn fold<'a>(events: impl IntoIterator<Item = &'a Event>) -> State {
     state
 }
 
+/// Puts `item` in the place of the one `same` finds, or appends it: a
+/// later event about the same thing replaces the earlier one.
+fn upsert<T: Clone>(items: &mut Vec<T>, item: &T, same: impl Fn(&T) -> bool) {
+    match items.iter_mut().find(|x| same(x)) {
+        Some(slot) => *slot = item.clone(),
+        None => items.push(item.clone()),
+    }
+}
+
 impl State {
     /// Applies one event. Call [`State::finish`] after the last one of a batch
     /// to bring `status` and `next` up to date.
@@ -89,10 +98,7 @@ impl State {
                     it.review.get_or_insert_default().verified = true;
                 }
                 for f in findings {
-                    match it.findings.iter_mut().find(|x| x.id == f.id) {
-                        Some(slot) => *slot = f.clone(),
-                        None => it.findings.push(f.clone()),
-                    }
+                    upsert(&mut it.findings, f, |x| x.id == f.id);
                 }
             }
             EventBody::TriageRecorded {
@@ -109,10 +115,7 @@ impl State {
             }
             EventBody::VerifyResult(r) => {
                 let it = self.iteration_mut(r.iteration, ev);
-                match it.verifications.iter_mut().find(|x| x.finding == r.finding) {
-                    Some(slot) => *slot = VerifyResult::clone(r),
-                    None => it.verifications.push(VerifyResult::clone(r)),
-                }
+                upsert(&mut it.verifications, r, |x| x.finding == r.finding);
             }
             EventBody::VerifySummary(s) => {
                 self.iteration_mut(s.iteration, ev).verify_by_test = Some(VerifySummary::clone(s));
@@ -134,32 +137,15 @@ impl State {
                     });
                 }
             }
-            EventBody::HumanDecided(d) => {
-                let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == d.id) else {
-                    return;
-                };
-                if !gate.is_open() {
-                    return;
-                }
+            EventBody::HumanDecided(d) => self.close_gate(&d.id, d.decision, |gate| {
                 gate.status = GateStatus::Decided;
                 gate.decision = Some(DecisionRecord {
                     decision: HumanDecision::clone(d),
                     at: ev.at.clone(),
                     seq: ev.seq,
                 });
-                let asked_by = gate.request.gate;
-                let developer = rules::is_developer_gate(&gate.request);
-                let review = rules::review::gate_role(&gate.request);
-                self.apply_review_outcome(d.decision, review);
-                self.apply_outcome(d.decision, asked_by, developer);
-            }
-            EventBody::HumanExpired(x) => {
-                let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == x.id) else {
-                    return;
-                };
-                if !gate.is_open() {
-                    return;
-                }
+            }),
+            EventBody::HumanExpired(x) => self.close_gate(&x.id, x.action, |gate| {
                 gate.status = GateStatus::Expired;
                 gate.expired = Some(ExpiryRecord {
                     after: x.after.clone(),
@@ -167,12 +153,7 @@ impl State {
                     at: ev.at.clone(),
                     seq: ev.seq,
                 });
-                let asked_by = gate.request.gate;
-                let developer = rules::is_developer_gate(&gate.request);
-                let review = rules::review::gate_role(&gate.request);
-                self.apply_review_outcome(x.action, review);
-                self.apply_outcome(x.action, asked_by, developer);
-            }
+            }),
             EventBody::NotifySent(n) => {
                 if let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == n.id) {
                     gate.notified = gate.notified.max(n.n);
@@ -222,13 +203,28 @@ impl State {
             EventBody::Note { .. } => {}
             EventBody::VerifyGreen(g) => {
                 let it = self.iteration_mut(g.iteration, ev);
-                match it.greens.iter_mut().find(|x| x.test_ref == g.test_ref) {
-                    Some(slot) => *slot = VerifyGreen::clone(g),
-                    None => it.greens.push(VerifyGreen::clone(g)),
-                }
+                upsert(&mut it.greens, g, |x| x.test_ref == g.test_ref);
             }
             EventBody::Unknown { .. } => self.unknown_events += 1,
         }
+    }
+
+    /// Closes the open gate `id` with `close` (its decision or its expiry)
+    /// and applies what `outcome` changes; an unknown gate, or one already
+    /// closed, is left as it is (the first outcome stands).
+    fn close_gate(&mut self, id: &str, outcome: Decision, close: impl FnOnce(&mut HumanGate)) {
+        let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == id) else {
+            return;
+        };
+        if !gate.is_open() {
+            return;
+        }
+        close(gate);
+        let asked_by = gate.request.gate;
+        let developer = rules::is_developer_gate(&gate.request);
+        let review = rules::review::gate_role(&gate.request);
+        self.apply_review_outcome(outcome, review);
+        self.apply_outcome(outcome, asked_by, developer);
     }
 
     /// What a gate's outcome (decided or expired) changes in the counters.

@@ -319,21 +319,38 @@ pub fn gates_for_dispatch(
     started: &AgentStarted,
     f: &AgentFinished,
 ) -> Vec<GateRequest> {
-    if started.role == AgentRole::Reviewer {
-        return review::gates_for_reviewer(before, started, f);
+    match started.role {
+        AgentRole::Reviewer => review::gates_for_reviewer(before, started, f),
+        AgentRole::Developer => failed_twice(
+            "developer",
+            DEVELOPER_SUBJECT,
+            before.dev_strikes,
+            started,
+            f,
+        ),
+        _ => Vec::new(),
     }
-    if started.role != AgentRole::Developer || f.interrupted || f.succeeded() {
-        return Vec::new();
-    }
-    if before.dev_strikes + 1 < 2 {
+}
+
+/// The `structural` gate a failed dispatch of `who` opens when it is the
+/// second failure in a row (`strikes` failures before it); an interrupted
+/// dispatch is the engine's doing and opens nothing.
+fn failed_twice(
+    who: &str,
+    subject: &str,
+    strikes: u32,
+    started: &AgentStarted,
+    f: &AgentFinished,
+) -> Vec<GateRequest> {
+    if f.interrupted || f.succeeded() || strikes + 1 < 2 {
         return Vec::new();
     }
     let why = f.failure().unwrap_or_default();
     vec![GateRequest {
         kind: HumanGateKind::Structural,
         gate: None,
-        subject: DEVELOPER_SUBJECT.to_string(),
-        summary: format!("the developer dispatch failed twice: {}", one_line(&why)),
+        subject: subject.to_string(),
+        summary: format!("the {who} dispatch failed twice: {}", one_line(&why)),
         evidence: json!({ "dispatch": f.dispatch, "log": started.log, "failure": why }),
     }]
 }
@@ -462,12 +479,7 @@ pub fn next(s: &State) -> Next {
             return green;
         }
     }
-    let last = s
-        .review_iterations
-        .iter()
-        .rev()
-        .find_map(|i| i.gates.last());
-    let Some(g) = last else {
+    let Some(g) = s.latest_round() else {
         return Next::new(
             NextAction::NextGate,
             Some(GateName::Floor),

@@ -381,6 +381,14 @@ impl State {
             .find_map(|i| i.last_gate(g))
     }
 
+    /// The last finished round of any gate, over the whole run.
+    pub fn latest_round(&self) -> Option<&GateFinished> {
+        self.review_iterations
+            .iter()
+            .rev()
+            .find_map(|i| i.gates.last())
+    }
+
     /// The dispatch running now (started, not finished), if any.
     pub fn running_agent(&self) -> Option<&AgentDispatch> {
         self.agents.iter().rev().find(|a| a.is_running())

@@ -89,10 +89,7 @@ pre{margin:0;white-space:pre-wrap;font-size:13px}td code{word-break:break-all}.l
                 .map(|u| format!("{} (iteration {}): {}", u.file, u.iteration, u.reason)),
         );
     }
-    b.push_str("<h2>Human decisions</h2>\n");
-    if r.decisions.is_empty() {
-        b.push_str("<p>none</p>\n");
-    } else {
+    if !heading(&mut b, "Human decisions", r.decisions.is_empty(), "none") {
         b.push_str("<table><tr><th>gate</th><th>kind</th><th>subject</th><th>decision</th><th>by</th><th>when</th><th>why</th><th>evidence</th></tr>\n");
         for d in &r.decisions {
             b.push_str(&format!(
@@ -149,6 +146,16 @@ pre{margin:0;white-space:pre-wrap;font-size:13px}td code{word-break:break-all}.l
     b
 }
 
+/// A section's heading, with `none` under it when the section is `empty`;
+/// returns `empty`.
+fn heading(b: &mut String, title: &str, empty: bool, none: &str) -> bool {
+    b.push_str(&format!("<h2>{title}</h2>\n"));
+    if empty {
+        b.push_str(&format!("<p>{none}</p>\n"));
+    }
+    empty
+}
+
 fn list(b: &mut String, items: impl Iterator<Item = String>) {
     let items: Vec<String> = items.collect();
     if items.is_empty() {
@@ -164,10 +171,7 @@ fn list(b: &mut String, items: impl Iterator<Item = String>) {
 
 /// Criteria tables, one per iteration.
 fn criteria(b: &mut String, r: &Report) {
-    b.push_str("<h2>Criteria</h2>\n");
-    if r.criteria.is_empty() {
-        b.push_str("<p>none</p>\n");
-    }
+    heading(b, "Criteria", r.criteria.is_empty(), "none");
     let cell = |v: &Option<String>| match v {
         Some(s) => format!("<td class=\"{}\">{}</td>", class_of(s), esc(s)),
         None => "<td>—</td>".to_string(),
@@ -194,9 +198,7 @@ fn criteria(b: &mut String, r: &Report) {
 
 /// The findings table.
 fn findings(b: &mut String, r: &Report) {
-    b.push_str("<h2>Findings</h2>\n");
-    if r.findings.is_empty() {
-        b.push_str("<p>none</p>\n");
+    if heading(b, "Findings", r.findings.is_empty(), "none") {
         return;
     }
     b.push_str("<table class=\"findings\"><tr><th>iteration</th><th>finding</th><th>severity</th><th>location</th><th>claim</th><th>verdict</th><th>note</th><th>verify-by-test</th><th>repro test</th><th>triage</th></tr>\n");
@@ -222,10 +224,7 @@ fn findings(b: &mut String, r: &Report) {
 /// The code changes of each iteration: the file list, then each file's
 /// hunks behind a disclosure, `+` and `-` lines coloured and marked.
 fn code(b: &mut String, code: &[IterationCode]) {
-    b.push_str("<h2>Code changes</h2>\n");
-    if code.is_empty() {
-        b.push_str("<p>none recorded</p>\n");
-    }
+    heading(b, "Code changes", code.is_empty(), "none recorded");
     for c in code {
         let from = if c.from == 0 {
             "the run's base".to_string()
@@ -299,9 +298,7 @@ fn code(b: &mut String, code: &[IterationCode]) {
 /// Tokens and cost where recorded.
 fn usage(b: &mut String, r: &Report) {
     let u = &r.usage;
-    b.push_str("<h2>Tokens and cost</h2>\n");
-    if u.agents.is_empty() {
-        b.push_str("<p>none recorded</p>\n");
+    if heading(b, "Tokens and cost", u.agents.is_empty(), "none recorded") {
         return;
     }
     b.push_str("<table class=\"usage\"><tr><th>dispatch</th><th>agent</th><th>iteration</th><th>tokens in</th><th>tokens out</th><th>cost</th></tr>\n");

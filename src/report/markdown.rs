@@ -22,10 +22,7 @@ pub fn render(r: &Report) -> String {
     iterations(&mut o, r);
     criteria(&mut o, r);
     findings(&mut o, r);
-    let _ = writeln!(o, "## Abandonments\n");
-    if r.abandonments.is_empty() {
-        let _ = writeln!(o, "none\n");
-    }
+    heading(&mut o, "Abandonments", r.abandonments.is_empty(), "none");
     for a in &r.abandonments {
         let _ = writeln!(
             o,
@@ -38,10 +35,8 @@ pub fn render(r: &Report) -> String {
     if !r.abandonments.is_empty() {
         let _ = writeln!(o);
     }
-    let _ = writeln!(o, "## Deferred findings (for a human eye)\n");
-    if r.deferred.is_empty() && r.unreadable_triage.is_empty() {
-        let _ = writeln!(o, "none\n");
-    }
+    let none = r.deferred.is_empty() && r.unreadable_triage.is_empty();
+    heading(&mut o, "Deferred findings (for a human eye)", none, "none");
     for f in &r.deferred {
         let _ = writeln!(
             o,
@@ -61,7 +56,7 @@ pub fn render(r: &Report) -> String {
             md(&u.reason)
         );
     }
-    if !r.deferred.is_empty() || !r.unreadable_triage.is_empty() {
+    if !none {
         let _ = writeln!(o);
     }
     decisions(&mut o, r);
@@ -98,15 +93,22 @@ fn iterations(o: &mut String, r: &Report) {
     }
 }
 
+/// A section's heading, with `none` (a paragraph of its own) under it when
+/// the section is `empty`; returns `empty`.
+fn heading(o: &mut String, title: &str, empty: bool, none: &str) -> bool {
+    let _ = writeln!(o, "## {title}\n");
+    if empty {
+        let _ = writeln!(o, "{none}\n");
+    }
+    empty
+}
+
 fn opt(v: &Option<String>) -> String {
     v.as_deref().map_or_else(|| "—".to_string(), md)
 }
 
 fn criteria(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## Criteria\n");
-    if r.criteria.is_empty() {
-        let _ = writeln!(o, "none\n");
-    }
+    heading(o, "Criteria", r.criteria.is_empty(), "none");
     for t in &r.criteria {
         let _ = writeln!(o, "### Iteration {}\n", t.iteration);
         let _ = writeln!(
@@ -130,9 +132,7 @@ fn criteria(o: &mut String, r: &Report) {
 }
 
 fn findings(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## Findings\n");
-    if r.findings.is_empty() {
-        let _ = writeln!(o, "none\n");
+    if heading(o, "Findings", r.findings.is_empty(), "none") {
         return;
     }
     let _ = writeln!(
@@ -167,10 +167,7 @@ fn findings(o: &mut String, r: &Report) {
 }
 
 fn decisions(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## Human decisions\n");
-    if r.decisions.is_empty() {
-        let _ = writeln!(o, "none\n");
-    }
+    heading(o, "Human decisions", r.decisions.is_empty(), "none");
     for d in &r.decisions {
         let _ = writeln!(
             o,
@@ -230,10 +227,7 @@ fn expirations(o: &mut String, r: &Report) {
 }
 
 fn code(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## Code changes\n");
-    if r.code.is_empty() {
-        let _ = writeln!(o, "none recorded\n");
-    }
+    heading(o, "Code changes", r.code.is_empty(), "none recorded");
     for c in &r.code {
         let from = if c.from == 0 {
             "the run's base".to_string()
@@ -266,9 +260,7 @@ fn code(o: &mut String, r: &Report) {
 
 fn usage(o: &mut String, r: &Report) {
     let u = &r.usage;
-    let _ = writeln!(o, "## Tokens and cost\n");
-    if u.agents.is_empty() {
-        let _ = writeln!(o, "none recorded\n");
+    if heading(o, "Tokens and cost", u.agents.is_empty(), "none recorded") {
         return;
     }
     let _ = writeln!(

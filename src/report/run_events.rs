@@ -79,6 +79,19 @@ pub struct Span {
     pub outcome: String,
 }
 
+impl Span {
+    /// A bar of `lane` from `start` to `end`, labelled, with its outcome.
+    fn new(lane: &str, label: String, start: f64, end: f64, outcome: &str) -> Span {
+        Span {
+            lane: lane.into(),
+            label,
+            start,
+            end,
+            outcome: outcome.into(),
+        }
+    }
+}
+
 /// The code changes of every iteration that has a snapshot, or says why not.
 pub fn code_changes(events: &[Event], worktree: &Path) -> Vec<IterationCode> {
     let trees = RunTrees::from_events(events);
@@ -210,42 +223,25 @@ pub fn timeline(events: &[Event]) -> Vec<Span> {
                 let start = open_gates
                     .remove(&(g.gate, g.iteration, g.round))
                     .unwrap_or(t);
-                spans.push(Span {
-                    lane: g.gate.as_str().into(),
-                    label: format!("i{} r{}", g.iteration, g.round),
-                    start,
-                    end: t,
-                    outcome: if g.verdict.kind.is_pass() && g.structural.is_none() {
-                        "pass"
-                    } else {
-                        "fail"
-                    }
-                    .into(),
-                });
+                let outcome = if g.verdict.kind.is_pass() && g.structural.is_none() {
+                    "pass"
+                } else {
+                    "fail"
+                };
+                let label = format!("i{} r{}", g.iteration, g.round);
+                spans.push(Span::new(g.gate.as_str(), label, start, t, outcome));
             }
             EventBody::HumanRequested(r) => {
                 open_waits.insert(r.id.clone(), t);
             }
             EventBody::HumanDecided(d) => {
                 if let Some(start) = open_waits.remove(&d.id) {
-                    spans.push(Span {
-                        lane: "person".into(),
-                        label: d.id.clone(),
-                        start,
-                        end: t,
-                        outcome: "decided".into(),
-                    });
+                    spans.push(Span::new("person", d.id.clone(), start, t, "decided"));
                 }
             }
             EventBody::HumanExpired(x) => {
                 if let Some(start) = open_waits.remove(&x.id) {
-                    spans.push(Span {
-                        lane: "person".into(),
-                        label: x.id.clone(),
-                        start,
-                        end: t,
-                        outcome: "expired".into(),
-                    });
+                    spans.push(Span::new("person", x.id.clone(), start, t, "expired"));
                 }
             }
             _ => {}
@@ -253,22 +249,11 @@ pub fn timeline(events: &[Event]) -> Vec<Span> {
     }
     let end = last - t0;
     for ((gate, iteration, round), start) in open_gates {
-        spans.push(Span {
-            lane: gate.as_str().into(),
-            label: format!("i{iteration} r{round}"),
-            start,
-            end,
-            outcome: "running".into(),
-        });
+        let label = format!("i{iteration} r{round}");
+        spans.push(Span::new(gate.as_str(), label, start, end, "running"));
     }
     for (id, start) in open_waits {
-        spans.push(Span {
-            lane: "person".into(),
-            label: id,
-            start,
-            end,
-            outcome: "open".into(),
-        });
+        spans.push(Span::new("person", id, start, end, "open"));
     }
     spans.sort_by(|a, b| a.start.total_cmp(&b.start));
     spans

@@ -31,6 +31,16 @@ fn write<T: Serialize + ?Sized, F: Formatter>(value: &T, inner: F) -> serde_json
 /// layout to the formatter it wraps.
 struct Escaping<F>(F);
 
+/// Methods of [`Formatter`] that lay out the JSON: they go to the wrapped
+/// formatter unchanged.
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {$(
+        fn $name<W: ?Sized + io::Write>(&mut self, w: &mut W $(, $arg: $ty)*) -> io::Result<()> {
+            self.0.$name(w $(, $arg)*)
+        }
+    )*};
+}
+
 impl<F: Formatter> Formatter for Escaping<F> {
     fn write_string_fragment<W: ?Sized + io::Write>(
         &mut self,
@@ -50,44 +60,18 @@ impl<F: Formatter> Formatter for Escaping<F> {
         writer.write_all(&fragment.as_bytes()[start..])
     }
 
-    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_array(w)
-    }
-    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array(w)
-    }
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_array_value(w, first)
-    }
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array_value(w)
-    }
-    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object(w)
-    }
-    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object(w)
-    }
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_object_key(w, first)
-    }
-    fn end_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object_key(w)
-    }
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object_value(w)
-    }
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object_value(w)
-    }
+    forward!(
+        begin_array(),
+        end_array(),
+        begin_array_value(first: bool),
+        end_array_value(),
+        begin_object(),
+        end_object(),
+        begin_object_key(first: bool),
+        end_object_key(),
+        begin_object_value(),
+        end_object_value(),
+    );
 }
 
 #[cfg(test)]

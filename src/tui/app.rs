@@ -354,8 +354,13 @@ impl App {
             return Vec::new();
         }
         match std::mem::replace(&mut self.mode, Mode::Browse) {
-            Mode::ConfirmQuit(d) => self.confirm_quit_key(key, ctrl_c, d),
-            Mode::ConfirmStop(under) => self.confirm_stop_key(key, ctrl_c, under),
+            Mode::ConfirmQuit(d) => {
+                self.confirm_key(key, ctrl_c, Mode::Dialog(d), "quit cancelled")
+            }
+            Mode::ConfirmStop(under) => {
+                let back = under.map_or(Mode::Browse, Mode::Dialog);
+                self.confirm_key(key, ctrl_c, back, "the run goes on")
+            }
             mode if ctrl_c => {
                 self.mode = mode;
                 self.update(Action::Quit)
@@ -375,30 +380,21 @@ impl App {
         }
     }
 
-    /// The answer to "quit anyway?": yes (or ctrl-c again) quits, anything
-    /// else goes back to the dialog.
-    fn confirm_quit_key(&mut self, key: &KeyEvent, ctrl_c: bool, d: Box<Dialog>) -> Vec<Effect> {
-        self.mode = Mode::Dialog(d);
-        if matches!(key.code, KeyCode::Char('y' | 'Y')) || ctrl_c {
-            return vec![Effect::Quit];
-        }
-        self.status = Some("quit cancelled".into());
-        Vec::new()
-    }
-
-    /// The answer to "stop the run?": yes (or ctrl-c again) quits and so
-    /// stops the engine; anything else goes back to what was under it.
-    fn confirm_stop_key(
+    /// The answer to "quit anyway?" or "stop the run?": yes (or ctrl-c
+    /// again) quits, which stops an engine the app owns; anything else goes
+    /// back to `back`, what was under the question, and says `cancelled`.
+    fn confirm_key(
         &mut self,
         key: &KeyEvent,
         ctrl_c: bool,
-        under: Option<Box<Dialog>>,
+        back: Mode,
+        cancelled: &str,
     ) -> Vec<Effect> {
-        self.mode = under.map_or(Mode::Browse, Mode::Dialog);
+        self.mode = back;
         if matches!(key.code, KeyCode::Char('y' | 'Y')) || ctrl_c {
             return vec![Effect::Quit];
         }
-        self.status = Some("the run goes on".into());
+        self.status = Some(cancelled.into());
         Vec::new()
     }
 

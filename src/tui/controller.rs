@@ -454,9 +454,14 @@ mod tests {
     use crate::model::EventBody;
     use crate::tui::testkit::{app_with, ev};
 
+    /// The journal line of note `seq`, saying `text`.
+    fn note(seq: u64, text: &str) -> String {
+        ev(seq, EventBody::Note { text: text.into() }).to_line()
+    }
+
     fn journal(dir: &std::path::Path, tail: &str) -> Pipeline {
         std::fs::create_dir_all(dir).unwrap();
-        let line = ev(1, EventBody::Note { text: "n".into() }).to_line();
+        let line = note(1, "n");
         std::fs::write(dir.join("events.jsonl"), format!("{line}\n{tail}")).unwrap();
         Pipeline::at(dir)
     }
@@ -485,18 +490,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let dir = d.path().join(".pipeline");
         let pipeline = journal(&dir, "");
-        let more: String = (2..=4)
-            .map(|s| {
-                ev(
-                    s,
-                    EventBody::Note {
-                        text: format!("n{s}"),
-                    },
-                )
-                .to_line()
-                    + "\n"
-            })
-            .collect();
+        let more: String = (2..=4).map(|s| note(s, &format!("n{s}")) + "\n").collect();
         let journal_path = dir.join("events.jsonl");
         let first = std::fs::read_to_string(&journal_path).unwrap();
         std::fs::write(&journal_path, format!("{first}{more}")).unwrap();
@@ -514,7 +508,7 @@ mod tests {
         );
         assert_eq!(app.run().events.len(), 2);
         // The agent goes on writing: the store grows, the position stays.
-        let line = ev(5, EventBody::Note { text: "n5".into() }).to_line();
+        let line = note(5, "n5");
         std::fs::write(&journal_path, format!("{first}{more}{line}\n")).unwrap();
         let up = live.feed_mut(0).map(Feed::refresh).unwrap();
         ctl.apply_updates(&mut app, &mut live, vec![(0, up)], false);

@@ -33,7 +33,7 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         raw.push(format!("summary: {}", req.summary));
     }
     let ev = &req.evidence;
-    let refreshed: Vec<&str> = array(ev, "refreshed").filter_map(Value::as_str).collect();
+    let refreshed: Vec<&str> = strings(ev, "refreshed").collect();
     raw.extend(
         refreshed
             .iter()
@@ -51,7 +51,7 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     {
         raw.push(format!("verdict: {v}"));
     }
-    let rounds: Vec<&str> = array(ev, "rounds").filter_map(Value::as_str).collect();
+    let rounds: Vec<&str> = strings(ev, "rounds").collect();
     if rounds.is_empty() {
         for row in array(ev, "rows") {
             raw.extend(row_lines(row));
@@ -61,26 +61,26 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         raw.push("rounds of the gate, oldest first:".into());
         raw.extend(rounds.iter().map(|l| format!("  {l}")));
     }
-    for p in array(ev, "paths").filter_map(Value::as_str) {
+    for p in strings(ev, "paths") {
         raw.push(format!("path: {p}"));
     }
     for key in ["diffStat", "diffstat"] {
-        if let Some(s) = ev.get(key).and_then(Value::as_str) {
+        if let Some(s) = text(ev, key) {
             raw.extend(s.lines().map(|l| format!("diff stat: {l}")));
         }
     }
     for f in array(ev, "findings") {
         raw.extend(finding_lines(f));
     }
-    for l in array(ev, "justification").filter_map(Value::as_str) {
+    for l in strings(ev, "justification") {
         raw.push(format!("justification: {l}"));
     }
-    let code: Vec<&str> = array(ev, "code").filter_map(Value::as_str).collect();
+    let code: Vec<&str> = strings(ev, "code").collect();
     if !code.is_empty() {
         raw.push(format!("code ({when}):"));
         raw.extend(code.iter().map(|l| format!("  {l}")));
     }
-    let contract: Vec<&str> = array(ev, "contract").filter_map(Value::as_str).collect();
+    let contract: Vec<&str> = strings(ev, "contract").collect();
     if !contract.is_empty() {
         let when = if refreshed.is_empty() {
             "as read when the gate opened"
@@ -90,23 +90,19 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         raw.push(format!("the contract ({when}):"));
         raw.extend(contract.iter().map(|l| format!("  {l}")));
     }
-    if let Some(s) = ev.get("reason").and_then(Value::as_str) {
-        raw.push(format!("reason: {s}"));
+    for key in ["reason", "structural", "failure"] {
+        if let Some(s) = text(ev, key) {
+            raw.push(format!("{key}: {s}"));
+        }
     }
-    if let Some(s) = ev.get("structural").and_then(Value::as_str) {
-        raw.push(format!("structural: {s}"));
-    }
-    if let Some(s) = ev.get("failure").and_then(Value::as_str) {
-        raw.push(format!("failure: {s}"));
-    }
-    let marked: Vec<&str> = array(ev, "outputLines").filter_map(Value::as_str).collect();
+    let marked: Vec<&str> = strings(ev, "outputLines").collect();
     if !marked.is_empty() {
         raw.push(match ev.get("failingLine").and_then(Value::as_u64) {
             Some(l) => format!("the output, line {l} marked >:"),
             None => "the output (no single line to blame):".into(),
         });
         raw.extend(marked.iter().map(|l| format!("  {l}")));
-    } else if let Some(s) = ev.get("excerpt").and_then(Value::as_str) {
+    } else if let Some(s) = text(ev, "excerpt") {
         raw.extend(s.lines().map(|l| format!("output | {l}")));
     }
     match ev.get("notes") {
@@ -118,15 +114,10 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         ),
         _ => {}
     }
-    if let Some(s) = ev.get("output").and_then(Value::as_str)
-        && !s.is_empty()
-    {
-        raw.push(format!("output: {s}"));
-    }
-    if let Some(s) = ev.get("log").and_then(Value::as_str)
-        && !s.is_empty()
-    {
-        raw.push(format!("log: {s}"));
+    for key in ["output", "log"] {
+        if let Some(s) = text(ev, key).filter(|s| !s.is_empty()) {
+            raw.push(format!("{key}: {s}"));
+        }
     }
     raw.iter()
         .map(|l| sanitize_line(l, EVIDENCE_LINE_MAX))
@@ -151,33 +142,37 @@ fn array<'a>(ev: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
     ev.get(key).and_then(Value::as_array).into_iter().flatten()
 }
 
+/// The strings of the array `key` (other items are skipped).
+fn strings<'a>(ev: &'a Value, key: &str) -> impl Iterator<Item = &'a str> {
+    array(ev, key).filter_map(Value::as_str)
+}
+
+/// The string `key`, when it is one.
+fn text<'a>(ev: &'a Value, key: &str) -> Option<&'a str> {
+    ev.get(key).and_then(Value::as_str)
+}
+
+/// A row's line, then an indented `label: text` line for each text that
+/// is not empty.
+fn with_details(head: String, details: &[(&str, &str)]) -> Vec<String> {
+    let mut out = vec![head];
+    for (label, text) in details.iter().filter(|(_, t)| !t.is_empty()) {
+        out.push(format!("  {label}: {text}"));
+    }
+    out
+}
+
 fn row_lines(row: &Value) -> Vec<String> {
     if let Some(s) = row.as_str() {
         return vec![format!("row: {s}")];
     }
     if let Ok(r) = serde_json::from_value::<CriterionRow>(row.clone()) {
-        let mut out = vec![format!(
-            "criterion {} {}: {}",
-            r.id,
-            r.status.as_str(),
-            r.text
-        )];
-        if !r.detail.is_empty() {
-            out.push(format!("  detail: {}", r.detail));
-        }
-        return out;
+        let head = format!("criterion {} {}: {}", r.id, r.status.as_str(), r.text);
+        return with_details(head, &[("detail", &r.detail)]);
     }
     if let Ok(r) = serde_json::from_value::<FloorRow>(row.clone()) {
-        let mut out = vec![format!(
-            "criterion {} {}: {}",
-            r.id,
-            r.state.as_str(),
-            r.text
-        )];
-        if !r.evidence.is_empty() {
-            out.push(format!("  evidence: {}", r.evidence));
-        }
-        return out;
+        let head = format!("criterion {} {}: {}", r.id, r.state.as_str(), r.text);
+        return with_details(head, &[("evidence", &r.evidence)]);
     }
     if let Ok(r) = serde_json::from_value::<SecurityRow>(row.clone()) {
         return vec![format!(
@@ -206,7 +201,7 @@ fn finding_lines(f: &Value) -> Vec<String> {
     let Ok(f) = serde_json::from_value::<Finding>(f.clone()) else {
         return Vec::new();
     };
-    let mut out = vec![format!(
+    let head = format!(
         "finding {} {} {}:{} {}: {}",
         f.id,
         f.severity,
@@ -214,12 +209,6 @@ fn finding_lines(f: &Value) -> Vec<String> {
         f.lines,
         f.verdict.as_str(),
         f.claim
-    )];
-    if !f.evidence.is_empty() {
-        out.push(format!("  evidence: {}", f.evidence));
-    }
-    if !f.note.is_empty() {
-        out.push(format!("  note: {}", f.note));
-    }
-    out
+    );
+    with_details(head, &[("evidence", &f.evidence), ("note", &f.note)])
 }

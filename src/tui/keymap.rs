@@ -236,10 +236,6 @@ impl Default for Keymap {
 mod tests {
     use super::*;
 
-    fn ev(code: KeyCode, m: KeyModifiers) -> KeyEvent {
-        KeyEvent::new(code, m)
-    }
-
     #[test]
     fn defaults_cover_every_action_without_clash() {
         let (map, warnings) = Keymap::build(default_bindings());
@@ -254,38 +250,27 @@ mod tests {
     #[test]
     fn terminal_events_match_bindings() {
         let map = Keymap::default();
-        assert_eq!(
-            map.action(&ev(KeyCode::Char('G'), KeyModifiers::SHIFT)),
-            Some(Action::Bottom)
-        );
-        assert_eq!(
-            map.action(&ev(KeyCode::Char('?'), KeyModifiers::SHIFT)),
-            Some(Action::Help)
-        );
-        assert_eq!(
-            map.action(&ev(KeyCode::BackTab, KeyModifiers::SHIFT)),
-            Some(Action::PrevTab)
-        );
-        assert_eq!(
-            map.action(&ev(KeyCode::Tab, KeyModifiers::SHIFT)),
-            Some(Action::PrevTab)
-        );
-        assert_eq!(
-            map.action(&ev(KeyCode::Down, KeyModifiers::NONE)),
-            Some(Action::Down)
-        );
-        assert_eq!(
-            map.action(&ev(KeyCode::Char('d'), KeyModifiers::CONTROL)),
-            Some(Action::PageDown)
-        );
-        assert_eq!(
-            map.action(&ev(KeyCode::Char('d'), KeyModifiers::NONE)),
-            Some(Action::Diff)
-        );
-        assert_eq!(
-            map.action(&ev(KeyCode::Char('z'), KeyModifiers::NONE)),
-            None
-        );
+        for (code, modifiers, want) in [
+            (
+                KeyCode::Char('G'),
+                KeyModifiers::SHIFT,
+                Some(Action::Bottom),
+            ),
+            (KeyCode::Char('?'), KeyModifiers::SHIFT, Some(Action::Help)),
+            (KeyCode::BackTab, KeyModifiers::SHIFT, Some(Action::PrevTab)),
+            (KeyCode::Tab, KeyModifiers::SHIFT, Some(Action::PrevTab)),
+            (KeyCode::Down, KeyModifiers::NONE, Some(Action::Down)),
+            (
+                KeyCode::Char('d'),
+                KeyModifiers::CONTROL,
+                Some(Action::PageDown),
+            ),
+            (KeyCode::Char('d'), KeyModifiers::NONE, Some(Action::Diff)),
+            (KeyCode::Char('z'), KeyModifiers::NONE, None),
+        ] {
+            let ev = KeyEvent::new(code, modifiers);
+            assert_eq!(map.action(&ev), want, "{code:?} with {modifiers:?}");
+        }
     }
 
     #[test]
@@ -334,7 +319,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            map.action(&ev(KeyCode::Char('j'), KeyModifiers::NONE)),
+            map.action(&KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE)),
             Some(Action::Down)
         );
         assert_eq!(map.label(Action::Quit), "-");

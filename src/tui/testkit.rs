@@ -77,19 +77,27 @@ pub fn evidence() -> Value {
     json!({"paths": ["Cargo.lock"], "output": "gates/1-conformity-1.out"})
 }
 
-/// Events of a run with one open gate of `kind`, id `hg-1-conformity-1`.
-pub fn events_with_gate(kind: HumanGateKind) -> Vec<Event> {
+/// `iteration.started` of iteration `n`.
+pub fn iteration_started(n: u32, trigger: &str) -> EventBody {
+    EventBody::IterationStarted {
+        iteration: n,
+        trigger: trigger.into(),
+    }
+}
+
+/// Events of a run whose first iteration opened one gate: `run.started`,
+/// iteration 1, then `request` at seq 3.
+pub fn events_with_request(request: EventBody) -> Vec<Event> {
     vec![
         ev(1, run_started()),
-        ev(
-            2,
-            EventBody::IterationStarted {
-                iteration: 1,
-                trigger: "initial".into(),
-            },
-        ),
-        ev(3, request("hg-1-conformity-1", kind, evidence())),
+        ev(2, iteration_started(1, "initial")),
+        ev(3, request),
     ]
+}
+
+/// Events of a run with one open gate of `kind`, id `hg-1-conformity-1`.
+pub fn events_with_gate(kind: HumanGateKind) -> Vec<Event> {
+    events_with_request(request("hg-1-conformity-1", kind, evidence()))
 }
 
 /// The state of some events.

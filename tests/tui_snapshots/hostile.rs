@@ -24,6 +24,11 @@ fn hostile_events() -> Vec<Event> {
         json!({"v":1,"seq":9,"at":bad,"type":"note","text":big}),
         json!({"v":1,"seq":10,"at":"2026-12-01T08:09:00Z","type":bad,"payload":bad}),
     ];
+    parsed(&lines)
+}
+
+/// The events of journal lines written as JSON values.
+fn parsed(lines: &[serde_json::Value]) -> Vec<Event> {
     lines
         .iter()
         .map(|v| Event::parse_line(v.to_string().as_bytes()).expect("valid event"))
@@ -46,10 +51,6 @@ fn assert_inert(buf: &Buffer, what: &str) {
     }
 }
 
-fn text(buf: &Buffer) -> String {
-    frame_text(buf)
-}
-
 #[test]
 fn hostile_text_is_visible_and_contained_on_every_tab() {
     let evs = hostile_events();
@@ -63,7 +64,7 @@ fn hostile_text_is_visible_and_contained_on_every_tab() {
             let buf = draw(&a, 120, 40);
             let what = format!("tab {tab} row {row}");
             assert_inert(&buf, &what);
-            let t = text(&buf);
+            let t = frame_text(&buf);
             seen_escape |= t.contains("␛[2J");
             seen_bidi |= t.contains("<U+202E>");
             seen_cr |= t.contains("␍OVER");
@@ -85,9 +86,7 @@ fn hostile_text_is_visible_and_contained_on_every_tab() {
 fn hostile_evidence_in_the_dialog_is_visible_and_contained() {
     let evs = hostile_events();
     let (mut a, clock) = app(ThemeKind::Light, &evs);
-    press(&mut a, "n");
-    let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-    clock.advance(Duration::from_millis(400));
+    open_dialog(&mut a, &clock);
     let d = a.dialog().expect("dialog open");
     assert!(
         d.evidence
@@ -101,7 +100,7 @@ fn hostile_evidence_in_the_dialog_is_visible_and_contained() {
     );
     let buf = draw(&a, 100, 30);
     assert_inert(&buf, "dialog");
-    let t = text(&buf);
+    let t = frame_text(&buf);
     assert!(
         t.contains("subject: A␛[2J␛]52;c;ZXZpbA==␇B<U+202E>gnp.exe␍OVER<U+009B>31m<U+200B>Z"),
         "{t}"
@@ -121,13 +120,10 @@ fn text_imitating_the_ui_stays_data() {
         json!({"v":1,"seq":3,"at":"2026-12-01T08:02:00Z","type":"human.requested","id":"hg-1-findings-1","kind":"unverifiable","iteration":1,
             "subject":"F1","summary":fake,"options":["accept","reject"],"evidence":{"notes":[fake]}}),
     ];
-    let evs: Vec<Event> = lines
-        .iter()
-        .map(|v| Event::parse_line(v.to_string().as_bytes()).expect("valid event"))
-        .collect();
+    let evs = parsed(&lines);
     let (mut a, clock) = app(ThemeKind::Dark, &evs);
     press(&mut a, "2");
-    let t = text(&draw(&a, 120, 40));
+    let t = frame_text(&draw(&a, 120, 40));
     let row = t
         .lines()
         .find(|l| l.contains("F1"))
@@ -140,9 +136,7 @@ fn text_imitating_the_ui_stays_data() {
         "{footer:?}"
     );
     // In the dialog the fake text is labelled as the field it is.
-    press(&mut a, "n");
-    let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-    clock.advance(Duration::from_millis(400));
+    open_dialog(&mut a, &clock);
     let d = a.dialog().expect("dialog open");
     assert!(
         d.evidence.iter().any(|l| l == &format!("summary: {fake}")),
@@ -165,18 +159,15 @@ fn text_imitating_the_ui_stays_data() {
 #[test]
 fn the_start_time_of_a_running_gate_is_sanitised_in_the_header() {
     let bad = "A\u{1b}[2J\u{202e}B";
-    let evs: Vec<Event> = [
+    let evs = parsed(&[
         json!({"v":1,"seq":1,"at":"2026-12-01T08:00:00Z","type":"run.started","run":{"id":"r","flow":"feat","contract":"c.md"}}),
         json!({"v":1,"seq":2,"at":"2026-12-01T08:01:00Z","type":"iteration.started","iteration":1,"trigger":"initial"}),
         json!({"v":1,"seq":3,"at":bad,"type":"gate.started","gate":"floor","iteration":1,"round":1}),
-    ]
-    .iter()
-    .map(|v| Event::parse_line(v.to_string().as_bytes()).expect("valid event"))
-    .collect();
+    ]);
     let (a, _) = app(ThemeKind::Dark, &evs);
     let buf = draw(&a, 160, 48);
     assert_inert(&buf, "header");
-    let screen = text(&buf);
+    let screen = frame_text(&buf);
     assert!(
         screen.contains("GATE 0 running since A"),
         "the time is shown, escaped:\n{screen}"

@@ -17,9 +17,7 @@ fn screens() -> Vec<App> {
     press(&mut diff, "d");
     out.push(diff);
     let (mut dialog, clock) = app(ThemeKind::Dark, &evs);
-    press(&mut dialog, "n");
-    let _ = dialog.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-    clock.advance(Duration::from_millis(400));
+    open_dialog(&mut dialog, &clock);
     press(&mut dialog, "lreason");
     out.push(dialog);
     let (mut runs, _) = app(ThemeKind::Dark, &[]);

@@ -33,12 +33,7 @@ fn section(trigger: &str) -> &'static str {
 /// The lines handed back to the developer after the last finished round,
 /// as `dev.dispatched` records them.
 pub fn handoff_lines(s: &State) -> Vec<String> {
-    let Some(g) = s
-        .review_iterations
-        .iter()
-        .rev()
-        .find_map(|i| i.gates.last())
-    else {
+    let Some(g) = s.latest_round() else {
         return Vec::new();
     };
     if super::review::sent_back(s)

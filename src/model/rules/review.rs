@@ -261,20 +261,11 @@ pub fn gates_for_reviewer(
     started: &AgentStarted,
     f: &AgentFinished,
 ) -> Vec<GateRequest> {
-    if started.role != AgentRole::Reviewer || f.interrupted || f.succeeded() {
+    if started.role != AgentRole::Reviewer {
         return Vec::new();
     }
-    if before.review.map_or(0, |c| c.strikes) + 1 < 2 {
-        return Vec::new();
-    }
-    let why = f.failure().unwrap_or_default();
-    vec![GateRequest {
-        kind: HumanGateKind::Structural,
-        gate: None,
-        subject: REVIEWER_SUBJECT.to_string(),
-        summary: format!("the reviewer dispatch failed twice: {}", one_line(&why)),
-        evidence: json!({ "dispatch": f.dispatch, "log": started.log, "failure": why }),
-    }]
+    let strikes = before.review.map_or(0, |c| c.strikes);
+    super::failed_twice("reviewer", REVIEWER_SUBJECT, strikes, started, f)
 }
 
 /// The reviewer's input: `MODE: review`, `CONTRACT:`, `DIFF:`, `TEST:`.
@@ -340,12 +331,7 @@ fn red_test<'a>(it: &'a Iteration, id: &str) -> Option<&'a str> {
 
 /// True when the last thing the loop did was a review sending work back.
 pub fn sent_back(s: &State) -> bool {
-    let Some(g) = s
-        .review_iterations
-        .iter()
-        .rev()
-        .find_map(|i| i.gates.last())
-    else {
+    let Some(g) = s.latest_round() else {
         return false;
     };
     g.gate == GateName::Conformity

@@ -43,6 +43,25 @@ pub struct Lane {
     pub normalized: Vec<String>,
 }
 
+impl Lane {
+    /// A lane waiting for its first dispatch: nothing answered yet.
+    fn queued(finding: String, index: u32, item: Value) -> Lane {
+        Lane {
+            finding,
+            index,
+            state: LaneState::Queued,
+            attempt: 0,
+            rejected_once: false,
+            verdict: None,
+            evidence: String::new(),
+            note: String::new(),
+            reason: None,
+            item,
+            normalized: Vec::new(),
+        }
+    }
+}
+
 /// The review stage of one iteration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -71,36 +90,17 @@ impl ReviewProgress {
     pub fn apply(&mut self, ev: &FindingLane) {
         let i = ev.index as usize;
         if self.lanes.len() <= i {
-            self.lanes.resize_with(i + 1, || Lane {
-                finding: String::new(),
-                index: 0,
-                state: LaneState::Queued,
-                attempt: 0,
-                rejected_once: false,
-                verdict: None,
-                evidence: String::new(),
-                note: String::new(),
-                reason: None,
-                item: Value::Null,
-                normalized: Vec::new(),
-            });
+            self.lanes
+                .resize_with(i + 1, || Lane::queued(String::new(), 0, Value::Null));
         }
         let lane = &mut self.lanes[i];
         if ev.state == LaneState::Queued {
             // A fresh parse: the lane starts over.
-            *lane = Lane {
-                finding: ev.finding.clone(),
-                index: ev.index,
-                state: LaneState::Queued,
-                attempt: 0,
-                rejected_once: false,
-                verdict: None,
-                evidence: String::new(),
-                note: String::new(),
-                reason: None,
-                item: ev.item.clone().unwrap_or(Value::Null),
-                normalized: Vec::new(),
-            };
+            *lane = Lane::queued(
+                ev.finding.clone(),
+                ev.index,
+                ev.item.clone().unwrap_or(Value::Null),
+            );
             if let Some(d) = &ev.project_dir {
                 self.project_dir.clone_from(d);
             }

@@ -7,19 +7,24 @@ use super::*;
 use crate::model::{Decision, HumanGateKind};
 use crate::tui::testkit::*;
 
-#[test]
-fn a_new_gate_rings_once_and_notifies_the_terminal_but_not_on_first_load() {
+/// An app on `config` in the dark theme, on a clock at [`t0`], watching
+/// `/p/.pipeline`, fed no state yet.
+fn bare_app(config: Config) -> App {
     let clock = crate::tui::ManualClock::new(t0());
-    let config = Config {
-        on_human_gate: Some("notify".into()),
-        ..Config::default()
-    };
-    let mut app = App::new(
+    App::new(
         config,
         ThemeKind::Dark,
         Box::new(clock),
         "/p/.pipeline".into(),
-    );
+    )
+}
+
+#[test]
+fn a_new_gate_rings_once_and_notifies_the_terminal_but_not_on_first_load() {
+    let mut app = bare_app(Config {
+        on_human_gate: Some("notify".into()),
+        ..Config::default()
+    });
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
     assert_eq!(app.on_state(state_of(&events), &events), vec![]);
     let new = ev(
@@ -49,12 +54,7 @@ fn a_new_gate_rings_once_and_notifies_the_terminal_but_not_on_first_load() {
     // With the terminal notification off, only the bell.
     let mut off = Config::default();
     off.notify.terminal = crate::notify::TerminalNotice::Off;
-    let mut app = App::new(
-        off,
-        ThemeKind::Dark,
-        Box::new(crate::tui::ManualClock::new(t0())),
-        "/p/.pipeline".into(),
-    );
+    let mut app = bare_app(off);
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
     app.on_state(state_of(&events), &events);
     let new = ev(
@@ -143,36 +143,25 @@ fn copy_scrubs_secrets_and_says_so() {
 
 #[test]
 fn logs_load_once_and_never_outside_the_pipeline() {
+    use crate::model::VerifyOutcome;
+    let result = |seq, finding: &str, result, log: &str| {
+        let r = crate::model::event::VerifyResult {
+            iteration: 1,
+            finding: finding.into(),
+            result,
+            test_ref: "t".into(),
+            file: "t.rs".into(),
+            log: log.into(),
+            note: String::new(),
+            evidence_gate: None,
+            extra: Default::default(),
+        };
+        ev(seq, crate::model::EventBody::from(r))
+    };
     let events = vec![
         ev(1, run_started()),
-        ev(
-            2,
-            crate::model::EventBody::from(crate::model::event::VerifyResult {
-                iteration: 1,
-                finding: "F1".into(),
-                result: crate::model::VerifyOutcome::Confirmed,
-                test_ref: "t".into(),
-                file: "t.rs".into(),
-                log: "../../etc/passwd".into(),
-                note: String::new(),
-                evidence_gate: None,
-                extra: Default::default(),
-            }),
-        ),
-        ev(
-            3,
-            crate::model::EventBody::from(crate::model::event::VerifyResult {
-                iteration: 1,
-                finding: "F2".into(),
-                result: crate::model::VerifyOutcome::Inconclusive,
-                test_ref: "t".into(),
-                file: "t.rs".into(),
-                log: "verify-2.test.log".into(),
-                note: String::new(),
-                evidence_gate: None,
-                extra: Default::default(),
-            }),
-        ),
+        result(2, "F1", VerifyOutcome::Confirmed, "../../etc/passwd"),
+        result(3, "F2", VerifyOutcome::Inconclusive, "verify-2.test.log"),
     ];
     let (mut app, _clock) = app_with(&events);
     app.on_key(&ch('6'));
@@ -221,20 +210,8 @@ fn the_timeline_shows_exactly_the_events_handed_over() {
 fn iteration_keys_move_between_iterations() {
     let events = vec![
         ev(1, run_started()),
-        ev(
-            2,
-            crate::model::EventBody::IterationStarted {
-                iteration: 1,
-                trigger: "initial".into(),
-            },
-        ),
-        ev(
-            3,
-            crate::model::EventBody::IterationStarted {
-                iteration: 2,
-                trigger: "ecarts".into(),
-            },
-        ),
+        ev(2, iteration_started(1, "initial")),
+        ev(3, iteration_started(2, "ecarts")),
     ];
     let (mut app, _clock) = app_with(&events);
     assert_eq!(app.shown_iteration(), 2);
@@ -340,15 +317,6 @@ fn the_digest_on_start_counts_from_the_seq_last_seen() {
 /// Two iterations, each with a GATE 0 snapshot.
 fn two_iterations() -> Vec<crate::model::Event> {
     use crate::model::EventBody;
-    let started = |seq, iteration| {
-        ev(
-            seq,
-            EventBody::IterationStarted {
-                iteration,
-                trigger: "initial".into(),
-            },
-        )
-    };
     let floor = |seq, iteration, tree: &str| {
         ev(
             seq,
@@ -363,9 +331,9 @@ fn two_iterations() -> Vec<crate::model::Event> {
     };
     vec![
         ev(1, run_started()),
-        started(2, 1),
+        ev(2, iteration_started(1, "initial")),
         floor(3, 1, &"a".repeat(40)),
-        started(4, 2),
+        ev(4, iteration_started(2, "initial")),
         floor(5, 2, &"b".repeat(40)),
     ]
 }
@@ -464,12 +432,7 @@ fn the_diff_overlay_says_why_when_a_snapshot_is_missing() {
 
 /// An app on a run still going, owning its engine or not.
 fn engine_app(owns: bool, ended: bool) -> App {
-    let mut app = App::new(
-        Config::default(),
-        ThemeKind::Dark,
-        Box::new(crate::tui::ManualClock::new(t0())),
-        "/p/.pipeline".into(),
-    );
+    let mut app = bare_app(Config::default());
     app.set_owns_engine(owns);
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
     if ended {

@@ -1,11 +1,7 @@
 //! Tests of config loading: defaults, overrides, warnings and errors.
 
 use super::*;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-fn key(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
-}
+use crate::tui::testkit::ch;
 
 #[test]
 fn default_file_is_the_builtin_default() {
@@ -37,11 +33,11 @@ fn user_keys_replace_defaults_and_clashes_are_warned() {
             "c.toml: [keys]: quit has no key".to_string(),
         ]
     );
-    assert_eq!(c.keymap.action(&key('n')), Some(Action::Help));
-    assert_eq!(c.keymap.action(&key('h')), Some(Action::Help));
+    assert_eq!(c.keymap.action(&ch('n')), Some(Action::Help));
+    assert_eq!(c.keymap.action(&ch('h')), Some(Action::Help));
     // `q` is no longer quit and `?` no longer help: the user replaced them.
-    assert_eq!(c.keymap.action(&key('q')), None);
-    assert_eq!(c.keymap.action(&key('?')), None);
+    assert_eq!(c.keymap.action(&ch('q')), None);
+    assert_eq!(c.keymap.action(&ch('?')), None);
     // next-human-gate lost `n` to the user's bindings.
     assert_eq!(c.keymap.label(Action::NextHumanGate), "-");
 }

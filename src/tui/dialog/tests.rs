@@ -247,15 +247,11 @@ fn changed_evidence_is_shown_and_asked_again() {
     app.on_key(&ch('a'));
     type_text(&mut app, "ok");
     let old_hash = app.dialog().map(|d| d.evidence_hash.clone());
-    let mut events = events_with_gate(HumanGateKind::OutOfScope);
-    events[2] = ev(
-        3,
-        request(
-            ID,
-            HumanGateKind::OutOfScope,
-            serde_json::json!({"paths": ["Cargo.lock", "build.rs"]}),
-        ),
-    );
+    let events = events_with_request(request(
+        ID,
+        HumanGateKind::OutOfScope,
+        serde_json::json!({"paths": ["Cargo.lock", "build.rs"]}),
+    ));
     let _ = app.on_state(state_of(&events), &events);
     let d = app.dialog().expect("open");
     assert_ne!(Some(d.evidence_hash.clone()), old_hash);
@@ -358,24 +354,11 @@ fn a_captured_hunk_is_shown_and_read_a_page_at_a_time() {
     let mut code = vec!["--- a/Cargo.lock".to_string(), "+++ b/Cargo.lock".into()];
     code.push("@@ -1,1 +1,60 @@".into());
     code.extend((0..60).map(|i| format!("+line {i}")));
-    let events = vec![
-        ev(1, run_started()),
-        ev(
-            2,
-            crate::model::EventBody::IterationStarted {
-                iteration: 1,
-                trigger: "initial".into(),
-            },
-        ),
-        ev(
-            3,
-            request(
-                ID,
-                HumanGateKind::OutOfScope,
-                serde_json::json!({"paths": ["Cargo.lock"], "code": code}),
-            ),
-        ),
-    ];
+    let events = events_with_request(request(
+        ID,
+        HumanGateKind::OutOfScope,
+        serde_json::json!({"paths": ["Cargo.lock"], "code": code}),
+    ));
     let (mut app, clock) = app_with(&events);
     app.on_key(&ch('4'));
     app.on_key(&key(KeyCode::Enter));

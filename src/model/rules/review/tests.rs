@@ -38,6 +38,10 @@ const REVIEWED: [&str; 2] = [
 const VERIFIED: &str = r#"{"type":"findings.verified","iteration":1,"findings":[{"id":"F1","severity":"🔴","path":"a.rs","lines":"3","claim":"drops cents","verdict":"VERIFIED","evidence":"a.rs:3"},{"id":"F2","severity":"minor","verdict":"FALSE","evidence":"no"}]}"#;
 const TRIAGED: &str = r#"{"type":"triage.recorded","iteration":1,"file":"triage-1.json","counts":{"accepted":1,"deferred":0,"rejected":1},"buckets":{"accepted":["F1"],"rejected":["F2"]}}"#;
 
+/// The review stage's end, one accepted blocking finding sent back.
+const SENT_BACK: &str =
+    r#"{"type":"review.finished","iteration":1,"round":1,"blocking":["F1"],"gaps":1}"#;
+
 fn step_of(s: &State) -> String {
     s.next.machine_line()
 }
@@ -61,9 +65,7 @@ fn the_stage_goes_review_verify_triage_done_then_back_to_the_developer() {
         (f.round, f.blocking.clone(), f.gaps),
         (1, vec!["F1".to_string()], 1)
     );
-    l.push(
-        r#"{"type":"review.finished","iteration":1,"round":1,"blocking":["F1"],"gaps":1}"#.into(),
-    );
+    l.push(SENT_BACK.into());
     let s = state(&l);
     assert_eq!(s.next.action, NextAction::Dev);
     assert_eq!(s.review.map(|c| c.rounds), Some(1));
@@ -82,9 +84,7 @@ fn verify_by_test_runs_only_when_on_with_accepted_blocking_findings() {
     assert_eq!(step_of(&state(&l)), "review verify-by-test");
     l.push(r#"{"type":"verify.summary","iteration":1,"attempted":1,"confirmed":1,"redTests":[{"file":"tests/a.rs","testRef":"tests/a.rs::cents","issue":"F1"}]}"#.into());
     assert_eq!(step_of(&state(&l)), "review done");
-    l.push(
-        r#"{"type":"review.finished","iteration":1,"round":1,"blocking":["F1"],"gaps":1}"#.into(),
-    );
+    l.push(SENT_BACK.into());
     assert_eq!(
         crate::model::rules::handoff_lines(&state(&l)),
         [
@@ -129,9 +129,7 @@ fn the_review_that_uses_the_last_round_opens_the_cap_gate_and_extend_adds_one() 
         extra: Default::default(),
     };
     assert!(gates_for_review(&s, &r(1)).is_empty(), "round 1 of 2");
-    l.push(
-        r#"{"type":"review.finished","iteration":1,"round":1,"blocking":["F1"],"gaps":1}"#.into(),
-    );
+    l.push(SENT_BACK.into());
     let s = state(&l);
     let g = gates_for_review(&s, &r(1));
     assert_eq!(g.len(), 1);
