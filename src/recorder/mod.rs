@@ -525,12 +525,7 @@ fn opening(s: &State, gate: GateName) -> (Vec<EventBody>, u32) {
 }
 
 fn reloop_trigger(s: &State) -> String {
-    let Some(last) = s
-        .review_iterations
-        .iter()
-        .rev()
-        .find_map(|i| i.gates.last())
-    else {
+    let Some(last) = s.latest_round() else {
         return "review".into();
     };
     if rules::review::sent_back(s) {
