@@ -303,13 +303,8 @@ impl Engine {
                     let report =
                         crate::report::markdown(&out.state, Some(self.opts.pipeline.dir()));
                     let path = self.opts.pipeline.dir().join("report.md");
-                    crate::util::replace_atomically(&path, report.as_bytes()).map_err(|e| {
-                        EngineError::Dispatch(DispatchError::Io {
-                            op: "write",
-                            path: path.clone(),
-                            source: e,
-                        })
-                    })?;
+                    crate::util::replace_atomically(&path, report.as_bytes())
+                        .map_err(DispatchError::io("write", &path))?;
                     return Ok(Finish::Ended(status));
                 }
                 NextAction::Human => self.await_human(next.human.as_deref(), stop).await?,

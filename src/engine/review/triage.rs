@@ -98,11 +98,7 @@ fn keep(ctx: &Ctx<'_>, iteration: u32, t: &Triage) -> Result<(), EngineError> {
         .map_err(|e| EngineError::Refused(format!("the triage of iteration {iteration}: {e}")))?;
     bytes.push(b'\n');
     let back = Triage::parse(&name, &bytes).map_err(EngineError::Refused)?;
-    crate::util::replace_in_pipeline(&path, &bytes).map_err(|e| DispatchError::Io {
-        op: "write",
-        path: path.clone(),
-        source: e,
-    })?;
+    crate::util::replace_in_pipeline(&path, &bytes).map_err(DispatchError::io("write", &path))?;
     let (counts, buckets) = back.buckets();
     ctx.recorder.triage(iteration, name, counts, buckets)?;
     Ok(())
