@@ -115,10 +115,7 @@ fn decision_and_waiting_cpu() {
     for i in 0..20 {
         let p = Project::new(AGENTS);
         let child = p.spawn_run(true);
-        let evs = p.wait_for("a gate", |e| {
-            e.iter().any(|e| e["type"] == "human.requested")
-        });
-        let id = evs.iter().find(|e| e["type"] == "human.requested").unwrap()["id"]
+        let id = p.wait_for_gate("a gate")["id"]
             .as_str()
             .unwrap()
             .to_string();

@@ -71,6 +71,19 @@ else
 fi
 "#;
 
+/// Installs the stand-in CLIs `(name, script)` in the project's
+/// `out/bin`; the `PATH` that finds them first.
+fn stand_ins(p: &Project, scripts: &[(&str, &str)]) -> String {
+    let bin = p.out.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for (name, text) in scripts {
+        let path = bin.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap())
+}
+
 #[test]
 fn claude_and_codex_drive_a_whole_run_through_stand_ins() {
     let p = Project::new(
@@ -89,14 +102,7 @@ prompt_file = "../agents/verifier.md"
 adapter = "codex"
 "#,
     );
-    let bin = p.out.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    for (name, text) in [("claude", CLAUDE), ("codex", CODEX)] {
-        let path = bin.join(name);
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let path = stand_ins(&p, &[("claude", CLAUDE), ("codex", CODEX)]);
     let sessions = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/engine");
     let out = p
         .cmd()
@@ -105,13 +111,7 @@ adapter = "codex"
         .args(["run", "--headless", CONTRACT])
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    p.assert_exit(&out, 0);
 
     // The roles got the permissions they should.
     let claude = std::fs::read_to_string(p.out.join("claude-verifier.argv")).unwrap();
@@ -167,30 +167,18 @@ adapter = "claude"
 command = "true"
 "#,
     );
-    let bin = p.out.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
     let strict = CLAUDE.replace(
         "--verbose) verbose=1 ;;",
         "--verbose) echo \"error: unknown option '--verbose'\" >&2; exit 1 ;;",
     );
-    std::fs::write(bin.join("claude"), strict).unwrap();
-    std::fs::set_permissions(bin.join("claude"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let child = Engine::wrap(
+    let path = stand_ins(&p, &[("claude", &strict)]);
+    let child = Engine::spawn(
         p.cmd()
             .env("PATH", path)
-            .args(["run", "--headless", CONTRACT])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
+            .args(["run", "--headless", CONTRACT]),
     );
-    let evs = p.wait_for("the structural gate", |e| {
-        e.iter().any(|e| e["type"] == "human.requested")
-    });
-    let round = evs
-        .iter()
-        .find(|e| e["type"] == "gate.finished" && e["gate"] == "conformity")
-        .unwrap();
+    let gate = p.wait_for_gate("the structural gate");
+    let round = &p.of_type_where("gate.finished", "gate", "conformity")[0];
     assert!(
         round["structural"]
             .as_str()
@@ -200,10 +188,6 @@ command = "true"
     );
     let log = std::fs::read_to_string(p.pipeline().join("agents/002-verifier.log")).unwrap();
     assert!(log.contains("unknown option '--verbose'"), "{log}");
-    let id = evs.iter().find(|e| e["type"] == "human.requested").unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    p.decide(&id, "abort");
+    p.decide(gate["id"].as_str().unwrap(), "abort");
     assert_eq!(child.wait_with_output().status.code(), Some(1));
 }

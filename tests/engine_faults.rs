@@ -48,21 +48,13 @@ fn a_hanging_agent_and_its_child_are_stopped_then_a_person_decides() {
     let id = until_structural(&p);
     assert_eq!(id, "hg-1-conformity-1");
     // Both dispatches timed out; the sleeper it started in the background died too.
-    let finished: Vec<_> = p
-        .of_type("agent.finished")
-        .into_iter()
-        .filter(|f| f["role"] == "verifier")
-        .collect();
+    let finished = p.of_type_where("agent.finished", "role", "verifier");
     assert_eq!(finished.len(), 2, "one fresh retry, then a person");
     for f in &finished {
         assert_eq!(f["timedOut"], true, "{f}");
         assert_eq!(f["exitCode"], serde_json::Value::Null);
     }
-    let rounds: Vec<_> = p
-        .of_type("gate.finished")
-        .into_iter()
-        .filter(|g| g["gate"] == "conformity")
-        .collect();
+    let rounds = p.of_type_where("gate.finished", "gate", "conformity");
     assert_eq!(rounds.len(), 2);
     assert!(
         rounds[0]["structural"]
@@ -133,11 +125,7 @@ fn silent_binary_and_huge_outputs_are_structural_and_bounded() {
         );
         let child = p.spawn_run(true);
         let id = until_structural(&p);
-        let rounds: Vec<_> = p
-            .of_type("gate.finished")
-            .into_iter()
-            .filter(|g| g["gate"] == "conformity")
-            .collect();
+        let rounds = p.of_type_where("gate.finished", "gate", "conformity");
         assert_eq!(rounds.len(), 2, "{verifier}");
         let st = rounds[0]["structural"].as_str().unwrap();
         assert!(st.starts_with(want), "{verifier}: {st}");

@@ -25,20 +25,28 @@ fn gate_order(p: &Project) -> Vec<String> {
 }
 
 fn lanes_of(p: &Project, id: &str) -> Vec<Value> {
-    p.of_type("finding.lane")
-        .into_iter()
-        .filter(|e| e["finding"] == id)
+    p.of_type_where("finding.lane", "finding", id)
+}
+
+/// The ids of the `findings.verified` findings, in order.
+fn verified_ids(p: &Project) -> Vec<String> {
+    verified(p)
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
         .collect()
 }
 
-fn ok(out: &std::process::Output) {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+/// The findings of the `finding.lane` events in `evs` that reached `state`.
+fn lanes_in(evs: &[Value], state: &str) -> Vec<String> {
+    evs.iter()
+        .filter(|e| e["type"] == "finding.lane" && e["state"] == state)
+        .map(|e| e["finding"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The dispatches of the finding verifier's parse step.
+fn parses(p: &Project) -> Vec<Value> {
+    p.of_type_where("agent.started", "step", "parse")
 }
 
 #[test]
@@ -58,17 +66,16 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
         ],
     );
     let out = run_deciding(&p, |_| "accept");
-    ok(&out);
+    p.assert_exit(&out, 0);
     assert_eq!(
         gate_order(&p),
         ["floor MET", "conformity CONFORME", "security PASS"]
     );
     // Results in input order, ids from the findings.
-    let ids: Vec<String> = verified(&p)
-        .iter()
-        .map(|f| f["id"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(ids, ["F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8"]);
+    assert_eq!(
+        verified_ids(&p),
+        ["F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8"]
+    );
     assert_eq!(verdict_of(&p, "F1").0, "VERIFIED");
     // Fenced: accepted, the fence named.
     assert_eq!(verdict_of(&p, "F2").0, "VERIFIED");
@@ -131,9 +138,7 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
         ["unverifiable F4", "unverifiable F6", "unverifiable F8"]
     );
     // The derived triage.
-    let triage: Value =
-        serde_json::from_slice(&std::fs::read(p.pipeline().join("triage-1.json")).unwrap())
-            .unwrap();
+    let triage = p.triage(1);
     assert_eq!(triage["schemaVersion"], "3.2.0");
     assert_eq!(p.triage_ids(1, "accepted"), ["F1", "F2", "F3"]);
     assert_eq!(p.triage_ids(1, "rejected"), ["F5", "F7"]);
@@ -166,36 +171,22 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
         .iter()
         .find(|e| e["role"] == "finding-verifier" && e["step"] == "parse")
         .unwrap();
-    let env = std::fs::read_to_string(
-        p.out
-            .join(format!("{}-finding-verifier.env", parse["dispatch"])),
-    )
-    .unwrap();
+    let env = p.saved(&parse["dispatch"], "finding-verifier", "env");
     assert!(env.contains("LW_STEP=parse\n"), "{env}");
     let lane = started.iter().find(|e| e["finding"] == "F7").unwrap();
     let n = &lane["dispatch"];
-    let env = std::fs::read_to_string(p.out.join(format!("{n}-finding-verifier.env"))).unwrap();
+    let env = p.saved(n, "finding-verifier", "env");
     assert!(
         env.contains("LW_STEP=verify\n") && env.contains("LW_FINDING_ID=F7\n"),
         "{env}"
     );
-    let stdin: Value = serde_json::from_str(
-        std::fs::read_to_string(p.out.join(format!("{n}-finding-verifier.stdin")))
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap(),
-    )
-    .unwrap();
+    let stdin = p.saved(n, "finding-verifier", "stdin");
+    let stdin: Value = serde_json::from_str(stdin.lines().next().unwrap()).unwrap();
     assert_eq!(stdin["finding"]["id"], "F7");
     assert_eq!(stdin["finding"]["claim"], "claim of F7");
     assert!(stdin["project_dir"].as_str().unwrap().ends_with("work"));
     let reviewer = started.iter().find(|e| e["role"] == "reviewer").unwrap();
-    let input = std::fs::read_to_string(
-        p.out
-            .join(format!("{}-reviewer.stdin", reviewer["dispatch"])),
-    )
-    .unwrap();
+    let input = p.saved(&reviewer["dispatch"], "reviewer", "stdin");
     assert!(
         input.starts_with("MODE: review\nCONTRACT: docs/contract.md\n"),
         "{input}"
@@ -208,25 +199,11 @@ fn a_parse_that_fails_twice_records_one_fault_verdict_and_goes_to_done() {
     findings(&p, &[("F1", "blocking", "verified")]);
     std::fs::write(p.out.join("parse-bad"), "").unwrap();
     let out = run_deciding(&p, |_| "accept");
-    ok(&out);
-    let parses = p
-        .of_type("agent.started")
-        .iter()
-        .filter(|e| e["step"] == "parse")
-        .count();
-    assert_eq!(parses, 2);
+    p.assert_exit(&out, 0);
+    let parses = parses(&p);
+    assert_eq!(parses.len(), 2);
     // The second attempt was told why the first was refused.
-    let second = p
-        .of_type("agent.started")
-        .into_iter()
-        .filter(|e| e["step"] == "parse")
-        .nth(1)
-        .unwrap();
-    let stdin = std::fs::read_to_string(
-        p.out
-            .join(format!("{}-finding-verifier.stdin", second["dispatch"])),
-    )
-    .unwrap();
+    let stdin = p.saved(&parses[1]["dispatch"], "finding-verifier", "stdin");
     assert!(
         stdin.contains(
             "PREVIOUS RESPONSE REJECTED by the verdict gate: no JSON object in the answer."
@@ -268,26 +245,20 @@ fn lanes_never_exceed_the_limit_and_results_keep_the_input_order() {
         .collect();
     findings(&p, &list);
     let out = run_deciding(&p, |_| "accept");
-    ok(&out);
+    p.assert_exit(&out, 0);
     let overlap = max_overlap(&p.out);
     assert!(overlap <= 3, "{overlap} lanes at once, the limit is 3");
     assert!(overlap >= 2, "the lanes ran one at a time");
-    let done: Vec<String> = p
-        .of_type("finding.lane")
-        .iter()
-        .filter(|e| e["state"] == "done")
-        .map(|e| e["finding"].as_str().unwrap().to_string())
-        .collect();
+    let done = lanes_in(&p.events(), "done");
     assert_ne!(
         done.first().map(String::as_str),
         Some("F1"),
         "F1 finished first: {done:?}"
     );
-    let ids: Vec<String> = verified(&p)
-        .iter()
-        .map(|f| f["id"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(ids, (1..=8).map(|i| format!("F{i}")).collect::<Vec<_>>());
+    assert_eq!(
+        verified_ids(&p),
+        (1..=8).map(|i| format!("F{i}")).collect::<Vec<_>>()
+    );
     // Every dispatch number taken once.
     let mut nums: Vec<u64> = p
         .of_type("agent.started")
@@ -311,12 +282,7 @@ fn accepted_blocking_findings_go_back_as_review_rounds_until_the_cap() {
         "cap-reached" => "abort",
         _ => "accept",
     });
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    p.assert_exit(&out, 1);
     assert_eq!(
         gate_order(&p),
         [
@@ -368,12 +334,8 @@ fn a_reviewer_failing_twice_opens_a_structural_gate() {
     std::fs::write(p.out.join("reviewer-fails"), "").unwrap();
     let out = run_deciding(&p, |_| "abort");
     assert_eq!(out.status.code(), Some(1));
-    let reviews = p
-        .of_type("agent.finished")
-        .iter()
-        .filter(|e| e["role"] == "reviewer")
-        .count();
-    assert_eq!(reviews, 2);
+    let reviews = p.of_type_where("agent.finished", "role", "reviewer");
+    assert_eq!(reviews.len(), 2);
     let gate = &p.of_type("human.requested")[0];
     assert_eq!(gate["kind"], "structural");
     assert_eq!(gate["subject"], "reviewer");
@@ -398,10 +360,8 @@ fn a_triage_agent_writes_the_file_and_a_bad_one_falls_back_to_the_derived_triage
 ```"#,
     )
     .unwrap();
-    ok(&run_deciding(&p, |_| "accept"));
-    let t: Value =
-        serde_json::from_slice(&std::fs::read(p.pipeline().join("triage-1.json")).unwrap())
-            .unwrap();
+    p.assert_exit(&run_deciding(&p, |_| "accept"), 0);
+    let t = p.triage(1);
     assert_eq!(t["deferred"][0]["reason"], "after the release");
     assert_eq!(p.of_type("review.finished")[0]["gaps"], 0);
 
@@ -413,10 +373,8 @@ fn a_triage_agent_writes_the_file_and_a_bad_one_falls_back_to_the_derived_triage
         r#"{"schemaVersion":"2.0.0","iteration":1,"accepted":[]}"#,
     )
     .unwrap();
-    ok(&run_deciding(&p, |_| "accept"));
-    let t: Value =
-        serde_json::from_slice(&std::fs::read(p.pipeline().join("triage-1.json")).unwrap())
-            .unwrap();
+    p.assert_exit(&run_deciding(&p, |_| "accept"), 0);
+    let t = p.triage(1);
     assert_eq!(t["accepted"][0]["id"], "F1");
     let note = p.of_type("note");
     let text = note[0]["text"].as_str().unwrap();
@@ -456,25 +414,14 @@ fn a_kill_9_mid_map_resumes_only_the_unfinished_lanes() {
     findings(&p, &list);
     let child = p.spawn_run(true);
     let evs = p.wait_for("two lanes done and more running", |e| {
-        let done = e
-            .iter()
-            .filter(|e| e["type"] == "finding.lane" && e["state"] == "done")
-            .count();
-        let running = e
-            .iter()
-            .filter(|e| e["type"] == "finding.lane" && e["state"] == "running")
-            .count();
-        done >= 2 && running > done
+        let done = lanes_in(e, "done").len();
+        done >= 2 && lanes_in(e, "running").len() > done
     });
     drop(child); // kill -9
-    let done_before: Vec<String> = evs
-        .iter()
-        .filter(|e| e["type"] == "finding.lane" && e["state"] == "done")
-        .map(|e| e["finding"].as_str().unwrap().to_string())
-        .collect();
+    let done_before = lanes_in(&evs, "done");
     assert!(done_before.len() < 6, "every lane finished before the kill");
     let out = run_deciding_resumed(&p);
-    ok(&out);
+    p.assert_exit(&out, 0);
     for id in &done_before {
         assert_eq!(lane_dispatches(&p, id), 1, "{id} was verified again");
     }
@@ -482,17 +429,11 @@ fn a_kill_9_mid_map_resumes_only_the_unfinished_lanes() {
         let id = format!("F{i}");
         assert!(lane_dispatches(&p, &id) >= 1, "{id} never ran");
     }
-    let parses = p
-        .of_type("agent.started")
-        .iter()
-        .filter(|e| e["step"] == "parse")
-        .count();
-    assert_eq!(parses, 1, "the findings were parsed once");
-    let ids: Vec<String> = verified(&p)
-        .iter()
-        .map(|f| f["id"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(ids, (1..=6).map(|i| format!("F{i}")).collect::<Vec<_>>());
+    assert_eq!(parses(&p).len(), 1, "the findings were parsed once");
+    assert_eq!(
+        verified_ids(&p),
+        (1..=6).map(|i| format!("F{i}")).collect::<Vec<_>>()
+    );
     assert!(
         p.of_type("agent.finished")
             .iter()

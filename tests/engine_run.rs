@@ -29,23 +29,15 @@ fn gate_order(evs: &[Value]) -> Vec<String> {
 fn a_whole_run_dispatches_exactly_the_named_inputs() {
     let p = Project::scripted();
     let child = p.spawn_run(true);
-    let evs = p.wait_for("the out-of-scope gate", |e| {
-        e.iter().any(|e| e["type"] == "human.requested")
-    });
-    let gate = evs.iter().find(|e| e["type"] == "human.requested").unwrap();
+    let gate = p.wait_for_gate("the out-of-scope gate");
     assert_eq!(gate["kind"], "out-of-scope");
     assert_eq!(gate["subject"], "Makefile");
     let id = gate["id"].as_str().unwrap().to_string();
     let d = p.decide(&id, "approve");
     assert!(d.status.success(), "{}", String::from_utf8_lossy(&d.stderr));
     let out = child.wait_with_output();
+    p.assert_exit(&out, 0);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 
     let evs = p.events();
     // The gate order, after BLOCK replayed from GATE 0.
@@ -217,20 +209,21 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     );
 }
 
+/// Sends `signal` to the engine's process.
+fn signal(e: &Engine, signal: rustix::process::Signal) {
+    let pid = rustix::process::Pid::from_raw(e.id() as i32).unwrap();
+    rustix::process::kill_process(pid, signal).unwrap();
+}
+
 #[test]
 fn a_second_engine_is_refused_naming_the_holder() {
     let p = Project::scripted();
-    let mut first = p.cmd();
-    first
-        .env("AGENT_PAUSE", "30")
-        .args(["run", "--headless", CONTRACT]);
-    let first = Engine::wrap(
-        first
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let first =
+        Engine::spawn(
+            p.cmd()
+                .env("AGENT_PAUSE", "30")
+                .args(["run", "--headless", CONTRACT]),
+        );
     p.wait_for("the first dispatch", |e| {
         e.iter().any(|e| e["type"] == "agent.started")
     });
@@ -239,11 +232,7 @@ fn a_second_engine_is_refused_naming_the_holder() {
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(err.contains(&format!("pid {}", first.id())), "{err}");
     // SIGTERM stops the agents, records them interrupted, and the run resumes.
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(first.id() as i32).unwrap(),
-        rustix::process::Signal::TERM,
-    )
-    .unwrap();
+    signal(&first, rustix::process::Signal::TERM);
     let st = first.wait();
     assert_eq!(st.code(), Some(143));
     let f = p.of_type("agent.finished");
@@ -253,23 +242,11 @@ fn a_second_engine_is_refused_naming_the_holder() {
     assert!(p.of_type("run.ended").is_empty());
     // The next run resumes: the lock is free (released on exit, not stale),
     // the interrupted dispatch is redone fresh as dispatch 2.
-    let mut again = p.cmd();
-    again.env("AGENT_PAUSE", "30").args(["run", "--headless"]);
-    let again = Engine::wrap(
-        again
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+    let again = Engine::spawn(p.cmd().env("AGENT_PAUSE", "30").args(["run", "--headless"]));
     p.wait_for("the fresh dispatch", |e| {
         e.iter().filter(|e| e["type"] == "agent.started").count() == 2
     });
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(again.id() as i32).unwrap(),
-        rustix::process::Signal::INT,
-    )
-    .unwrap();
+    signal(&again, rustix::process::Signal::INT);
     let out = again.wait_with_output();
     assert_eq!(out.status.code(), Some(130));
     let err = String::from_utf8_lossy(&out.stderr);

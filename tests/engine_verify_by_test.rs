@@ -4,10 +4,12 @@
 //! red tests rerun after the developer (green, red, missing, weakened).
 //! The step is called directly with a recorder on the crate's pipeline.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod engine_support;
+
+use std::path::PathBuf;
 use std::time::Duration;
 
+use engine_support::{commit_all, git, git_init, git_status, is_live, write_crate};
 use loopwatch::engine::config::{AdapterKind, AgentConfig, VerifyByTestConfig};
 use loopwatch::engine::dispatch::{self, Settings};
 use loopwatch::engine::review::verify_by_test::{self, Job, Recheck};
@@ -96,20 +98,30 @@ struct Crate {
     settings: Settings,
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("git");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+/// A generic agent of `role` running `command`.
+fn agent(role: AgentRole, command: String, timeout: Duration) -> AgentConfig {
+    AgentConfig {
+        role,
+        command,
+        adapter: AdapterKind::Generic,
+        prompt_file: None,
+        model: None,
+        timeout,
+        max_concurrency: 1,
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Asserts that the `note` of the event `v` says `want`.
+fn assert_note(v: &Value, want: &str) {
+    let note = v["note"].as_str().unwrap_or_else(|| panic!("no note: {v}"));
+    assert!(note.contains(want), "{want:?} not in the note of {v}");
 }
 
 impl Crate {
@@ -120,18 +132,13 @@ impl Crate {
         let root = tmp.path().join("work");
         let out = tmp.path().join("out");
         let agents = tmp.path().join("agents");
-        for d in [&root.join("src"), &root.join("tests"), &out, &agents] {
+        for d in [&root.join("tests"), &out, &agents] {
             std::fs::create_dir_all(d).unwrap();
         }
-        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"repro\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n").unwrap();
-        std::fs::write(root.join("src/lib.rs"), LIB).unwrap();
+        write_crate(&root, LIB);
         std::fs::write(root.join("tests/existing.rs"), EXISTING).unwrap();
-        std::fs::write(root.join(".gitignore"), "/target\nCargo.lock\n").unwrap();
-        git(&root, &["init", "-q"]);
-        git(&root, &["config", "user.email", "t@example.invalid"]);
-        git(&root, &["config", "user.name", "t"]);
-        git(&root, &["add", "-A"]);
-        git(&root, &["commit", "-qm", "crate"]);
+        git_init(&root);
+        commit_all(&root, "crate");
         std::fs::write(agents.join("agent.sh"), AGENT).unwrap();
         std::fs::write(agents.join("developer.sh"), DEVELOPER).unwrap();
         let pipeline = Pipeline::at(root.join(".pipeline"));
@@ -179,42 +186,50 @@ impl Crate {
     }
 
     fn agent(&self, mode: &str, timeout: Duration) -> AgentConfig {
-        AgentConfig {
-            role: AgentRole::VerifyByTest,
-            command: format!(
-                "TEST_OUT={} MODE={mode} bash {}",
-                self.out.display(),
-                self.agents.join("agent.sh").display()
-            ),
-            adapter: AdapterKind::Generic,
-            prompt_file: None,
-            model: None,
-            timeout,
-            max_concurrency: 1,
-        }
+        let script = self.agents.join("agent.sh");
+        let command = format!(
+            "TEST_OUT={} MODE={mode} bash {}",
+            self.out.display(),
+            script.display()
+        );
+        agent(AgentRole::VerifyByTest, command, timeout)
     }
 
     /// Runs the step of iteration 1 to its end.
     fn verify(&self, mode: &str, config: VerifyByTestConfig) -> Option<i32> {
         let agent = self.agent(mode, Duration::from_secs(120));
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
         let (_tx, mut rx) = watch::channel(None);
-        rt.block_on(verify_by_test::run(
-            &self.rec,
-            Job {
-                settings: &self.settings,
-                agent: &agent,
-                config: &config,
-                iteration: 1,
-                triage_file: self.settings.pipeline.dir().join("triage-1.json"),
-                dispatch: self.next_dispatch(),
-            },
-            &mut rx,
-        ))
-        .expect("the step never fails the loop")
+        self.verify_until(&agent, &config, &mut rx)
+    }
+
+    /// Runs the step of iteration 1 with `agent` until its end or `stop`.
+    fn verify_until(
+        &self,
+        agent: &AgentConfig,
+        config: &VerifyByTestConfig,
+        stop: &mut watch::Receiver<Option<i32>>,
+    ) -> Option<i32> {
+        let job = Job {
+            settings: &self.settings,
+            agent,
+            config,
+            iteration: 1,
+            triage_file: self.file("triage-1.json"),
+            dispatch: self.next_dispatch(),
+        };
+        runtime()
+            .block_on(verify_by_test::run(&self.rec, job, stop))
+            .expect("the step never fails the loop")
+    }
+
+    /// A file of the pipeline.
+    fn file(&self, name: &str) -> PathBuf {
+        self.settings.pipeline.dir().join(name)
+    }
+
+    /// `triage-1.json` as it is now.
+    fn triage(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(self.file("triage-1.json")).unwrap()).unwrap()
     }
 
     fn state(&self) -> State {
@@ -258,15 +273,7 @@ impl Crate {
 
     /// `git status --porcelain`, the pipeline aside (it ignores itself).
     fn status(&self) -> Vec<String> {
-        let mut lines: Vec<String> = git(
-            &self.root,
-            &["status", "--porcelain", "--untracked-files=all"],
-        )
-        .lines()
-        .map(str::to_string)
-        .collect();
-        lines.sort();
-        lines
+        git_status(&self.root)
     }
 
     fn notes(&self) -> Vec<String> {
@@ -302,10 +309,9 @@ fn three_outcomes_leave_only_the_confirmed_repro_test_behind() {
     assert_eq!(f2["evidenceGate"], "passed");
     let f3 = c.result("F3");
     assert_eq!(f3["result"], "inconclusive", "{f3}");
-    assert!(f3["note"].as_str().unwrap().contains("no test ran"), "{f3}");
+    assert_note(&f3, "no test ran");
     // Each log is loopwatch's own run of that test alone.
-    let log1 =
-        std::fs::read_to_string(c.settings.pipeline.dir().join("verify-1-F1.test.log")).unwrap();
+    let log1 = std::fs::read_to_string(c.file("verify-1-F1.test.log")).unwrap();
     assert!(
         log1.contains("test f1_total_keeps_the_tip ... FAILED"),
         "{log1}"
@@ -314,8 +320,7 @@ fn three_outcomes_leave_only_the_confirmed_repro_test_behind() {
         log1.contains("--test repro_f1 f1_total_keeps_the_tip -- --exact"),
         "{log1}"
     );
-    let log3 =
-        std::fs::read_to_string(c.settings.pipeline.dir().join("verify-1-F3.test.log")).unwrap();
+    let log3 = std::fs::read_to_string(c.file("verify-1-F3.test.log")).unwrap();
     assert!(log3.contains("error[E0425]"), "{log3}");
 
     let s = c.summary();
@@ -369,10 +374,7 @@ fn three_outcomes_leave_only_the_confirmed_repro_test_behind() {
     );
 
     // triage apply: F2 moved to deferred, the file recorded again.
-    let t: Value = serde_json::from_str(
-        &std::fs::read_to_string(c.settings.pipeline.dir().join("triage-1.json")).unwrap(),
-    )
-    .unwrap();
+    let t = c.triage();
     let ids = |b: &str| -> Vec<String> {
         t[b].as_array()
             .unwrap()
@@ -427,10 +429,7 @@ fn findings_past_max_findings_keep_their_judgement() {
         input.contains("FINDINGS (3)") && !input.contains("FINDING F4"),
         "{input}"
     );
-    let t: Value = serde_json::from_str(
-        &std::fs::read_to_string(c.settings.pipeline.dir().join("triage-1.json")).unwrap(),
-    )
-    .unwrap();
+    let t = c.triage();
     let f4 = t["accepted"]
         .as_array()
         .unwrap()
@@ -438,19 +437,6 @@ fn findings_past_max_findings_keep_their_judgement() {
         .find(|f| f["id"] == "F4")
         .unwrap();
     assert_eq!(f4["verification"]["result"], "cap-exceeded");
-}
-
-/// Pids of live (not zombie) processes.
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            stat.rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next())
-                != Some("Z")
-        }
-        Err(_) => false,
-    }
 }
 
 #[test]
@@ -463,7 +449,7 @@ fn the_step_timeout_stops_the_agent_and_its_children_and_the_loop_goes_on() {
     for f in ["F1", "F2"] {
         let r = c.result(f);
         assert_eq!(r["result"], "inconclusive");
-        assert!(r["note"].as_str().unwrap().contains("ran out"), "{r}");
+        assert_note(&r, "ran out");
     }
     assert!(
         c.notes()
@@ -480,7 +466,7 @@ fn the_step_timeout_stops_the_agent_and_its_children_and_the_loop_goes_on() {
         .parse()
         .unwrap();
     assert!(
-        !alive(grandchild),
+        !is_live(grandchild),
         "the agent's child {grandchild} outlived the step"
     );
     assert_eq!(
@@ -496,16 +482,10 @@ fn a_crashing_agent_leaves_every_judgement_and_nothing_behind() {
     assert_eq!(c.verify("crash", config(3, Duration::from_secs(300))), None);
     let r = c.result("F1");
     assert_eq!(r["result"], "inconclusive");
-    assert!(
-        r["note"].as_str().unwrap().contains("exited with status 3"),
-        "{r}"
-    );
+    assert_note(&r, "exited with status 3");
     assert_eq!(c.summary()["timedOut"], false);
     assert_eq!(c.status(), Vec::<String>::new());
-    let t: Value = serde_json::from_str(
-        &std::fs::read_to_string(c.settings.pipeline.dir().join("triage-1.json")).unwrap(),
-    )
-    .unwrap();
+    let t = c.triage();
     assert_eq!(
         t["accepted"][0]["id"], "F1",
         "an inconclusive finding stays accepted"
@@ -542,19 +522,10 @@ fn red_tests_are_rerun_after_the_developer_green_red_missing_weakened() {
         None,
         "not before the developer's dispatch"
     );
-    let developer = AgentConfig {
-        role: AgentRole::Developer,
-        command: format!("bash {}", c.agents.join("developer.sh").display()),
-        adapter: AdapterKind::Generic,
-        prompt_file: None,
-        model: None,
-        timeout: Duration::from_secs(60),
-        max_concurrency: 1,
-    };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let script = c.agents.join("developer.sh");
+    let command = format!("bash {}", script.display());
+    let developer = agent(AgentRole::Developer, command, Duration::from_secs(60));
+    let rt = runtime();
     let (_tx, mut rx) = watch::channel(None);
     let d = rt
         .block_on(dispatch::dispatch(
@@ -590,38 +561,27 @@ fn red_tests_are_rerun_after_the_developer_green_red_missing_weakened() {
             .find(|g| g.finding == f)
             .unwrap_or_else(|| panic!("no verify.green for {f}: {greens:?}"))
     };
-    assert_eq!(by("F1").result, GreenResult::Green, "{:?}", by("F1"));
+    // Each red test's result and, where it did not stay as it was, why.
+    for (f, result, note) in [
+        ("F1", GreenResult::Green, None),
+        ("F2", GreenResult::Red, None),
+        ("F3", GreenResult::Missing, Some("is gone")),
+        (
+            "F4",
+            GreenResult::Weakened,
+            Some("ASSERT_DROP tests/repro_f4.rs"),
+        ),
+        ("F5", GreenResult::Missing, Some("no test by that name")),
+        ("F6", GreenResult::Weakened, Some("skipped")),
+    ] {
+        let g = by(f);
+        assert_eq!(g.result, result, "{f}: {g:?}");
+        if let Some(want) = note {
+            let got = g.note.as_deref().unwrap_or_default();
+            assert!(got.contains(want), "{f}: {want:?} not in {g:?}");
+        }
+    }
     assert_eq!(by("F1").log, "green-2-F1.test.log");
-    assert_eq!(by("F2").result, GreenResult::Red, "{:?}", by("F2"));
-    assert_eq!(by("F3").result, GreenResult::Missing, "{:?}", by("F3"));
-    assert!(by("F3").note.as_deref().unwrap().contains("is gone"));
-    assert_eq!(by("F4").result, GreenResult::Weakened, "{:?}", by("F4"));
-    assert!(
-        by("F4")
-            .note
-            .as_deref()
-            .unwrap()
-            .contains("ASSERT_DROP tests/repro_f4.rs"),
-        "{:?}",
-        by("F4")
-    );
-    assert_eq!(by("F5").result, GreenResult::Missing, "{:?}", by("F5"));
-    assert!(
-        by("F5")
-            .note
-            .as_deref()
-            .unwrap()
-            .contains("no test by that name"),
-        "{:?}",
-        by("F5")
-    );
-
-    assert_eq!(by("F6").result, GreenResult::Weakened, "{:?}", by("F6"));
-    assert!(
-        by("F6").note.as_deref().unwrap().contains("skipped"),
-        "{:?}",
-        by("F6")
-    );
 
     let s = c.state();
     assert_eq!(green::pending(&s), None, "recorded once");
@@ -653,29 +613,12 @@ fn hostile_answers_are_their_findings_problem_and_never_run() {
     );
     let f1 = c.result("F1");
     assert_eq!(f1["result"], "inconclusive");
-    assert!(
-        f1["note"]
-            .as_str()
-            .unwrap()
-            .contains("must stay inside the worktree"),
-        "{f1}"
-    );
+    assert_note(&f1, "must stay inside the worktree");
     // An existing test file whose lines the agent changed is not run.
     let f2 = c.result("F2");
     assert_eq!(f2["result"], "inconclusive");
-    assert!(
-        f2["note"]
-            .as_str()
-            .unwrap()
-            .contains("changed 1 existing line(s) of tests/existing.rs"),
-        "{f2}"
-    );
-    assert!(
-        c.result("F3")["note"]
-            .as_str()
-            .unwrap()
-            .contains("wrote no repro test")
-    );
+    assert_note(&f2, "changed 1 existing line(s) of tests/existing.rs");
+    assert_note(&c.result("F3"), "wrote no repro test");
     let notes = c.notes();
     assert!(
         notes
@@ -689,14 +632,7 @@ fn hostile_answers_are_their_findings_problem_and_never_run() {
     );
     assert_eq!(c.status(), Vec::<String>::new());
     assert_eq!(c.read("tests/existing.rs"), EXISTING);
-    assert!(
-        !c.settings
-            .pipeline
-            .dir()
-            .join("verify-1-F1.test.log")
-            .exists(),
-        "nothing ran"
-    );
+    assert!(!c.file("verify-1-F1.test.log").exists(), "nothing ran");
 }
 
 #[test]
@@ -706,12 +642,9 @@ fn an_unknown_runner_is_an_inconclusive_naming_the_test_command() {
     assert_eq!(c.verify("three", config(3, Duration::from_secs(300))), None);
     let f1 = c.result("F1");
     assert_eq!(f1["result"], "inconclusive");
-    assert!(
-        f1["note"]
-            .as_str()
-            .unwrap()
-            .contains("cannot tell the test runner from [run] test `make check`"),
-        "{f1}"
+    assert_note(
+        &f1,
+        "cannot tell the test runner from [run] test `make check`",
     );
     assert_eq!(c.status(), Vec::<String>::new());
 }
@@ -735,24 +668,7 @@ fn a_stop_puts_the_worktree_back_and_records_no_result() {
         tx.send(Some(143)).unwrap();
         tx
     });
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let got = rt
-        .block_on(verify_by_test::run(
-            &c.rec,
-            Job {
-                settings: &c.settings,
-                agent: &agent,
-                config: &cfg,
-                iteration: 1,
-                triage_file: c.settings.pipeline.dir().join("triage-1.json"),
-                dispatch: c.next_dispatch(),
-            },
-            &mut rx,
-        ))
-        .unwrap();
+    let got = c.verify_until(&agent, &cfg, &mut rx);
     let _tx = stopper.join().unwrap();
     assert_eq!(got, Some(143));
     assert!(
@@ -766,7 +682,7 @@ fn a_stop_puts_the_worktree_back_and_records_no_result() {
         "the half-written repro test is gone"
     );
     assert!(
-        !c.settings.pipeline.dir().join("verify-1.before").exists(),
+        !c.file("verify-1.before").exists(),
         "nothing is left for the resumed step to report"
     );
 }
@@ -776,11 +692,7 @@ fn a_step_resumed_after_a_crash_names_what_changed_since_its_snapshot() {
     let c = Crate::new(&["F1"]);
     // An earlier engine took its snapshot, its agent wrote a file, and it died.
     let tree = loopwatch::code::snapshot_excluding(&c.root, c.settings.pipeline.dir()).unwrap();
-    std::fs::write(
-        c.settings.pipeline.dir().join("verify-1.before"),
-        tree.as_str(),
-    )
-    .unwrap();
+    std::fs::write(c.file("verify-1.before"), tree.as_str()).unwrap();
     std::fs::write(c.root.join("tests/left_behind.rs"), "#[test]\nfn x() {}\n").unwrap();
     assert_eq!(c.verify("crash", config(3, Duration::from_secs(300))), None);
     let notes = c.notes();
@@ -793,5 +705,5 @@ fn a_step_resumed_after_a_crash_names_what_changed_since_its_snapshot() {
     );
     // Left for a person to judge; this step's own files are gone.
     assert_eq!(c.status(), ["?? tests/left_behind.rs"]);
-    assert!(!c.settings.pipeline.dir().join("verify-1.before").exists());
+    assert!(!c.file("verify-1.before").exists());
 }

@@ -17,14 +17,9 @@ use serde_json::Value;
 /// fixes it too. `$TEST_OUT/many`: four blocking findings, and repro tests
 /// for three (one fails, one passes, one does not build); `$TEST_OUT/sleep`:
 /// the verify-by-test agent sleeps past any step timeout.
-const AGENT: &str = r#"#!/usr/bin/env bash
-set -u
-role=$1
-out="$TEST_OUT"
-n="$LW_DISPATCH"
-input=$(cat)
-printf '%s' "$input" >"$out/$n-$role.stdin"
-buggy() { grep -q 'tip / 100' src/lib.rs; }
+///
+/// The script follows the shared `AGENT_PROLOGUE`.
+const AGENT: &str = r#"buggy() { grep -q 'tip / 100' src/lib.rs; }
 findings='[{"id":"F1","severity":"blocking","path":"src/lib.rs","lines":"3","claim":"total_cents drops the tip"}]'
 if [ -f "$out/many" ]; then
   findings='[{"id":"F1","severity":"blocking","path":"src/lib.rs","lines":"3","claim":"total_cents drops the tip"},{"id":"F2","severity":"blocking","path":"src/lib.rs","lines":"3","claim":"total_cents of no tip is wrong"},{"id":"F3","severity":"blocking","path":"src/lib.rs","lines":"2","claim":"there is no way to round"},{"id":"F4","severity":"blocking","path":"src/lib.rs","lines":"1","claim":"the doc comment is vague"}]'
@@ -49,12 +44,8 @@ case $role in
     esac
     echo done
     ;;
-  verifier)
-    printf 'VERIFY — VERDICT: CONFORME\nCONTRACT: %s\nCRITERIA:\n  1. The total shows cents — MET — ran the check\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 files\n' "$LW_CONTRACT"
-    ;;
-  auditor)
-    printf 'SECURITY — VERDICT: PASS\nTOOL: grep\nSCOPE: 1 files\nBLOCKING:\nREPORTED (non-blocking):\nPROOF: grep on 1 files\n'
-    ;;
+  verifier) conforme ;;
+  auditor) pass ;;
   reviewer)
     if buggy; then echo "REVIEW: one blocking finding"; echo "$findings"; else echo "REVIEW: clean"; echo "[]"; fi
     ;;
@@ -82,82 +73,33 @@ case $role in
 esac
 "#;
 
-const CONFIG: &str = r#"[run]
-test = "cargo test"
-max_rounds = 3
-grace = "1s"
-
-[verify_by_test]
-enabled = true
-max_findings = 3
-step_timeout = "5m"
-
-[agents.developer]
-command = "bash @AGENTS@/vbt.sh developer"
-timeout = "1m"
-
-[agents.verifier]
-command = "bash @AGENTS@/vbt.sh verifier"
-timeout = "1m"
-
-[agents.auditor]
-command = "bash @AGENTS@/vbt.sh auditor"
-timeout = "1m"
-
-[agents.reviewer]
-command = "bash @AGENTS@/vbt.sh reviewer"
-timeout = "1m"
-
-[agents.finding-verifier]
-command = "bash @AGENTS@/vbt.sh finding-verifier"
-timeout = "1m"
-
-[agents.verify-by-test]
-command = "bash @AGENTS@/vbt.sh verify-by-test"
-timeout = "1m"
-"#;
-
 const LIB: &str = "/// A price plus a tip, in cents.\npub fn total_cents(price: u32, tip: u32) -> u32 {\n    price + tip / 100\n}\n";
-
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
-    let o = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git");
-    assert!(o.status.success(), "git {args:?}");
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// The scripted project with a committed cargo crate beside the contract.
 fn project() -> Project {
-    let p = Project::new(CONFIG);
-    let agents = p.root.parent().unwrap().join("agents");
-    std::fs::write(agents.join("vbt.sh"), AGENT).unwrap();
-    std::fs::create_dir_all(p.root.join("src")).unwrap();
-    std::fs::write(
-        p.root.join("Cargo.toml"),
-        "[package]\nname = \"repro\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
-    )
-    .unwrap();
-    std::fs::write(p.root.join("src/lib.rs"), LIB).unwrap();
-    std::fs::write(p.root.join(".gitignore"), "/target\nCargo.lock\n").unwrap();
-    git(&p.root, &["add", "-A"]);
-    git(&p.root, &["commit", "-qm", "crate"]);
+    let roles = [
+        "developer",
+        "verifier",
+        "auditor",
+        "reviewer",
+        "finding-verifier",
+        "verify-by-test",
+    ];
+    let config = format!(
+        "[run]\ntest = \"cargo test\"\nmax_rounds = 3\ngrace = \"1s\"\n\n\
+         [verify_by_test]\nenabled = true\nmax_findings = 3\nstep_timeout = \"5m\"\n\n{}",
+        agent_tables("vbt.sh", &roles)
+    );
+    let p = Project::new(&config);
+    p.write_agent("vbt.sh", AGENT);
+    write_crate(&p.root, LIB);
+    commit_all(&p.root, "crate");
     p
 }
 
 fn run(p: &Project) -> std::process::Output {
     let out = p.run_to_end();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{}\n{:#?}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-        p.events()
-    );
+    p.assert_exit(&out, 0);
     out
 }
 
@@ -215,19 +157,7 @@ fn a_red_test_is_handed_to_the_developer_and_proven_green() {
 
     // The red test stays in the worktree; the rest is the developer's work
     // and GATE 0's evidence in the contract.
-    let status = git(&p.root, &["status", "--porcelain", "--untracked-files=all"]);
-    let mut lines: Vec<&str> = status.lines().collect();
-    lines.sort();
-    assert_eq!(
-        lines,
-        [
-            " M docs/contract.md",
-            " M src/lib.rs",
-            "?? src/total.txt",
-            "?? tests/repro_f1_i1.rs"
-        ],
-        "{status}"
-    );
+    assert_eq!(git_status(&p.root), LEFT_BEHIND);
     let ended = p.of_type("run.ended");
     assert_eq!(ended[0]["status"], "complete");
 }
@@ -274,13 +204,13 @@ fn a_weakened_red_test_goes_back_to_the_developer_as_a_gap() {
     assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
 }
 
-/// `git status` of the worktree, one sorted line per path.
-fn untracked_and_changed(p: &Project) -> Vec<String> {
-    let status = git(&p.root, &["status", "--porcelain", "--untracked-files=all"]);
-    let mut lines: Vec<String> = status.lines().map(str::to_string).collect();
-    lines.sort();
-    lines
-}
+/// `git status` of a run whose red test of F1 was proven green.
+const LEFT_BEHIND: [&str; 4] = [
+    " M docs/contract.md",
+    " M src/lib.rs",
+    "?? src/total.txt",
+    "?? tests/repro_f1_i1.rs",
+];
 
 #[test]
 fn the_three_outcomes_and_the_cap_leave_only_the_confirmed_test_behind() {
@@ -324,15 +254,7 @@ fn the_three_outcomes_and_the_cap_leave_only_the_confirmed_test_behind() {
     // left; the triage file says F2 moved to deferred.
     assert!(!p.root.join("tests/repro_f2.rs").exists());
     assert!(!p.root.join("tests/repro_f3.rs").exists());
-    assert_eq!(
-        untracked_and_changed(&p),
-        [
-            " M docs/contract.md",
-            " M src/lib.rs",
-            "?? src/total.txt",
-            "?? tests/repro_f1_i1.rs"
-        ]
-    );
+    assert_eq!(git_status(&p.root), LEFT_BEHIND);
     assert_eq!(p.triage_ids(1, "accepted"), ["F1", "F3", "F4"]);
     assert_eq!(p.triage_ids(1, "deferred"), ["F2"]);
     // What stays accepted goes back to the developer, F1 with its red test.

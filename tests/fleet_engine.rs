@@ -21,21 +21,11 @@ fn project(extra: &str) -> Project {
     Project::new(&format!("{SCRIPTED}\n{extra}"))
 }
 
-fn gate_of(evs: &[Value]) -> Value {
-    evs.iter()
-        .find(|e| e["type"] == "human.requested")
-        .cloned()
-        .expect("a gate")
-}
-
 #[test]
 fn the_engine_expires_a_gate_of_a_kind_with_an_expiry_and_goes_on_with_its_action() {
     let p = project("[expiry.out-of-scope]\nafter = \"1s\"\naction = \"deny\"\n");
     let _engine = p.spawn_run(true);
-    let evs = p.wait_for("the out-of-scope gate", |e| {
-        e.iter().any(|e| e["type"] == "human.requested")
-    });
-    let gate = gate_of(&evs);
+    let gate = p.wait_for_gate("the out-of-scope gate");
     assert_eq!(gate["kind"], "out-of-scope");
     // The engine's recorder stamped the config's rule on the gate.
     assert_eq!(gate["expires"]["after"], "1s");
@@ -66,10 +56,7 @@ fn the_engine_expires_a_gate_of_a_kind_with_an_expiry_and_goes_on_with_its_actio
 fn a_decision_racing_the_engines_expiry_gives_exactly_one_outcome() {
     let p = project("[expiry.out-of-scope]\nafter = \"2s\"\naction = \"deny\"\n");
     let _engine = p.spawn_run(true);
-    let evs = p.wait_for("the out-of-scope gate", |e| {
-        e.iter().any(|e| e["type"] == "human.requested")
-    });
-    let gate = gate_of(&evs);
+    let gate = p.wait_for_gate("the out-of-scope gate");
     let id = gate["id"].as_str().unwrap().to_string();
     let opened: jiff::Timestamp = gate["at"].as_str().unwrap().parse().unwrap();
     let due = opened
@@ -154,18 +141,14 @@ fn the_webhook_is_sent_once_with_the_engine_and_await_both_watching() {
     std::fs::create_dir_all(config.path().join("loopwatch")).unwrap();
     std::fs::write(config.path().join("loopwatch/config.toml"), &notify).unwrap();
     let _engine = p.spawn_run(true);
-    let evs = p.wait_for("the out-of-scope gate", |e| {
-        e.iter().any(|e| e["type"] == "human.requested")
-    });
-    let id = gate_of(&evs)["id"].as_str().unwrap().to_string();
-    let waiting = Engine::wrap(
+    let id = p.wait_for_gate("the out-of-scope gate")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let waiting = Engine::spawn(
         p.cmd()
             .args(["await", &id, "--timeout", "120"])
-            .env("XDG_CONFIG_HOME", config.path())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
+            .env("XDG_CONFIG_HOME", config.path()),
     );
     let deadline = Instant::now() + Duration::from_secs(60);
     while got.lock().unwrap().is_empty() {
@@ -200,10 +183,10 @@ fn the_engine_alone_sends_the_webhook_of_its_config() {
     let (url, got) = server();
     let p = project(&format!("[notify]\nwebhook = \"{url}\"\n"));
     let _engine = p.spawn_run(true);
-    let evs = p.wait_for("the out-of-scope gate", |e| {
-        e.iter().any(|e| e["type"] == "human.requested")
-    });
-    let id = gate_of(&evs)["id"].as_str().unwrap().to_string();
+    let id = p.wait_for_gate("the out-of-scope gate")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let sent = p.wait_for("notify.sent", |e| {
         e.iter().any(|e| e["type"] == "notify.sent")
     });

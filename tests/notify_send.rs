@@ -5,7 +5,6 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
@@ -13,7 +12,7 @@ use std::time::{Duration, Instant};
 use loopwatch::journal::{Pipeline, read_all};
 use loopwatch::model::HumanGateKind;
 use loopwatch::model::rules::GateRequest;
-use loopwatch::notify::{Notifier, NotifySettings, Webhook, WebhookFormat};
+use loopwatch::notify::{Announced, Notifier, NotifySettings, Webhook, WebhookFormat};
 use loopwatch::recorder::Recorder;
 use serde_json::Value;
 
@@ -125,9 +124,11 @@ fn serve(conn: TcpStream, b: Behaviour, sink: &Mutex<Vec<Req>>, target: &str) {
     }
 }
 
-/// A pipeline with one open out-of-scope gate whose summary holds a secret
-/// and whose evidence holds file contents.
-fn pipeline_with_gate(root: &Path) -> (Pipeline, String) {
+/// A pipeline in a temp worktree with one open out-of-scope gate whose
+/// summary holds a secret and whose evidence holds file contents.
+fn pipeline_with_gate() -> (tempfile::TempDir, Pipeline, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
     std::fs::create_dir_all(root.join(".git")).unwrap();
     let p = Pipeline::at(root.join(".pipeline"));
     let (id, _) = Recorder::new(p.clone())
@@ -139,7 +140,7 @@ fn pipeline_with_gate(root: &Path) -> (Pipeline, String) {
             evidence: serde_json::json!({"output": "FILE CONTENTS MUST NOT LEAVE"}),
         })
         .unwrap();
-    (p, id)
+    (tmp, p, id)
 }
 
 fn notifier(url: &str, format: WebhookFormat, timeout: Duration) -> Notifier {
@@ -150,6 +151,12 @@ fn notifier(url: &str, format: WebhookFormat, timeout: Duration) -> Notifier {
             ..NotifySettings::default()
         },
     }
+}
+
+/// Asserts that the first failure of `a` says `want`.
+fn assert_failed(a: &Announced, want: &str) {
+    let first = a.failures.first().map_or("", String::as_str);
+    assert!(first.contains(want), "{want:?} not in {:?}", a.failures);
 }
 
 fn notify_sent(p: &Pipeline) -> usize {
@@ -164,8 +171,7 @@ fn notify_sent(p: &Pipeline) -> usize {
 #[test]
 fn the_webhook_gets_the_scrubbed_notice_once_however_many_processes_try() {
     let server = Server::start(Behaviour::Ok);
-    let tmp = tempfile::tempdir().unwrap();
-    let (p, id) = pipeline_with_gate(tmp.path());
+    let (tmp, p, id) = pipeline_with_gate();
     let n = notifier(&server.url, WebhookFormat::Json, Duration::from_secs(10));
     let barrier = Arc::new(Barrier::new(4));
     let threads: Vec<_> = (0..4)
@@ -222,8 +228,7 @@ fn the_webhook_gets_the_scrubbed_notice_once_however_many_processes_try() {
 #[test]
 fn slack_and_ntfy_formats() {
     let server = Server::start(Behaviour::Ok);
-    let tmp = tempfile::tempdir().unwrap();
-    let (p, id) = pipeline_with_gate(tmp.path());
+    let (_tmp, p, id) = pipeline_with_gate();
     let t = Duration::from_secs(10);
     notifier(&server.url, WebhookFormat::Slack, t)
         .announce(&p, &id, 1)
@@ -255,8 +260,7 @@ fn slack_and_ntfy_formats() {
 
 #[test]
 fn unreachable_slow_and_looping_servers_fail_within_the_timeout_and_say_why() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (p, id) = pipeline_with_gate(tmp.path());
+    let (_tmp, p, id) = pipeline_with_gate();
     // Unreachable: a port that was just closed.
     let closed = {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -277,21 +281,13 @@ fn unreachable_slow_and_looping_servers_fail_within_the_timeout_and_say_why() {
     let a = notifier(&slow.url, WebhookFormat::Json, Duration::from_millis(300))
         .announce(&p, &id, 2)
         .unwrap();
-    assert!(
-        a.failures[0].contains("no answer within 0.3 s"),
-        "{:?}",
-        a.failures
-    );
+    assert_failed(&a, "no answer within 0.3 s");
 
     let looping = Server::start(Behaviour::RedirectLoop);
     let a = notifier(&looping.url, WebhookFormat::Json, Duration::from_secs(10))
         .announce(&p, &id, 3)
         .unwrap();
-    assert!(
-        a.failures[0].contains("more than 3 redirects"),
-        "{:?}",
-        a.failures
-    );
+    assert_failed(&a, "more than 3 redirects");
     assert_eq!(
         looping.requests().len(),
         4,
@@ -311,8 +307,7 @@ fn unreachable_slow_and_looping_servers_fail_within_the_timeout_and_say_why() {
 
 #[test]
 fn on_human_gate_gets_the_notice_as_json_on_stdin() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (p, id) = pipeline_with_gate(tmp.path());
+    let (tmp, p, id) = pipeline_with_gate();
     let out = tmp.path().join("hook.out");
     let n = Notifier {
         hook: Some(format!(
@@ -350,17 +345,12 @@ fn on_human_gate_gets_the_notice_as_json_on_stdin() {
         settings: NotifySettings::default(),
     };
     let a = failing.announce(&p, &id, 2).unwrap();
-    assert!(
-        a.failures[0].contains("exited with exit status: 3"),
-        "{:?}",
-        a.failures
-    );
+    assert_failed(&a, "exited with exit status: 3");
 }
 
 #[test]
 fn a_hook_past_its_time_is_stopped_with_its_children() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (p, id) = pipeline_with_gate(tmp.path());
+    let (tmp, p, id) = pipeline_with_gate();
     let state = loopwatch::journal::snapshot(&p).unwrap().unwrap().state;
     let notice = loopwatch::notify::GateNotice::new(&state, state.human_gate(&id).unwrap(), &p, 1);
     let pidfile = tmp.path().join("child.pid");
@@ -380,7 +370,7 @@ fn a_hook_past_its_time_is_stopped_with_its_children() {
 #[test]
 fn two_awaits_with_a_webhook_send_it_once_and_a_bad_url_is_refused() {
     let server = Server::start(Behaviour::Ok);
-    let tmp = tempfile::tempdir().unwrap();
+    let (tmp, p, id) = pipeline_with_gate();
     let config = tmp.path().join("config");
     std::fs::create_dir_all(config.join("loopwatch")).unwrap();
     std::fs::write(
@@ -388,7 +378,6 @@ fn two_awaits_with_a_webhook_send_it_once_and_a_bad_url_is_refused() {
         format!("[notify]\nwebhook = \"{}\"\n", server.url),
     )
     .unwrap();
-    let (p, id) = pipeline_with_gate(tmp.path());
     let spawn = || {
         Command::new(BIN)
             .args(["await", &id, "--timeout", "60"])

@@ -152,7 +152,7 @@ struct RawExpiry {
     action: Spanned<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawRun {
     test: Option<String>,
@@ -187,7 +187,7 @@ struct RawAgent {
     max_concurrency: Option<Spanned<i64>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawVerifyByTest {
     enabled: Option<bool>,
@@ -220,29 +220,22 @@ impl Config {
             cx.err_at(line, key, e.message().trim().to_string())
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let run = match raw.run {
-            None => RunConfig {
-                test: String::new(),
-                diff: None,
-                max_rounds: 3,
-                grace: DEFAULT_GRACE,
-                log_limit: DEFAULT_LOG_LIMIT,
+        // A missing table is one with every key left out.
+        let r = raw.run.unwrap_or_default();
+        let run = RunConfig {
+            test: r.test.unwrap_or_default(),
+            diff: match r.diff {
+                Some(d) if d.get_ref().trim().is_empty() => {
+                    return Err(cx.err(d.span(), "must name a git ref (or be left out)"));
+                }
+                Some(d) => Some(d.into_inner()),
+                None => None,
             },
-            Some(r) => RunConfig {
-                test: r.test.unwrap_or_default(),
-                diff: match r.diff {
-                    Some(d) if d.get_ref().trim().is_empty() => {
-                        return Err(cx.err(d.span(), "must name a git ref (or be left out)"));
-                    }
-                    Some(d) => Some(d.into_inner()),
-                    None => None,
-                },
-                max_rounds: cx.int(r.max_rounds.as_ref(), 1, 100)?.unwrap_or(3) as u32,
-                grace: cx.duration(r.grace.as_ref())?.unwrap_or(DEFAULT_GRACE),
-                log_limit: cx
-                    .int(r.log_limit.as_ref(), 1024, i64::MAX)?
-                    .map_or(DEFAULT_LOG_LIMIT, |n| n as u64),
-            },
+            max_rounds: cx.int(r.max_rounds.as_ref(), 1, 100)?.unwrap_or(3) as u32,
+            grace: cx.duration(r.grace.as_ref())?.unwrap_or(DEFAULT_GRACE),
+            log_limit: cx
+                .int(r.log_limit.as_ref(), 1024, i64::MAX)?
+                .map_or(DEFAULT_LOG_LIMIT, |n| n as u64),
         };
         let mut agents = BTreeMap::new();
         if let Some(a) = raw.agents {
@@ -274,19 +267,13 @@ impl Config {
                 ));
             }
         }
-        let verify_by_test = match raw.verify_by_test {
-            None => VerifyByTestConfig {
-                enabled: false,
-                max_findings: 3,
-                step_timeout: Duration::from_secs(600),
-            },
-            Some(v) => VerifyByTestConfig {
-                enabled: v.enabled.unwrap_or(false),
-                max_findings: cx.int(v.max_findings.as_ref(), 1, 1000)?.unwrap_or(3) as u32,
-                step_timeout: cx
-                    .duration(v.step_timeout.as_ref())?
-                    .unwrap_or(Duration::from_secs(600)),
-            },
+        let v = raw.verify_by_test.unwrap_or_default();
+        let verify_by_test = VerifyByTestConfig {
+            enabled: v.enabled.unwrap_or(false),
+            max_findings: cx.int(v.max_findings.as_ref(), 1, 1000)?.unwrap_or(3) as u32,
+            step_timeout: cx
+                .duration(v.step_timeout.as_ref())?
+                .unwrap_or(Duration::from_secs(600)),
         };
         // The review stage needs its finding verifier (verify-by-test without
         // its agent or a review stage is off: `loopwatch run` says so).
@@ -454,6 +441,11 @@ impl Cx<'_> {
     ) -> Result<AgentConfig, ConfigError> {
         let table_span = a.span();
         let a = a.into_inner();
+        // A problem of the command left out: at the table's header.
+        let at_table = |message: String| {
+            let (line, _) = key_at(self.text, table_span.start);
+            self.err_at(line, format!("agents.{role}.command"), message)
+        };
         let adapter = match &a.adapter {
             None => AdapterKind::Generic,
             Some(s) => match s.get_ref().as_str() {
@@ -476,11 +468,8 @@ impl Cx<'_> {
             (None, AdapterKind::Claude) => "claude".into(),
             (None, AdapterKind::Codex) => "codex".into(),
             (None, AdapterKind::Generic) => {
-                let (line, _) = key_at(self.text, table_span.start);
-                return Err(self.err_at(
-                    line,
-                    format!("agents.{role}.command"),
-                    "missing: the generic adapter needs a command",
+                return Err(at_table(
+                    "missing: the generic adapter needs a command".into(),
                 ));
             }
         };
@@ -494,10 +483,7 @@ impl Cx<'_> {
             let msg = format!("command not found: '{p}' (not a file, not on PATH)");
             return Err(match &a.command {
                 Some(c) => self.err(c.span(), msg),
-                None => {
-                    let (line, _) = key_at(self.text, table_span.start);
-                    self.err_at(line, format!("agents.{role}.command"), msg)
-                }
+                None => at_table(msg),
             });
         }
         let prompt_file = match &a.prompt_file {

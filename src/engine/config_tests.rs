@@ -196,49 +196,40 @@ fn notify_and_expiry_are_read_and_their_errors_name_the_line_and_key() {
     assert_eq!((rule.after.as_str(), rule.action.as_str()), ("30m", "deny"));
     assert!(parse(GOOD).unwrap().expiry.is_empty());
 
+    // Each bad table after GOOD: the line of its problem and the key named.
     let lines = GOOD.lines().count();
-    let e = parse(&format!(
-        "{GOOD}\n[notify]\ndelay = \"1s\"\nremind = \"0s\"\n"
-    ))
-    .unwrap_err();
-    assert_eq!(
-        (e.line, e.key.as_str()),
-        (lines + 4, "notify.remind"),
-        "{e}"
-    );
-    let e = parse(&format!("{GOOD}\n[notify]\nwebhook = \"ftp://x\"\n")).unwrap_err();
-    assert_eq!(
-        (e.line, e.key.as_str()),
-        (lines + 3, "notify.webhook"),
-        "{e}"
-    );
-    let e = parse(&format!("{GOOD}\n[notify]\nloud = true\n")).unwrap_err();
-    assert_eq!(e.line, lines + 3, "{e}");
-    let e = parse(&format!(
-        "{GOOD}\n[expiry.out-of-scope]\nafter = \"0s\"\naction = \"deny\"\n"
-    ))
-    .unwrap_err();
-    assert_eq!(
-        (e.line, e.key.as_str()),
-        (lines + 3, "expiry.out-of-scope.after"),
-        "{e}"
-    );
-    let e = parse(&format!(
-        "{GOOD}\n[expiry.out-of-scope]\nafter = \"5m\"\naction = \"accept\"\n"
-    ))
-    .unwrap_err();
-    assert_eq!(
-        (e.line, e.key.as_str()),
-        (lines + 4, "expiry.out-of-scope.action"),
-        "{e}"
-    );
-    let e = parse(&format!(
-        "{GOOD}\n[expiry.sideways]\nafter = \"5m\"\naction = \"deny\"\n"
-    ))
-    .unwrap_err();
-    assert_eq!(
-        (e.line, e.key.as_str()),
-        (lines + 2, "expiry.sideways"),
-        "{e}"
-    );
+    for (extra, line, key) in [
+        (
+            "[notify]\ndelay = \"1s\"\nremind = \"0s\"\n",
+            4,
+            Some("notify.remind"),
+        ),
+        (
+            "[notify]\nwebhook = \"ftp://x\"\n",
+            3,
+            Some("notify.webhook"),
+        ),
+        ("[notify]\nloud = true\n", 3, None),
+        (
+            "[expiry.out-of-scope]\nafter = \"0s\"\naction = \"deny\"\n",
+            3,
+            Some("expiry.out-of-scope.after"),
+        ),
+        (
+            "[expiry.out-of-scope]\nafter = \"5m\"\naction = \"accept\"\n",
+            4,
+            Some("expiry.out-of-scope.action"),
+        ),
+        (
+            "[expiry.sideways]\nafter = \"5m\"\naction = \"deny\"\n",
+            2,
+            Some("expiry.sideways"),
+        ),
+    ] {
+        let e = parse(&format!("{GOOD}\n{extra}")).unwrap_err();
+        assert_eq!(e.line, lines + line, "{extra}: {e}");
+        if let Some(key) = key {
+            assert_eq!(e.key, key, "{extra}: {e}");
+        }
+    }
 }

@@ -126,11 +126,9 @@ pub async fn dispatch_with(
     let slot = with.slot;
     let role = job.agent.role;
     let instructions = match &job.agent.prompt_file {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| DispatchError::Io {
-            op: "read the prompt file",
-            path: p.clone(),
-            source: e,
-        })?),
+        Some(p) => {
+            Some(std::fs::read_to_string(p).map_err(DispatchError::io("read the prompt file", p))?)
+        }
         None => None,
     };
     let worktree = set.pipeline.worktree().to_path_buf();
@@ -145,11 +143,7 @@ pub async fn dispatch_with(
     let invocation = adapter::invocation(&req);
     let n = job.dispatch;
     let agents_dir = set.pipeline.dir().join("agents");
-    std::fs::create_dir_all(&agents_dir).map_err(|e| DispatchError::Io {
-        op: "create",
-        path: agents_dir.clone(),
-        source: e,
-    })?;
+    std::fs::create_dir_all(&agents_dir).map_err(DispatchError::io("create", &agents_dir))?;
     let stem = format!("{n:03}-{role}");
     let input_path = agents_dir.join(format!("{stem}.input"));
     write_file(input_path.clone(), full.as_bytes().to_vec()).await?;
@@ -218,20 +212,8 @@ pub async fn dispatch_with(
     let running = match spawned {
         Ok(r) => r,
         Err(e) => {
-            let finished = AgentFinished {
-                dispatch: n,
-                role,
-                exit_code: None,
-                duration_ms: 0,
-                timed_out: false,
-                interrupted: false,
-                tokens_in: None,
-                tokens_out: None,
-                cost_usd: None,
-                error: Some(format!("cannot start {}: {e}", job.agent.command)),
-                answer: None,
-                extra: Default::default(),
-            };
+            let why = format!("cannot start {}: {e}", job.agent.command);
+            let finished = unanswered(&started, false, why);
             let answer = Answer::default();
             let mut bodies = with.with_start.clone();
             bodies.push(EventBody::from(started.clone()));
@@ -258,11 +240,10 @@ pub async fn dispatch_with(
         after: Vec::new(),
     };
     commit(set, with.commit, r).await?;
-    let outcome = running.finish(stop).await.map_err(|e| DispatchError::Io {
-        op: "run the agent of",
-        path: log_path.clone(),
-        source: e,
-    })?;
+    let outcome = running
+        .finish(stop)
+        .await
+        .map_err(DispatchError::io("run the agent of", &log_path))?;
     drop(slot);
     let mut answer = adapter::answer(job.agent.adapter, &outcome.stdout);
     if outcome.stdout_truncated {
@@ -316,11 +297,7 @@ async fn write_file(path: PathBuf, bytes: Vec<u8>) -> Result<(), DispatchError> 
                     "the write did not finish: {e}"
                 )))
             });
-    done.map_err(|e| DispatchError::Io {
-        op: "write",
-        path,
-        source: e,
-    })
+    done.map_err(DispatchError::io("write", path))
 }
 
 /// Appends `bodies`, then the finish of a dispatch with the human gates the
@@ -335,7 +312,7 @@ pub fn record(
         finish: finish.map(|(st, f)| (st.clone(), f.clone())),
         after: Vec::new(),
     };
-    append_with(pipeline, &AppendOptions::default(), |s| Ok(r.payloads(s))).map(|_| ())
+    r.append(pipeline)
 }
 
 /// One append a dispatch asks for: `bodies`, then the finish of a
@@ -368,6 +345,16 @@ impl Record {
         out.extend(self.after.iter().cloned());
         out
     }
+
+    /// Appends the record on its own (no group commit).
+    fn append(&self, pipeline: &Pipeline) -> Result<(), JournalError> {
+        append_with(
+            pipeline,
+            &AppendOptions::default(),
+            |s| Ok(self.payloads(s)),
+        )
+        .map(|_| ())
+    }
 }
 
 /// Where a dispatch's appends go when not straight to the journal: a
@@ -380,10 +367,7 @@ pub type Committer<'a> =
 async fn commit(set: &Settings, via: Option<Committer<'_>>, r: Record) -> Result<(), JournalError> {
     match via {
         Some(c) => c(r).await,
-        None => append_with(&set.pipeline, &AppendOptions::default(), |s| {
-            Ok(r.payloads(s))
-        })
-        .map(|_| ()),
+        None => r.append(&set.pipeline),
     }
 }
 
@@ -413,21 +397,31 @@ pub fn saved_answer(pipeline: &Pipeline, f: &AgentFinished) -> Vec<u8> {
 
 /// Records a dispatch found started without a finish as interrupted.
 pub fn record_interrupted(pipeline: &Pipeline, d: &AgentStarted) -> Result<(), JournalError> {
-    let f = AgentFinished {
+    let f = unanswered(
+        d,
+        true,
+        "the engine stopped before the agent finished".into(),
+    );
+    record(pipeline, Vec::new(), Some((d, &f)))
+}
+
+/// The finish of a dispatch whose agent gave no answer: it never started,
+/// or the engine stopped while it ran (`interrupted`).
+fn unanswered(d: &AgentStarted, interrupted: bool, error: String) -> AgentFinished {
+    AgentFinished {
         dispatch: d.dispatch,
         role: d.role,
         exit_code: None,
         duration_ms: 0,
         timed_out: false,
-        interrupted: true,
+        interrupted,
         tokens_in: None,
         tokens_out: None,
         cost_usd: None,
-        error: Some("the engine stopped before the agent finished".into()),
+        error: Some(error),
         answer: None,
         extra: Default::default(),
-    };
-    record(pipeline, Vec::new(), Some((d, &f)))
+    }
 }
 
 /// Why a dispatch could not be run or recorded.
@@ -448,7 +442,10 @@ pub enum DispatchError {
     Journal(#[from] JournalError),
 }
 
-/// The role that judges a gate, for dispatch.
-pub fn role_for(gate: GateName) -> Option<AgentRole> {
-    AgentRole::for_gate(gate)
+impl DispatchError {
+    /// The [`DispatchError::Io`] of `op` on `path`, for `map_err`.
+    pub fn io(op: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| DispatchError::Io { op, path, source }
+    }
 }

@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use super::config::Config;
+use super::config::{AgentConfig, Config};
 use super::dispatch::{self, DispatchError, Job, Settings};
 use super::lock::{EngineLock, EngineLockError};
 use super::review::{self as stage, Ctx, Dispatches};
@@ -303,13 +303,8 @@ impl Engine {
                     let report =
                         crate::report::markdown(&out.state, Some(self.opts.pipeline.dir()));
                     let path = self.opts.pipeline.dir().join("report.md");
-                    crate::util::replace_atomically(&path, report.as_bytes()).map_err(|e| {
-                        EngineError::Dispatch(DispatchError::Io {
-                            op: "write",
-                            path: path.clone(),
-                            source: e,
-                        })
-                    })?;
+                    crate::util::replace_atomically(&path, report.as_bytes())
+                        .map_err(DispatchError::io("write", &path))?;
                     return Ok(Finish::Ended(status));
                 }
                 NextAction::Human => self.await_human(next.human.as_deref(), stop).await?,
@@ -459,10 +454,7 @@ impl Engine {
             dispatch: next_dispatch(s),
         };
         let d = dispatch::dispatch(&set, job, stop).await?;
-        if d.finished.interrupted {
-            return Ok(Some(stop.borrow().unwrap_or(130)));
-        }
-        Ok(None)
+        Ok(d.finished.interrupted.then(|| stop.borrow().unwrap_or(130)))
     }
 
     /// A step of the review stage (carried out by [`stage::step`]).
@@ -528,14 +520,16 @@ impl Engine {
         }
     }
 
-    fn agent(&self, role: AgentRole) -> Result<super::config::AgentConfig, EngineError> {
-        self.opts.config.agent(role).cloned().ok_or_else(|| {
-            EngineError::Refused(format!(
-                "{} has no [agents.{role}]",
-                self.opts.config.path.display()
-            ))
-        })
+    fn agent(&self, role: AgentRole) -> Result<AgentConfig, EngineError> {
+        required_agent(&self.opts.config, role).cloned()
     }
+}
+
+/// `[agents.<role>]` of `config`, or the refusal naming the file.
+pub fn required_agent(config: &Config, role: AgentRole) -> Result<&AgentConfig, EngineError> {
+    config.agent(role).ok_or_else(|| {
+        EngineError::Refused(format!("{} has no [agents.{role}]", config.path.display()))
+    })
 }
 
 /// Resolves when a stop is asked for, with its exit code.

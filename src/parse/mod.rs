@@ -37,7 +37,7 @@ pub use findings::{
     verify_findings,
 };
 pub use gate0_report::{FloorReport, Handoff, Runnable, parse_gate0_report};
-pub use json::JsonInputError;
+pub use json::{JsonInputError, kind_of};
 
 /// Reads a GATE 1 output named `input` (wrappings models add are removed
 /// first and named in [`GateOutput::normalized`]).

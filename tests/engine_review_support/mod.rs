@@ -9,30 +9,19 @@
 
 use std::path::Path;
 
-use crate::engine_support::Project;
+use crate::engine_support::{Project, agent_tables};
 use serde_json::{Value, json};
 
-pub const REVIEW_AGENT: &str = r#"#!/usr/bin/env bash
-set -u
-role=$1
-out="$TEST_OUT"
-n="$LW_DISPATCH"
-input=$(cat)
-printf '%s' "$input" >"$out/$n-$role.stdin"
-env | grep '^LW_' | sort >"$out/$n-$role.env"
-case $role in
+/// The review script, after the shared `AGENT_PROLOGUE`.
+pub const REVIEW_AGENT: &str = r#"case $role in
   developer)
     mkdir -p src
     echo "total: 3.75 cents" >src/total.txt
     printf '%s\n' "$input" >>"$out/developer-inputs"
     echo done
     ;;
-  verifier)
-    printf 'VERIFY — VERDICT: CONFORME\nCONTRACT: %s\nCRITERIA:\n  1. The total shows cents — MET — ran the check\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 files\n' "$LW_CONTRACT"
-    ;;
-  auditor)
-    printf 'SECURITY — VERDICT: PASS\nTOOL: grep\nSCOPE: 1 files\nBLOCKING:\nREPORTED (non-blocking):\nPROOF: grep on 1 files\n'
-    ;;
+  verifier) conforme ;;
+  auditor) pass ;;
   reviewer)
     if [ -f "$out/reviewer-fails" ]; then echo "reviewer crashed" >&2; exit 4; fi
     echo "REVIEW of $LW_DIFF: see the findings below."
@@ -94,25 +83,23 @@ pub const PLAN_WORDS: [&str; 10] = [
 
 /// A `loopwatch.toml` with every role played by the review script.
 pub fn config(concurrency: usize, max_rounds: u32, extra: &str) -> String {
-    let agent =
-        |role: &str| format!("command = \"bash @AGENTS@/review.sh {role}\"\ntimeout = \"1m\"\n");
+    let roles = [
+        "developer",
+        "verifier",
+        "auditor",
+        "reviewer",
+        "finding-verifier",
+    ];
     format!(
-        "[run]\ntest = \"true\"\nmax_rounds = {max_rounds}\ngrace = \"1s\"\n\n\
-         [agents.developer]\n{}\n[agents.verifier]\n{}\n[agents.auditor]\n{}\n\
-         [agents.reviewer]\n{}\n[agents.finding-verifier]\n{}max_concurrency = {concurrency}\n\n{extra}",
-        agent("developer"),
-        agent("verifier"),
-        agent("auditor"),
-        agent("reviewer"),
-        agent("finding-verifier"),
+        "[run]\ntest = \"true\"\nmax_rounds = {max_rounds}\ngrace = \"1s\"\n\n{}max_concurrency = {concurrency}\n\n{extra}",
+        agent_tables("review.sh", &roles)
     )
 }
 
 /// A project whose agents are the review script.
 pub fn project(config_text: &str) -> Project {
     let p = Project::new(config_text);
-    let agents = p.root.parent().unwrap().join("agents");
-    std::fs::write(agents.join("review.sh"), REVIEW_AGENT).unwrap();
+    p.write_agent("review.sh", REVIEW_AGENT);
     std::fs::create_dir_all(p.out.join("plan")).unwrap();
     p
 }

@@ -18,8 +18,12 @@ pub const CONTRACT: &str = "docs/contract.md";
 
 pub const CONTRACT_TEXT: &str = "# CONTRACT — totals\n- date: 2026-12-01 | flow: feat | branch: main\n- status: active\n\n## REQUEST (verbatim — IMMUTABLE)\n\"The total shows cents.\"\n\n## ACCEPTANCE CRITERIA\n1. The total shows cents.\n   CHECK: grep -q cents src/total.txt && echo CENTS_OK\n   EXPECT: CENTS_OK\n   EVIDENCE: pending\n\n## FILE SCOPE\n- src/total.txt\n";
 
-/// The scripted agents: one script, the role as its first argument.
-pub const AGENT: &str = r#"#!/usr/bin/env bash
+/// The start of every scripted agent (see [`Project::write_agent`]): the
+/// role is its first argument, `$out` is `$TEST_OUT`, `$n` the dispatch
+/// number and `$input` its stdin, saved with its `LW_*` environment as
+/// `$out/<n>-<role>.stdin` and `.env`. `conforme` and `pass` print a GATE 1
+/// CONFORME and a GATE 2 PASS answer.
+pub const AGENT_PROLOGUE: &str = r#"#!/usr/bin/env bash
 set -u
 role=$1
 out="$TEST_OUT"
@@ -27,7 +31,12 @@ n="$LW_DISPATCH"
 input=$(cat)
 printf '%s' "$input" >"$out/$n-$role.stdin"
 env | grep '^LW_' | sort >"$out/$n-$role.env"
-if [ -f "$out/running" ] && kill -0 "$(cat "$out/running")" 2>/dev/null; then
+conforme() { printf 'VERIFY — VERDICT: CONFORME\nCONTRACT: %s\nCRITERIA:\n  1. The total shows cents — MET — ran the check\nSCOPE: in-scope 1 files; out-of-scope: none\nFLOOR: clean\nPROOF: read 1 files\n' "$LW_CONTRACT"; }
+pass() { printf 'SECURITY — VERDICT: PASS\nTOOL: grep\nSCOPE: 1 files\nBLOCKING:\nREPORTED (non-blocking):\nPROOF: grep on 1 files\n'; }
+"#;
+
+/// The scripted agents of `agent.sh`, after [`AGENT_PROLOGUE`].
+pub const AGENT: &str = r#"if [ -f "$out/running" ] && kill -0 "$(cat "$out/running")" 2>/dev/null; then
   echo "$n $role overlaps $(cat "$out/running")" >>"$out/violations"
 fi
 echo $$ >"$out/running"
@@ -53,7 +62,7 @@ case $role in
     if grep -q eval src/total.txt; then
       printf 'SECURITY — VERDICT: BLOCK(1)\nTOOL: grep\nSCOPE: 1 files\nBLOCKING:\n  1. [HIGH] eval-injection — src/total.txt:1 — eval of input — hint: remove it\nREPORTED (non-blocking):\nPROOF: grep on 1 files\n'
     else
-      printf 'SECURITY — VERDICT: PASS\nTOOL: grep\nSCOPE: 1 files\nBLOCKING:\nREPORTED (non-blocking):\nPROOF: grep on 1 files\n'
+      pass
     fi
     ;;
 esac
@@ -70,8 +79,10 @@ pub struct Project {
 pub struct Engine(pub Option<Child>);
 
 impl Engine {
-    pub fn wrap(c: Child) -> Engine {
-        Engine(Some(c))
+    /// Starts `c` with its stdout and stderr piped.
+    pub fn spawn(c: &mut Command) -> Engine {
+        let c = c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        Engine(Some(c.spawn().expect("spawn")))
     }
     pub fn id(&self) -> u32 {
         self.0.as_ref().map_or(0, Child::id)
@@ -101,16 +112,70 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loopwatch"))
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let st = Command::new("git")
+/// `git -C dir args…`, which must succeed; its stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
+        .stdin(Stdio::null())
+        .output()
         .expect("git");
-    assert!(st.success(), "git {args:?}");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A git repository in `root` (created), with a committer.
+pub fn git_init(root: &Path) {
+    std::fs::create_dir_all(root).unwrap();
+    git(root, &["init", "-q"]);
+    git(root, &["config", "user.email", "t@example.invalid"]);
+    git(root, &["config", "user.name", "t"]);
+}
+
+/// Commits everything in the worktree `root`.
+pub fn commit_all(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", message]);
+}
+
+/// `git status --porcelain --untracked-files=all` of `root`, sorted.
+pub fn git_status(root: &Path) -> Vec<String> {
+    let mut lines: Vec<String> = git(root, &["status", "--porcelain", "--untracked-files=all"])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// A cargo crate `repro` in `root` whose `src/lib.rs` is `lib` (its
+/// `target/` and `Cargo.lock` ignored).
+pub fn write_crate(root: &Path, lib: &str) {
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"repro\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/lib.rs"), lib).unwrap();
+    std::fs::write(root.join(".gitignore"), "/target\nCargo.lock\n").unwrap();
+}
+
+/// `[agents.<role>]` tables, one per role, each running
+/// `bash @AGENTS@/<script> <role>` with a minute's timeout.
+pub fn agent_tables(script: &str, roles: &[&str]) -> String {
+    roles
+        .iter()
+        .map(|r| {
+            format!("[agents.{r}]\ncommand = \"bash @AGENTS@/{script} {r}\"\ntimeout = \"1m\"\n")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Project {
@@ -121,15 +186,12 @@ impl Project {
         let out = tmp.path().join("out");
         std::fs::create_dir_all(root.join("docs")).unwrap();
         std::fs::create_dir_all(&out).unwrap();
-        git(&root, &["init", "-q"]);
-        git(&root, &["config", "user.email", "t@example.invalid"]);
-        git(&root, &["config", "user.name", "t"]);
+        git_init(&root);
         std::fs::write(root.join(CONTRACT), CONTRACT_TEXT).unwrap();
-        git(&root, &["add", "-A"]);
-        git(&root, &["commit", "-qm", "contract"]);
+        commit_all(&root, "contract");
         let agents = tmp.path().join("agents");
         std::fs::create_dir_all(&agents).unwrap();
-        std::fs::write(agents.join("agent.sh"), AGENT).unwrap();
+        std::fs::write(agents.join("agent.sh"), format!("{AGENT_PROLOGUE}{AGENT}")).unwrap();
         std::fs::write(
             agents.join("verifier.md"),
             "You are the conformity verifier.\n",
@@ -145,6 +207,13 @@ impl Project {
             root,
             out,
         }
+    }
+
+    /// Writes the agent script `name` beside `agent.sh`: [`AGENT_PROLOGUE`],
+    /// then `body`.
+    pub fn write_agent(&self, name: &str, body: &str) {
+        let agents = self.root.parent().unwrap().join("agents");
+        std::fs::write(agents.join(name), format!("{AGENT_PROLOGUE}{body}")).unwrap();
     }
 
     /// The default configuration: the three scripted agents.
@@ -168,12 +237,19 @@ impl Project {
         if contract {
             c.arg(CONTRACT);
         }
-        Engine(Some(
-            c.stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn run"),
-        ))
+        Engine::spawn(&mut c)
+    }
+
+    /// Asserts that `out` exited `code`, with its output and the journal.
+    pub fn assert_exit(&self, out: &Output, code: i32) {
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{}\n{}\n{:#?}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            self.events()
+        );
     }
 
     pub fn run_to_end(&self) -> Output {
@@ -204,13 +280,25 @@ impl Project {
             .collect()
     }
 
+    /// `.pipeline/triage-<iteration>.json`.
+    pub fn triage(&self, iteration: u32) -> Value {
+        let path = self.pipeline().join(format!("triage-{iteration}.json"));
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// The events of type `t` whose field `key` is `value`.
+    pub fn of_type_where(&self, t: &str, key: &str, value: &str) -> Vec<Value> {
+        let mut evs = self.of_type(t);
+        evs.retain(|e| e[key] == value);
+        evs
+    }
+
     /// The finding ids in one bucket of `.pipeline/triage-<iteration>.json`.
     pub fn triage_ids(&self, iteration: u32, bucket: &str) -> Vec<String> {
-        let path = self.pipeline().join(format!("triage-{iteration}.json"));
-        let triage: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        triage[bucket]
+        self.triage(iteration)[bucket]
             .as_array()
-            .unwrap_or_else(|| panic!("{}: no {bucket} array", path.display()))
+            .unwrap_or_else(|| panic!("triage-{iteration}.json: no {bucket} array"))
             .iter()
             .map(|f| f["id"].as_str().unwrap().to_string())
             .collect()
@@ -230,6 +318,15 @@ impl Project {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// Polls until a human gate is requested (deadline: a minute); the
+    /// first one's `human.requested`.
+    pub fn wait_for_gate(&self, what: &str) -> Value {
+        let evs = self.wait_for(what, |e| e.iter().any(|e| e["type"] == "human.requested"));
+        evs.into_iter()
+            .find(|e| e["type"] == "human.requested")
+            .expect("a gate")
     }
 
     /// The ids of the human gates still open.
@@ -268,13 +365,14 @@ impl Project {
     }
 
     pub fn head(&self) -> String {
-        let o = Command::new("git")
-            .arg("-C")
-            .arg(&self.root)
-            .args(["rev-parse", "HEAD"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&o.stdout).trim().to_string()
+        git(&self.root, &["rev-parse", "HEAD"]).trim().to_string()
+    }
+
+    /// What a scripted agent saved of dispatch `n` (the `n` of its
+    /// `agent.started`): `ext` is `stdin` or `env`.
+    pub fn saved(&self, n: &Value, role: &str, ext: &str) -> String {
+        let path = self.out.join(format!("{n}-{role}.{ext}"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
     pub fn violations(&self) -> String {
@@ -305,17 +403,21 @@ pub fn live_with_env(needle: &str) -> Vec<u32> {
         {
             continue;
         }
-        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-        let state = stat
-            .rsplit(')')
-            .next()
-            .and_then(|r| r.split_whitespace().next())
-            .unwrap_or("");
-        if state != "Z" {
+        if is_live(pid) {
             out.push(pid);
         }
     }
     out
+}
+
+/// True while process `pid` runs (it exists and is not a zombie).
+pub fn is_live(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+            != Some("Z")
+    })
 }
 
 pub const SCRIPTED: &str = r#"[run]

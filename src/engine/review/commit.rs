@@ -255,7 +255,7 @@ fn panicked(journal: &std::path::Path, e: &tokio::task::JoinError) -> JournalErr
 mod tests {
     use super::*;
     use crate::journal::{append, read_all};
-    use crate::model::event::{AgentFinished, AgentRole, AgentStarted};
+    use crate::model::rules::green::tests::developer;
     use serde_json::Value;
 
     fn note(t: &str) -> EventBody {
@@ -269,47 +269,14 @@ mod tests {
         }
     }
 
-    fn started(n: u32) -> AgentStarted {
-        AgentStarted {
-            dispatch: n,
-            role: AgentRole::Developer,
-            iteration: 1,
-            gate: None,
-            round: None,
-            adapter: "generic".into(),
-            pid: 100 + n,
-            pgid: 100 + n,
-            input_sha256: "sha256:00".into(),
-            log: format!("agents/{n:03}-developer.log"),
-            input: None,
-            extra: Default::default(),
-        }
-    }
-
-    fn failed(n: u32) -> AgentFinished {
-        AgentFinished {
-            dispatch: n,
-            role: AgentRole::Developer,
-            exit_code: Some(1),
-            duration_ms: 5,
-            timed_out: false,
-            interrupted: false,
-            tokens_in: None,
-            tokens_out: None,
-            cost_usd: None,
-            error: None,
-            answer: None,
-            extra: Default::default(),
-        }
-    }
-
     /// Two developer dispatches that fail: the second finish opens a gate.
     fn two_failures() -> Vec<Record> {
         let mut out = Vec::new();
         for n in 1..=3 {
-            out.push(fixed(vec![EventBody::from(started(n))]));
+            let (started, failed) = developer(n, 1, 1);
+            out.push(fixed(vec![EventBody::from(started.clone())]));
             out.push(Record {
-                finish: Some((started(n), failed(n))),
+                finish: Some((started, failed)),
                 after: vec![note(&format!("after {n}"))],
                 ..Record::default()
             });

@@ -448,18 +448,9 @@ fn record_done(rec: &Recorder, iteration: u32, findings: Vec<Finding>) -> Result
     let rel = results_rel(iteration);
     let dir = rec.pipeline().gates_dir();
     let path = rec.pipeline().dir().join(&rel);
-    std::fs::create_dir_all(&dir).map_err(|e| DispatchError::Io {
-        op: "create",
-        path: dir.clone(),
-        source: e,
-    })?;
-    crate::util::replace_in_pipeline(&path, results_text(&findings).as_bytes()).map_err(|e| {
-        DispatchError::Io {
-            op: "write",
-            path: path.clone(),
-            source: e,
-        }
-    })?;
+    std::fs::create_dir_all(&dir).map_err(DispatchError::io("create", &dir))?;
+    crate::util::replace_in_pipeline(&path, results_text(&findings).as_bytes())
+        .map_err(DispatchError::io("write", &path))?;
     rec.findings(Some(iteration), findings)?;
     Ok(())
 }

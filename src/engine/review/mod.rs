@@ -55,12 +55,7 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// `[agents.<role>]`, or the refusal naming the file.
     pub fn agent(&self, role: AgentRole) -> Result<&AgentConfig, EngineError> {
-        self.config.agent(role).ok_or_else(|| {
-            EngineError::Refused(format!(
-                "{} has no [agents.{role}]",
-                self.config.path.display()
-            ))
-        })
+        super::driver::required_agent(self.config, role)
     }
 }
 
@@ -131,12 +126,9 @@ pub async fn step(
             };
             let env = [(dispatch::STEP_ENV, "review".to_string())];
             let d = dispatch::dispatch_env(ctx.settings, job, &env, stop).await?;
-            if d.finished.interrupted {
-                return Ok(Some(stop.borrow().unwrap_or(130)));
-            }
             // A failed review is dispatched again; the second failure in a
             // row opened a structural gate with its finish.
-            Ok(None)
+            Ok(d.finished.interrupted.then(|| stop.borrow().unwrap_or(130)))
         }
         ReviewStep::Verify => {
             let review = rules::review::reviewer_dispatch(s, n)

@@ -18,8 +18,6 @@
 //! worktree or holds a control character is refused. An unknown runner is
 //! an error naming the TEST, never a guess.
 
-use std::fmt;
-
 /// A test runner loopwatch can run one test with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Runner {
@@ -106,24 +104,15 @@ fn quote(w: &str) -> String {
 }
 
 /// Why one test cannot be run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SingleTestError {
     /// TEST names no runner this module knows.
+    #[error("{0}")]
     UnknownRunner(String),
     /// The file or the test reference is unusable.
+    #[error("{0}")]
     BadReference(String),
 }
-
-impl fmt::Display for SingleTestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SingleTestError::UnknownRunner(why) => write!(f, "{why}"),
-            SingleTestError::BadReference(why) => write!(f, "{why}"),
-        }
-    }
-}
-
-impl std::error::Error for SingleTestError {}
 
 const KNOWN: &str = "cargo test, pytest, jest, vitest, go test, gradle, xcodebuild, node --test";
 

@@ -11,11 +11,10 @@ use tokio::sync::watch;
 use super::verdict_gate::extract_object;
 use super::{Ctx, EngineError};
 use crate::engine::dispatch::{self, DispatchError, Job, STEP_ENV};
-use crate::journal::{AppendOptions, append_with};
 use crate::model::event::AgentRole;
 use crate::model::rules::review::{check_triage, derive_triage};
 use crate::model::triage::{TRIAGE_SCHEMA_VERSION, Triage};
-use crate::model::{EventBody, Finding, State};
+use crate::model::{Finding, State};
 
 /// The triage agent's input: what it sorts and the shape it answers in.
 pub fn input(iteration: u32, findings: &[Finding]) -> String {
@@ -66,11 +65,7 @@ pub async fn run(
                         "triage #{}: {why}; the triage of iteration {iteration} was derived from the verdicts",
                         d.finished.dispatch
                     );
-                    append_with::<_, crate::journal::JournalError>(
-                        ctx.recorder.pipeline(),
-                        &AppendOptions::default(),
-                        |_| Ok(vec![EventBody::Note { text }]),
-                    )?;
+                    ctx.recorder.note(text)?;
                     derive_triage(iteration, &findings)
                 }
             }
@@ -98,11 +93,7 @@ fn keep(ctx: &Ctx<'_>, iteration: u32, t: &Triage) -> Result<(), EngineError> {
         .map_err(|e| EngineError::Refused(format!("the triage of iteration {iteration}: {e}")))?;
     bytes.push(b'\n');
     let back = Triage::parse(&name, &bytes).map_err(EngineError::Refused)?;
-    crate::util::replace_in_pipeline(&path, &bytes).map_err(|e| DispatchError::Io {
-        op: "write",
-        path: path.clone(),
-        source: e,
-    })?;
+    crate::util::replace_in_pipeline(&path, &bytes).map_err(DispatchError::io("write", &path))?;
     let (counts, buckets) = back.buckets();
     ctx.recorder.triage(iteration, name, counts, buckets)?;
     Ok(())

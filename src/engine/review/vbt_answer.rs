@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::parse::kind_of;
+
 /// One repro test the agent says it wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Repro {
@@ -102,32 +104,16 @@ pub fn read(text: &[u8], asked: &[String]) -> Result<Answered, String> {
                 "the agent's entry {n} lacks a \"file\" or a \"testRef\" string"
             )),
         };
-        match out.by_finding.get(finding) {
-            Some(_) => {
-                out.by_finding.insert(
-                    finding.to_string(),
-                    Err(format!(
-                        "the agent answered more than one entry for {finding}"
-                    )),
-                );
-            }
-            None => {
-                out.by_finding.insert(finding.to_string(), entry);
-            }
-        }
+        let entry = if out.by_finding.contains_key(finding) {
+            Err(format!(
+                "the agent answered more than one entry for {finding}"
+            ))
+        } else {
+            entry
+        };
+        out.by_finding.insert(finding.to_string(), entry);
     }
     Ok(out)
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn strip_position(msg: &str) -> String {

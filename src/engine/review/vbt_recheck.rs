@@ -195,7 +195,9 @@ fn weakened(
     }))
 }
 
-fn safe(id: &str) -> String {
+/// A finding's id as part of a file name: at most 64 characters, each
+/// one that is not `[A-Za-z0-9_-]` replaced by `_`.
+pub(super) fn safe(id: &str) -> String {
     id.chars()
         .take(64)
         .map(|c| {

@@ -305,17 +305,7 @@ struct LogNames(BTreeSet<String>);
 
 impl LogNames {
     fn log(&mut self, iteration: u32, finding: &str) -> String {
-        let safe: String = finding
-            .chars()
-            .take(64)
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let safe = super::vbt_recheck::safe(finding);
         let mut name = format!("verify-{iteration}-{safe}.test.log");
         let mut n = 2;
         while !self.0.insert(name.clone()) {

@@ -116,7 +116,7 @@ pub fn gaps(s: &State) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::event::*;
     use crate::model::{Event, fold};
@@ -138,7 +138,13 @@ mod tests {
         }
     }
 
-    fn dev(dispatch: u32, iteration: u32, exit: i32) -> [EventBody; 2] {
+    /// A developer dispatch of `iteration` that exited `exit`: its start and
+    /// its finish (the engine's tests use it too).
+    pub(crate) fn developer(
+        dispatch: u32,
+        iteration: u32,
+        exit: i32,
+    ) -> (AgentStarted, AgentFinished) {
         let started = AgentStarted {
             dispatch,
             role: AgentRole::Developer,
@@ -167,7 +173,7 @@ mod tests {
             answer: None,
             extra: Default::default(),
         };
-        [EventBody::from(started), EventBody::from(finished)]
+        (started, finished)
     }
 
     fn green(iteration: u32, t: &str, result: GreenResult, note: Option<&str>) -> EventBody {
@@ -210,7 +216,8 @@ mod tests {
                 trigger: "review".into(),
             },
         ];
-        bodies.extend(dev(7, 2, exit));
+        let (started, finished) = developer(7, 2, exit);
+        bodies.extend([EventBody::from(started), EventBody::from(finished)]);
         bodies.extend(more);
         let evs: Vec<Event> = bodies
             .into_iter()
