@@ -110,10 +110,7 @@ pub async fn step(
 ) -> Result<Option<i32>, EngineError> {
     let pipeline = ctx.recorder.pipeline();
     let n = s
-        .review_iterations
-        .iter()
-        .rev()
-        .find_map(|i| i.gates.last())
+        .latest_round()
         .map_or(s.iteration_number().max(1), |g| g.iteration);
     match step {
         ReviewStep::Review => {
