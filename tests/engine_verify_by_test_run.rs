@@ -77,14 +77,7 @@ const LIB: &str = "/// A price plus a tip, in cents.\npub fn total_cents(price: 
 
 /// The scripted project with a committed cargo crate beside the contract.
 fn project() -> Project {
-    let roles = [
-        "developer",
-        "verifier",
-        "auditor",
-        "reviewer",
-        "finding-verifier",
-        "verify-by-test",
-    ];
+    let roles = [REVIEW_ROLES.as_slice(), &["verify-by-test"]].concat();
     let config = format!(
         "[run]\ntest = \"cargo test\"\nmax_rounds = 3\ngrace = \"1s\"\n\n\
          [verify_by_test]\nenabled = true\nmax_findings = 3\nstep_timeout = \"5m\"\n\n{}",

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::engine_support::{Project, agent_tables};
+use crate::engine_support::{Project, REVIEW_ROLES, agent_tables};
 use serde_json::{Value, json};
 
 /// The review script, after the shared `AGENT_PROLOGUE`.
@@ -83,16 +83,9 @@ pub const PLAN_WORDS: [&str; 10] = [
 
 /// A `loopwatch.toml` with every role played by the review script.
 pub fn config(concurrency: usize, max_rounds: u32, extra: &str) -> String {
-    let roles = [
-        "developer",
-        "verifier",
-        "auditor",
-        "reviewer",
-        "finding-verifier",
-    ];
     format!(
         "[run]\ntest = \"true\"\nmax_rounds = {max_rounds}\ngrace = \"1s\"\n\n{}max_concurrency = {concurrency}\n\n{extra}",
-        agent_tables("review.sh", &roles)
+        agent_tables("review.sh", &REVIEW_ROLES)
     )
 }
 

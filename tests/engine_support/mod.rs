@@ -166,6 +166,16 @@ pub fn write_crate(root: &Path, lib: &str) {
     std::fs::write(root.join(".gitignore"), "/target\nCargo.lock\n").unwrap();
 }
 
+/// Every role of a run with a review stage (the loop's three and the
+/// review's two).
+pub const REVIEW_ROLES: [&str; 5] = [
+    "developer",
+    "verifier",
+    "auditor",
+    "reviewer",
+    "finding-verifier",
+];
+
 /// `[agents.<role>]` tables, one per role, each running
 /// `bash @AGENTS@/<script> <role>` with a minute's timeout.
 pub fn agent_tables(script: &str, roles: &[&str]) -> String {
