@@ -32,9 +32,10 @@ pub(super) fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitC
             .context("--contract has no file name; pass --id")?,
     };
     let worktree = rec.pipeline().worktree().to_path_buf();
-    let branch = a
-        .branch
-        .unwrap_or_else(|| current_branch(&worktree).unwrap_or_default());
+    let branch = a.branch.unwrap_or_else(|| {
+        crate::code::git_answer(&worktree, &["rev-parse", "--abbrev-ref", "HEAD"])
+            .unwrap_or_default()
+    });
     let info = RunInfo {
         id,
         flow: a.flow,
@@ -122,17 +123,4 @@ fn relative_to(path: &std::path::Path, worktree: &std::path::Path) -> String {
         Some(rel) => rel.display().to_string(),
         None => path.display().to_string(),
     }
-}
-
-fn current_branch(worktree: &std::path::Path) -> Option<String> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(worktree)
-        .args(["rev-parse", "--abbrev-ref", "HEAD"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }

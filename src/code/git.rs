@@ -55,6 +55,16 @@ const CONFIG: [&str; 11] = [
     "advice.addEmbeddedRepo=false",
 ];
 
+/// The trimmed standard output of `git <args>` run in `dir` as this module
+/// runs git (clean environment, deadline), when it succeeded and printed
+/// something: for the small questions whose answer may be missing (the
+/// branch, the head, the git folder).
+pub fn answer(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = Git::new(dir, args).run().ok()?;
+    let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
 /// One git invocation being prepared.
 pub(crate) struct Git {
     cwd: PathBuf,
@@ -258,6 +268,25 @@ mod tests {
                 .next()
                 .is_some_and(|r| !r.trim_start().starts_with('Z'))
         })
+    }
+
+    #[test]
+    fn an_answer_is_the_trimmed_output_of_a_git_command_that_succeeded() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(answer(root, &["rev-parse", "--abbrev-ref", "HEAD"]), None);
+        Git::new(root, &["init", "-q", "-b", "trunk"])
+            .run()
+            .unwrap();
+        // Before the first commit, HEAD names no commit: git fails.
+        assert_eq!(answer(root, &["rev-parse", "--verify", "-q", "HEAD"]), None);
+        assert_eq!(
+            answer(root, &["symbolic-ref", "--short", "HEAD"]).as_deref(),
+            Some("trunk")
+        );
+        // Succeeded, printed nothing.
+        assert_eq!(answer(root, &["ls-files"]), None);
+        assert_eq!(answer(&root.join("missing"), &["status"]), None);
     }
 
     #[test]

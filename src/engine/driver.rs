@@ -248,7 +248,7 @@ impl Engine {
         let cfg = &self.opts.config.run;
         let diff = match &cfg.diff {
             Some(d) => d.clone(),
-            None => git(worktree, &["rev-parse", "HEAD"]).ok_or_else(|| {
+            None => crate::code::git_answer(worktree, &["rev-parse", "HEAD"]).ok_or_else(|| {
                 EngineError::Refused(format!(
                     "cannot read HEAD in {} (is it a git worktree with a commit?): set [run] diff in {}",
                     worktree.display(),
@@ -262,7 +262,8 @@ impl Engine {
         Ok(RunInfo {
             id,
             flow: header_field(&text, "flow").unwrap_or_else(|| "feat".into()),
-            branch: git(worktree, &["rev-parse", "--abbrev-ref", "HEAD"]).unwrap_or_default(),
+            branch: crate::code::git_answer(worktree, &["rev-parse", "--abbrev-ref", "HEAD"])
+                .unwrap_or_default(),
             contract: rel,
             diff,
             test: cfg.test.clone(),
@@ -598,19 +599,6 @@ fn header_field(text: &str, key: &str) -> Option<String> {
             (!v.is_empty()).then(|| v.to_string())
         })
     })
-}
-
-fn git(dir: &Path, args: &[&str]) -> Option<String> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (out.status.success() && !s.is_empty()).then_some(s)
 }
 
 #[cfg(test)]

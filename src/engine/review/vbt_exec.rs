@@ -147,24 +147,14 @@ pub async fn run_test(
 
 /// The worktree's build lock file.
 fn lock_path(set: &Settings) -> PathBuf {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(set.pipeline.worktree())
-        .args(["rev-parse", "--absolute-git-dir"])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output();
-    match out {
-        Ok(o) if o.status.success() => {
-            let dir = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            if dir.is_empty() {
-                set.pipeline.dir().join(BUILD_LOCK)
-            } else {
-                Path::new(&dir).join(BUILD_LOCK)
-            }
-        }
-        _ => set.pipeline.dir().join(BUILD_LOCK),
-    }
+    let git_dir = crate::code::git_answer(
+        set.pipeline.worktree(),
+        &["rev-parse", "--absolute-git-dir"],
+    );
+    git_dir.map_or_else(
+        || set.pipeline.dir().join(BUILD_LOCK),
+        |d| Path::new(&d).join(BUILD_LOCK),
+    )
 }
 
 enum Lock {
