@@ -60,9 +60,16 @@ const CONFIG: [&str; 11] = [
 /// something: for the small questions whose answer may be missing (the
 /// branch, the head, the git folder).
 pub fn answer(dir: &Path, args: &[&str]) -> Option<String> {
-    let out = Git::new(dir, args).run().ok()?;
-    let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let out = stdout(dir, args).ok()?;
+    let s = String::from_utf8_lossy(&out).trim().to_string();
     (!s.is_empty()).then_some(s)
+}
+
+/// The standard output of `git <args>` run in `dir` as this module runs
+/// git; an error naming the command and folder when git cannot start,
+/// runs past its deadline or fails.
+pub fn stdout(dir: &Path, args: &[&str]) -> Result<Vec<u8>, CodeError> {
+    Git::new(dir, args).run().map(|o| o.stdout)
 }
 
 /// One git invocation being prepared.

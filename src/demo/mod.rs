@@ -233,20 +233,8 @@ pub fn scripted_person(
 }
 
 fn git(dir: &Path, args: &[&str]) -> anyhow::Result<()> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .context("run git (the demo needs git installed)")?;
-    if !out.status.success() {
-        anyhow::bail!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
+    crate::code::git_stdout(dir, args)
+        .context("setting up the demo's worktree (the demo needs git)")?;
     Ok(())
 }
 

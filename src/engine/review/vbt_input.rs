@@ -6,7 +6,6 @@
 
 use std::fmt::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use super::single_test::TestCommand;
 use crate::code;
@@ -146,17 +145,10 @@ fn hunks(
 /// Tracked files that look like tests (a path part holding `test` or
 /// `spec`), the first few.
 fn test_files(worktree: &Path) -> Vec<String> {
-    let Ok(out) = Command::new("git")
-        .arg("-C")
-        .arg(worktree)
-        .args(["ls-files", "-z"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-    else {
+    let Ok(out) = crate::code::git_stdout(worktree, &["ls-files", "-z"]) else {
         return Vec::new();
     };
-    String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&out)
         .split('\0')
         .filter(|p| {
             let lower = p.to_ascii_lowercase();

@@ -11,7 +11,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use crate::code::{self, DiffLimits, FileDiff, FileStatus, TreeId};
 
@@ -163,20 +162,5 @@ pub fn status_word(f: &FileDiff) -> &'static str {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, TreeError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| TreeError(format!("cannot run git {}: {e}", args[0])))?;
-    if !out.status.success() {
-        return Err(TreeError(format!(
-            "git {} failed in {}: {}",
-            args[0],
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    Ok(out.stdout)
+    crate::code::git_stdout(dir, args).map_err(|e| TreeError(e.to_string()))
 }
