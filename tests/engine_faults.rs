@@ -97,6 +97,18 @@ fn a_developer_that_fails_twice_waits_for_a_person() {
             .contains("exited with status 3"),
         "{req}"
     );
+    // A person sees how the second dispatch's log ended.
+    assert_eq!(req["evidence"]["log"], "agents/002-developer.log");
+    assert_eq!(req["evidence"]["logLines"], serde_json::json!(["  | oops"]));
+    let request: loopwatch::model::event::HumanRequest =
+        serde_json::from_value(req.clone()).expect("a human request");
+    let shown = loopwatch::tui::evidence::evidence_lines(&request);
+    assert!(
+        shown
+            .windows(2)
+            .any(|w| w[0] == "the agent's log, as it ended:" && w[1] == "    | oops"),
+        "{shown:#?}"
+    );
     assert!(
         p.of_type("gate.started").is_empty(),
         "no gate runs on failed work"

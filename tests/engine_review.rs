@@ -344,6 +344,10 @@ fn a_reviewer_failing_twice_opens_a_structural_gate() {
         gate["summary"],
         "the reviewer dispatch failed twice: exited with status 4"
     );
+    assert_eq!(
+        gate["evidence"]["logLines"],
+        serde_json::json!(["  | reviewer crashed"])
+    );
 }
 
 #[test]

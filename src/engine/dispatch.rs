@@ -14,10 +14,11 @@ use tokio::sync::watch;
 use super::adapter::{self, Answer, Request};
 use super::child::{self, MARKER_ENV, Spawn};
 use super::config::AgentConfig;
-use crate::journal::{AppendOptions, JournalError, Pipeline, append_with};
+use crate::journal::{AppendOptions, JournalError, Pipeline, TAIL_BYTES, append_with};
 use crate::model::event::{AgentFinished, AgentRole, AgentStarted, RunInfo};
 use crate::model::rules;
 use crate::model::*;
+use crate::recorder::evidence;
 
 /// Most stdout bytes an answer may have (the rest makes the answer unusable).
 pub const STDOUT_LIMIT: usize = 16 * 1024 * 1024;
@@ -225,6 +226,7 @@ pub async fn dispatch_with(
                 bodies,
                 finish: Some((started, finished.clone())),
                 after,
+                log_tail: Vec::new(),
             };
             commit(set, with.commit, r).await?;
             return Ok(Dispatched { finished, answer });
@@ -236,8 +238,7 @@ pub async fn dispatch_with(
     bodies.push(EventBody::from(started.clone()));
     let r = Record {
         bodies,
-        finish: None,
-        after: Vec::new(),
+        ..Record::default()
     };
     commit(set, with.commit, r).await?;
     let outcome = running
@@ -275,13 +276,36 @@ pub async fn dispatch_with(
         Some(f) if !finished.interrupted => f(&answer, &finished),
         _ => Vec::new(),
     };
+    let log_tail = if finished.succeeded() || finished.interrupted {
+        Vec::new()
+    } else {
+        read_log_tail(&set.pipeline, log_path).await
+    };
     let r = Record {
         bodies: Vec::new(),
         finish: Some((started, finished.clone())),
         after,
+        log_tail,
     };
     commit(set, with.commit, r).await?;
     Ok(Dispatched { finished, answer })
+}
+
+/// The end of a failed agent's log, read on the blocking pool (the log is
+/// the agent's to write: it is read as a hostile file, its last 64 KiB).
+async fn read_log_tail(pipeline: &Pipeline, log: PathBuf) -> Vec<String> {
+    let pipeline = pipeline.clone();
+    let read = tokio::task::spawn_blocking(move || {
+        crate::journal::read_tail(&pipeline, &log, TAIL_BYTES)
+            // Less than asked for: the log was read whole.
+            .map(|raw| (raw.len() < TAIL_BYTES as usize, raw))
+    })
+    .await;
+    match read {
+        Ok(Ok((whole, raw))) => evidence::log_tail(&raw, whole),
+        Ok(Err(e)) => vec![format!("(the log cannot be read: {e})")],
+        Err(e) => vec![format!("(the log cannot be read: {e})")],
+    }
 }
 
 /// Replaces `path` with `bytes` (atomically, fsync'd) on the blocking
@@ -310,7 +334,7 @@ pub fn record(
     let r = Record {
         bodies,
         finish: finish.map(|(st, f)| (st.clone(), f.clone())),
-        after: Vec::new(),
+        ..Record::default()
     };
     r.append(pipeline)
 }
@@ -325,6 +349,9 @@ pub struct Record {
     pub finish: Option<(AgentStarted, AgentFinished)>,
     /// Written last (a lane's transition after the finish).
     pub after: Vec<EventBody>,
+    /// The end of a failed agent's log ([`evidence::log_tail`]), put in the
+    /// evidence of any gate its failure opens.
+    pub log_tail: Vec<String>,
 }
 
 impl Record {
@@ -335,7 +362,12 @@ impl Record {
         let mut out = self.bodies.clone();
         if let Some((st, f)) = &self.finish {
             out.push(EventBody::from(f.clone()));
-            let reqs = rules::gates_for_dispatch(s, st, f);
+            let mut reqs = rules::gates_for_dispatch(s, st, f);
+            if !self.log_tail.is_empty() {
+                for r in &mut reqs {
+                    r.evidence["logLines"] = serde_json::json!(self.log_tail);
+                }
+            }
             out.extend(
                 rules::assign_ids(s, st.iteration, reqs, gate_scope(st.role))
                     .into_iter()

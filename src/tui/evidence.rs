@@ -105,6 +105,11 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     } else if let Some(s) = text(ev, "excerpt") {
         raw.extend(s.lines().map(|l| format!("output | {l}")));
     }
+    let log: Vec<&str> = strings(ev, "logLines").collect();
+    if !log.is_empty() {
+        raw.push("the agent's log, as it ended:".into());
+        raw.extend(log.iter().map(|l| format!("  {l}")));
+    }
     match ev.get("notes") {
         Some(Value::String(s)) => raw.push(format!("note: {s}")),
         Some(Value::Array(a)) => raw.extend(

@@ -1,7 +1,8 @@
 //! The evidence of the gates that carry no code hunk: an abandonment's
 //! criterion and ABANDON line read from the contract, a cap's rows over
 //! every round of its gate, a structurally broken output with its failing
-//! line marked. Raw text, as lines; whoever shows it sanitises it.
+//! line marked, the end of a failed agent's log. Raw text, as lines;
+//! whoever shows it sanitises it.
 
 use std::path::Path;
 
@@ -18,6 +19,30 @@ pub const OUTPUT_BEFORE: usize = 15;
 
 /// Lines of a broken output shown in all.
 pub const OUTPUT_LINES: usize = 40;
+
+/// The last [`OUTPUT_LINES`] lines of an agent's log (where a failure
+/// shows), each as `  | text`, after a line saying what came before. `raw`
+/// is the log's end; `whole` says whether it is the whole log (if not, its
+/// first line may be cut and is left out).
+pub fn log_tail(raw: &[u8], whole: bool) -> Vec<String> {
+    let text = String::from_utf8_lossy(raw);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if !whole && !lines.is_empty() {
+        lines.remove(0);
+    }
+    if lines.is_empty() {
+        return vec!["(the log is empty)".into()];
+    }
+    let shown = lines.len().saturating_sub(OUTPUT_LINES);
+    let mut out = Vec::new();
+    if !whole {
+        out.push("(the log's earlier lines are not shown)".into());
+    } else if shown > 0 {
+        out.push(format!("({shown} lines before)"));
+    }
+    out.extend(lines[shown..].iter().map(|l| bounded(format!("  | {l}"))));
+    out
+}
 
 /// Criterion `id` of the contract at `path` (relative to `worktree`, as
 /// the run recorded it), its ABANDON lines and their proof, as lines:
@@ -219,5 +244,28 @@ mod tests {
             Some("(line 9 is past the output's end: 1 lines)")
         );
         assert_eq!(marked_output(b"", Some(1)), ["(the output is empty)"]);
+    }
+
+    #[test]
+    fn a_log_shows_its_last_lines_and_says_what_came_before() {
+        let raw: String = (1..=100).map(|i| format!("l{i}\n")).collect();
+        let out = log_tail(raw.as_bytes(), true);
+        assert_eq!(out[0], "(60 lines before)");
+        assert_eq!(out[1], "  | l61");
+        assert_eq!(out.last().map(String::as_str), Some("  | l100"));
+        assert_eq!(out.len(), 41);
+        assert_eq!(log_tail(b"oops\n", true), ["  | oops"]);
+        // The end of a longer log: its first line may be cut, so it goes.
+        assert_eq!(
+            log_tail(b"ut line\nwhole\n", false),
+            ["(the log's earlier lines are not shown)", "  | whole"]
+        );
+        assert_eq!(log_tail(b"", true), ["(the log is empty)"]);
+        assert_eq!(log_tail(b"cut", false), ["(the log is empty)"]);
+        // A runaway line is kept bounded; invalid UTF-8 is shown replaced.
+        let huge = "y".repeat(1 << 20);
+        let cut = log_tail(huge.as_bytes(), true);
+        assert!(cut[0].starts_with("  | yyy") && cut[0].len() < 2100);
+        assert_eq!(log_tail(b"a\xffb\n", true), ["  | a\u{fffd}b"]);
     }
 }

@@ -28,7 +28,7 @@ pub use code::{
     Citation, EXCERPT_CONTEXT, MAX_CAPTURED_LINE, MAX_CITATIONS, MAX_EVIDENCE_CHANGED_LINES,
     citations, cited_lines, file_hunks,
 };
-pub use kinds::{abandonment, marked_output, rounds};
+pub use kinds::{abandonment, log_tail, marked_output, rounds};
 pub use refresh::{Refreshed, Sources, refresh};
 
 use crate::code::{CodeSnapshot, RunTrees};
