@@ -131,6 +131,15 @@ fn server() -> (String, Arc<Mutex<Vec<String>>>) {
     (url, got)
 }
 
+/// Waits (at most a minute) until the server has received a request.
+fn wait_for_webhook(got: &Mutex<Vec<String>>) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while got.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the webhook never came");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn the_webhook_is_sent_once_with_the_engine_and_await_both_watching() {
     let (url, got) = server();
@@ -150,11 +159,7 @@ fn the_webhook_is_sent_once_with_the_engine_and_await_both_watching() {
             .args(["await", &id, "--timeout", "120"])
             .env("XDG_CONFIG_HOME", config.path()),
     );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while got.lock().unwrap().is_empty() {
-        assert!(Instant::now() < deadline, "the webhook never came");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_webhook(&got);
     // Claimed in the journal before sending: a second sender finds it
     // claimed. Deciding closes the gate: nothing can be sent after it.
     p.decide(&id, "approve");
@@ -192,11 +197,7 @@ fn the_engine_alone_sends_the_webhook_of_its_config() {
     });
     let claim = sent.iter().find(|e| e["type"] == "notify.sent").unwrap();
     assert_eq!(claim["id"], id.as_str());
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while got.lock().unwrap().is_empty() {
-        assert!(Instant::now() < deadline, "the webhook never came");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_webhook(&got);
     let body: Value = serde_json::from_str(&got.lock().unwrap()[0]).unwrap();
     assert_eq!(body["kind"], "out-of-scope");
     assert_eq!(body["subject"], "Makefile");

@@ -300,10 +300,11 @@ async fn read_log_tail(pipeline: &Pipeline, log: PathBuf) -> Vec<String> {
             // Less than asked for: the log was read whole.
             .map(|raw| (raw.len() < TAIL_BYTES as usize, raw))
     })
-    .await;
+    .await
+    .map_err(|e| e.to_string())
+    .and_then(|r| r.map_err(|e| e.to_string()));
     match read {
-        Ok(Ok((whole, raw))) => evidence::log_tail(&raw, whole),
-        Ok(Err(e)) => vec![format!("(the log cannot be read: {e})")],
+        Ok((whole, raw)) => evidence::log_tail(&raw, whole),
         Err(e) => vec![format!("(the log cannot be read: {e})")],
     }
 }
@@ -479,5 +480,40 @@ impl DispatchError {
     pub fn io(op: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();
         move |source| DispatchError::Io { op, path, source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_agents_log_is_read_as_a_hostile_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = Pipeline::at(d.path().join("wt/.pipeline"));
+        std::fs::create_dir_all(p.dir().join("agents")).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let tail = |name: &str| rt.block_on(read_log_tail(&p, p.dir().join("agents").join(name)));
+        std::fs::write(p.dir().join("agents/ok.log"), "one\ntwo\n").unwrap();
+        assert_eq!(tail("ok.log"), ["  | one", "  | two"]);
+        // Longer than the read of its end: the cut first line is left out.
+        let long: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(p.dir().join("agents/long.log"), &long).unwrap();
+        let shown = tail("long.log");
+        assert_eq!(shown[0], "(the log's earlier lines are not shown)");
+        assert_eq!(shown.last().map(String::as_str), Some("  | line 19999"));
+        // An agent's log swapped for a link out of the worktree is not read.
+        std::fs::write(d.path().join("secret"), "password\n").unwrap();
+        std::os::unix::fs::symlink(d.path().join("secret"), p.dir().join("agents/link.log"))
+            .unwrap();
+        let refused = tail("link.log");
+        assert_eq!(refused.len(), 1);
+        assert!(
+            refused[0].starts_with("(the log cannot be read: ") && !refused[0].contains("password"),
+            "{refused:?}"
+        );
+        assert!(tail("missing.log")[0].starts_with("(the log cannot be read: "));
     }
 }
