@@ -7,10 +7,14 @@
 //! - [`parse`]: readers of the agents' text (gate outputs, finding verdicts, review findings).
 //! - [`journal`]: the `.pipeline` store: locked append, state snapshot, tail reading, safe file tails.
 //! - [`recorder`]: what the orchestrator's calls write, with the loop's rules applied under the lock.
-//! - [`code`]: the code per iteration: git tree snapshots, code diffs, cited lines.
+//! - [`code`]: the code per iteration: git tree snapshots, code diffs, cited lines; and git as
+//!   loopwatch runs it (clean environment, a deadline, its own process group).
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
+//! - [`engine`]: `loopwatch run`, the loop itself: it dispatches the agents `model::rules` asks
+//!   for (own process groups, timeouts, journaled, resumable), the review stage's
+//!   finding-verifier graph and verify-by-test; it decides nothing the rules do not say.
 //! - [`history`]: the one store of a run's events (shared, never copied), the state after any
 //!   event (checkpoints), the replay positioning rules, what changed between iterations.
 //! - [`redact`]: secret scrubbing for reports and copied text (`[redacted:<kind>]`).
