@@ -367,6 +367,7 @@ fn a_repro_test_that_detaches_is_stopped_whole() {
         run: RunInfo::default(),
         grace: Duration::from_millis(500),
         log_limit: 1 << 20,
+        contract: None,
     };
     std::fs::create_dir_all(p.root.join(".pipeline")).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()

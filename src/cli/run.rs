@@ -44,6 +44,10 @@ pub struct RunArgs {
     /// No TUI: one line per event on stdout.
     #[arg(long)]
     pub headless: bool,
+    /// The pipeline's run has ended: archive it under `.pipeline/runs/<run-id>/`
+    /// and start a new run on CONTRACT (a journal holds one run).
+    #[arg(long)]
+    pub new: bool,
 }
 
 /// What `run` needs before anything runs: the pipeline and the checked config.
@@ -62,13 +66,14 @@ pub fn prepare(
         config,
         pipeline,
         contract,
+        new: false,
     }))
 }
 
 /// Runs `run`.
 pub fn run(a: RunArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let opts = match prepare(a.config, a.contract, globals)? {
-        Ok(o) => o,
+        Ok(o) => Options { new: a.new, ..o },
         Err(msg) => {
             super::output::warn(&format!("loopwatch: {msg}"));
             return Ok(ExitCode::from(2));

@@ -17,7 +17,7 @@ use crate::journal::{AppendOptions, JournalError, Pipeline, TAIL_BYTES, append_w
 use crate::model::event::{AgentFinished, AgentRole, AgentStarted, RunInfo, SignalFrom};
 use crate::model::rules;
 use crate::model::*;
-use crate::process::{self, LogFile, Sink, tree::MARKER_ENV};
+use crate::process::{self, LogFile, Sink};
 use crate::recorder::evidence;
 
 /// Most stdout bytes an answer may have (the rest makes the answer unusable).
@@ -64,6 +64,9 @@ pub struct Settings {
     pub grace: Duration,
     /// Bytes per agent log.
     pub log_limit: u64,
+    /// The contract as judged, checked after every dispatch (`None`: the
+    /// caller checks nothing, as a test of one step may).
+    pub contract: Option<std::sync::Arc<std::sync::Mutex<super::contract::ContractWatch>>>,
 }
 
 /// Runs one dispatch to its end (or the stop) and records it.
@@ -148,7 +151,7 @@ pub async fn dispatch_with(
     let invocation = adapter::invocation(&req);
     let n = job.dispatch;
     let agents_dir = set.pipeline.dir().join("agents");
-    std::fs::create_dir_all(&agents_dir).map_err(DispatchError::io("create", &agents_dir))?;
+    crate::util::pipeline_dir(&agents_dir).map_err(DispatchError::io("write into", &agents_dir))?;
     let stem = format!("{n:03}-{role}");
     let input_path = agents_dir.join(format!("{stem}.input"));
     write_file(input_path.clone(), full.as_bytes().to_vec()).await?;
@@ -170,7 +173,6 @@ pub async fn dispatch_with(
                 .to_string(),
         ),
         ("LW_DISPATCH".into(), n.to_string()),
-        (MARKER_ENV.into(), format!("{}#{n}", pipeline_dir.display())),
     ];
     env.extend(extra_env.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
     let log = LogFile::create(&log_path, set.log_limit)
@@ -182,7 +184,8 @@ pub async fn dispatch_with(
         .deadline(job.agent.timeout)
         .grace(set.grace)
         .stdout(Sink::capture(STDOUT_LIMIT).log(&log))
-        .stderr(Sink::read().tail(STDERR_TAIL).log(&log));
+        .stderr(Sink::read().tail(STDERR_TAIL).log(&log))
+        .on_behalf_of(process::tree::marker(set.pipeline.dir(), &n.to_string()));
     let mut started = AgentStarted {
         dispatch: n,
         role,
@@ -249,11 +252,25 @@ pub async fn dispatch_with(
     // The log stays the agent's own stream; how it ended is in `agent.finished`.
     let ended = running.finish(stop).await;
     drop(slot);
+    // What the agent did to the contract's judged parts is put back.
+    let tampered = match &set.contract {
+        Some(watch) => match watch.lock() {
+            Ok(mut w) => w.after_dispatch().unwrap_or_else(|e| vec![e]),
+            Err(_) => Vec::new(),
+        },
+        None => Vec::new(),
+    };
     let mut answer = adapter::answer(job.agent.adapter, &ended.stdout.head);
     if ended.stdout.truncated {
         answer.error = Some(format!(
             "the agent printed more than {} MiB on stdout",
             STDOUT_LIMIT / (1024 * 1024)
+        ));
+    }
+    if !tampered.is_empty() {
+        answer.error = Some(format!(
+            "changed the contract's judged parts (put back): {}",
+            tampered.join("; ")
         ));
     }
     // The answer is kept before the finish is recorded: an engine that
@@ -276,6 +293,7 @@ pub async fn dispatch_with(
         }),
         last_words: ended.stderr.last_lines(LAST_WORDS),
         leftovers: u32::try_from(ended.leftovers).unwrap_or(u32::MAX),
+        tampered,
         tokens_in: answer.tokens_in,
         tokens_out: answer.tokens_out,
         cost_usd: answer.cost_usd,
@@ -325,14 +343,21 @@ async fn read_log_tail(pipeline: &Pipeline, log: PathBuf) -> Vec<String> {
 /// engine's thread (the finding lanes).
 async fn write_file(path: PathBuf, bytes: Vec<u8>) -> Result<(), DispatchError> {
     let target = path.clone();
-    let done =
-        tokio::task::spawn_blocking(move || crate::util::replace_atomically(&target, &bytes))
-            .await
-            .unwrap_or_else(|e| {
-                Err(std::io::Error::other(format!(
-                    "the write did not finish: {e}"
-                )))
-            });
+    // Its folder is checked again each time: an agent may have replaced
+    // `agents/` by a link since the last write.
+    let write = move || {
+        if let Some(dir) = target.parent() {
+            crate::util::pipeline_dir(dir)?;
+        }
+        crate::util::replace_in_pipeline(&target, &bytes)
+    };
+    let done = tokio::task::spawn_blocking(write)
+        .await
+        .unwrap_or_else(|e| {
+            Err(std::io::Error::other(format!(
+                "the write did not finish: {e}"
+            )))
+        });
     done.map_err(DispatchError::io("write", path))
 }
 

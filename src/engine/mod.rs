@@ -6,6 +6,7 @@
 pub mod adapter;
 pub mod attention;
 pub mod config;
+pub mod contract;
 pub mod dispatch;
 pub mod driver;
 pub mod lock;

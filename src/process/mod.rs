@@ -61,6 +61,7 @@ pub struct Command {
     stop: Option<Stop>,
     after_exit: AfterExit,
     supervisor: Supervisor,
+    on_behalf_of: Option<String>,
 }
 
 /// What the runner waits for once the child itself has exited, before its
@@ -104,7 +105,20 @@ impl Command {
             stop: None,
             after_exit: AfterExit::EndTree,
             supervisor: Supervisor::Located,
+            on_behalf_of: None,
         }
+    }
+
+    /// The child works for a run (`<pipeline>#<what>`, the dispatch
+    /// marker): set in its environment as `LOOPWATCH_DISPATCH` and in its
+    /// supervisor's command line, so that nothing in its tree may record
+    /// into that run or decide its gates (see [`tree::dispatch_of`]).
+    pub fn on_behalf_of(mut self, marker: impl Into<String>) -> Self {
+        let marker = marker.into();
+        self.env
+            .push((tree::MARKER_ENV.into(), Some(marker.clone().into())));
+        self.on_behalf_of = Some(marker);
+        self
     }
 
     /// Adds an argument.

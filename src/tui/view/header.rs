@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{age_secs, gate_strip, marks, short_age, time_of};
-use crate::model::rules::NextAction;
+use crate::model::Next;
 use crate::sanitize::sanitize_line;
 use crate::tui::app::App;
 use crate::tui::rows::agents;
@@ -56,10 +56,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             theme.tone(Tone::Accent),
         ));
     }
-    if state.ended.is_none() && state.next.action == NextAction::Review {
+    if let (None, Next::Review { step, .. }) = (&state.ended, &state.next) {
         // The review stage in progress: which step, and the lanes' count
         // while the finding verifier runs.
-        let step = state.next.step.map_or("review", |s| s.as_str());
+        let step = step.as_str();
         let mut text = format!("review: {step}");
         if let Some(p) = state
             .review_iterations
