@@ -496,6 +496,12 @@ impl Cx<'_> {
                         format!("{} is not a readable file", full.display()),
                     ));
                 }
+                // Read as every dispatch reads it: a file no dispatch could
+                // use stops the run before anything runs.
+                let text = super::roles::read_prompt_file(&full)
+                    .map_err(|e| self.err(p.span(), format!("{}: {e}", full.display())))?;
+                super::roles::check(role, &text)
+                    .map_err(|e| self.err(p.span(), format!("{}: {e}", full.display())))?;
                 Some(full)
             }
         };
