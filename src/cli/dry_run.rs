@@ -1,0 +1,463 @@
+//! `loopwatch run --dry-run[=ROLE] [CONTRACT]`: what `loopwatch run` would
+//! start and send, per role of `loopwatch.toml`, without starting an
+//! agent, taking a lock or writing a file.
+//!
+//! For each dispatch: the command line as the adapter builds it
+//! ([`adapter::invocation`]), where its instructions come from and how they
+//! reach the agent, and the inputs of the first dispatch of the run (the
+//! run in progress, or a new one on CONTRACT). The steps whose input is
+//! made from what the run produces (the review's text, a finding, the
+//! verdicts, the repro-test request) are shown as their shape, built by the
+//! same code with `<…>` placeholders. Everything printed goes through the
+//! sanitiser: a prompt file or a contract cannot reach the terminal raw.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::engine::adapter::{self, Request};
+use crate::engine::config::{AgentConfig, Config};
+use crate::engine::driver::{new_run_info, relative_contract, request_section};
+use crate::engine::review::single_test;
+use crate::engine::review::{graph, lane, triage, vbt_input};
+use crate::engine::roles;
+use crate::engine::{EngineError, Options};
+use crate::journal::snapshot;
+use crate::model::event::{AgentRole, RunInfo};
+use crate::model::triage::{TriageFinding, TriageSeverity};
+use crate::model::{Finding, FindingVerdict, State, rules};
+
+/// The value of `--dry-run` alone: every role.
+pub const ALL: &str = "all";
+
+/// Prints the dry run of `opts` for every role, or only `only`'s.
+pub fn run(opts: &Options, only: &str) -> anyhow::Result<ExitCode> {
+    match plan(opts, only) {
+        Ok(text) => {
+            super::output::say(&text);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(msg) => {
+            super::output::warn(&format!("loopwatch: {msg}"));
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
+/// The run the dispatches serve.
+struct Target {
+    run: RunInfo,
+    state: State,
+    /// How it was found, for the header.
+    what: String,
+}
+
+/// The whole dry run as text; the error is why `loopwatch run` would refuse.
+fn plan(opts: &Options, only: &str) -> Result<String, String> {
+    let config = &opts.config;
+    let roles = chosen_roles(config, only)?;
+    let worktree = std::path::absolute(opts.pipeline.worktree())
+        .unwrap_or_else(|_| opts.pipeline.worktree().to_path_buf());
+    let target = target(opts, &worktree).map_err(|e| e.to_string())?;
+    let run = &target.run;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "loopwatch run --dry-run: nothing was started, locked or written."
+    );
+    let _ = writeln!(o, "configuration: {}", config.path.display());
+    let _ = writeln!(o, "worktree: {}", worktree.display());
+    let _ = writeln!(o, "run: {}", target.what);
+    let _ = writeln!(o, "  CONTRACT: {}", run.contract);
+    let _ = writeln!(o, "  DIFF: {}", run.diff);
+    let _ = writeln!(o, "  TEST: {}", shown_test(&run.test));
+    if let Some(off) = config.verify_by_test_off() {
+        let _ = writeln!(o, "note: {off}");
+    }
+    if let Some(note) = uncommitted(config, &worktree) {
+        let _ = writeln!(o, "note: {note}");
+    }
+    for role in roles {
+        let Some(agent) = config.agent(role) else {
+            continue;
+        };
+        for d in dispatches(role, &target, &worktree)? {
+            section(&mut o, agent, &d, run, &worktree)?;
+        }
+    }
+    Ok(o)
+}
+
+/// The roles to show: every configured one, or the one asked for.
+fn chosen_roles(config: &Config, only: &str) -> Result<Vec<AgentRole>, String> {
+    if only == ALL {
+        return Ok(AgentRole::ALL
+            .into_iter()
+            .filter(|r| config.agent(*r).is_some())
+            .collect());
+    }
+    let role: AgentRole = only
+        .parse()
+        .map_err(|e: String| format!("--dry-run: {e}"))?;
+    if config.agent(role).is_none() {
+        return Err(format!(
+            "--dry-run={role}: {} has no [agents.{role}]",
+            config.path.display()
+        ));
+    }
+    Ok(vec![role])
+}
+
+/// The run `loopwatch run` would drive, refused as it would refuse it.
+fn target(opts: &Options, worktree: &Path) -> Result<Target, EngineError> {
+    let state = match snapshot(&opts.pipeline) {
+        Ok(Some(s)) => s.state,
+        Ok(None) => State::default(),
+        Err(e) => return Err(EngineError::Journal(e)),
+    };
+    if let (Some(run), None) = (&state.run, &state.ended) {
+        if !run.engine {
+            return Err(EngineError::Refused(format!(
+                "run {} is driven by another orchestrator (recorded with `loopwatch record`): end it first, or keep driving it that way",
+                run.id
+            )));
+        }
+        if let Some(c) = &opts.contract {
+            let given = relative_contract(worktree, c)?;
+            if given != run.contract {
+                return Err(EngineError::Refused(format!(
+                    "run {} in progress is on {}, not {given}: resume it without a contract, or end it first",
+                    run.id, run.contract
+                )));
+            }
+        }
+        return Ok(Target {
+            run: run.clone(),
+            what: format!(
+                "run {} in progress (resumed from the journal, iteration {})",
+                run.id,
+                state.iteration_number().max(1)
+            ),
+            state,
+        });
+    }
+    let Some(contract) = &opts.contract else {
+        return Err(EngineError::Refused(match (&state.run, &state.ended) {
+            (Some(run), Some(end)) => format!(
+                "run {} already ended {}: give a CONTRACT to start a new one",
+                run.id,
+                end.status.as_str()
+            ),
+            _ => "no run in progress in this pipeline: give the CONTRACT to start one".into(),
+        }));
+    };
+    let run = new_run_info(&opts.config, worktree, contract)?;
+    Ok(Target {
+        what: format!("a new run, {} (iteration 1)", run.id),
+        state: State {
+            run: Some(run.clone()),
+            ..State::default()
+        },
+        run,
+    })
+}
+
+/// One dispatch to show.
+struct Dispatch {
+    /// `LW_STEP`, when the dispatch serves a step of the review stage.
+    step: Option<&'static str>,
+    /// `LW_FINDING_ID`, for a finding lane.
+    finding: Option<&'static str>,
+    /// The inputs.
+    inputs: String,
+    /// What the inputs are.
+    about: String,
+}
+
+const SHAPE: &str = "the shape of its inputs: the <…> parts are filled in by the run";
+
+/// The dispatches of `role`, with the inputs of the first of each.
+fn dispatches(role: AgentRole, t: &Target, worktree: &Path) -> Result<Vec<Dispatch>, String> {
+    let run = &t.run;
+    let one = |step, inputs, about: &str| {
+        vec![Dispatch {
+            step,
+            finding: None,
+            inputs,
+            about: about.to_string(),
+        }]
+    };
+    Ok(match role {
+        AgentRole::Developer => {
+            let iteration = t.state.iteration_number().max(1);
+            let request = if iteration <= 1 {
+                contract_request(worktree, &run.contract)?
+            } else {
+                String::new()
+            };
+            let about = format!("the inputs of its dispatch for iteration {iteration}");
+            one(
+                None,
+                rules::developer_input(&t.state, iteration, &request),
+                &about,
+            )
+        }
+        AgentRole::Verifier => one(
+            None,
+            rules::verifier_input(run),
+            "the inputs of every one of its dispatches in this run",
+        ),
+        AgentRole::Auditor => one(
+            None,
+            rules::auditor_input(run),
+            "the inputs of every one of its dispatches in this run",
+        ),
+        AgentRole::Reviewer => one(
+            Some("review"),
+            rules::review::reviewer_input(&t.state),
+            "the inputs of every one of its dispatches in this run",
+        ),
+        AgentRole::FindingVerifier => {
+            let item = json!({
+                "id": "<id>",
+                "severity": "<severity>",
+                "path": "<path>",
+                "lines": "<lines>",
+                "claim": "<claim>",
+            });
+            let job = lane::LaneJob {
+                iteration: 1,
+                index: 0,
+                finding: "<id>".into(),
+                item,
+                project_dir: "<project_dir>".into(),
+            };
+            vec![
+                Dispatch {
+                    step: Some("parse"),
+                    finding: None,
+                    inputs: graph::parse_input("<the reviewer's answer, as it printed it>", None),
+                    about: format!("once per review; {SHAPE}"),
+                },
+                Dispatch {
+                    step: Some("verify"),
+                    finding: Some("<id>"),
+                    inputs: lane::input(&job, None),
+                    about: format!("once per finding, max_concurrency at once; {SHAPE}"),
+                },
+            ]
+        }
+        AgentRole::Triage => {
+            let f = Finding {
+                id: "<id>".into(),
+                severity: "<severity>".into(),
+                path: "<path>".into(),
+                lines: "<lines>".into(),
+                claim: "<claim>".into(),
+                verdict: FindingVerdict::Verified,
+                evidence: "<evidence>".into(),
+                note: "<note>".into(),
+                extra: Default::default(),
+            };
+            one(
+                Some("triage"),
+                triage::input(1, &[f]),
+                &format!("once per review, with every finding and its verdict; {SHAPE}"),
+            )
+        }
+        AgentRole::VerifyByTest => {
+            let f = TriageFinding {
+                id: "<id>".into(),
+                severity: TriageSeverity::Blocking,
+                title: "<title>".into(),
+                path: "<path>".into(),
+                lines: "<lines>".into(),
+                claim: "<claim>".into(),
+                reviewer: String::new(),
+                reason: None,
+                verification: None,
+                extra: Default::default(),
+            };
+            let cmd = single_test::detect(&run.test).map_err(|e| e.to_string());
+            let base = run.diff.split("..").next().unwrap_or(&run.diff).trim();
+            one(
+                None,
+                vbt_input::compose(
+                    &run.test,
+                    cmd.as_ref().map_err(Clone::clone),
+                    &["<the tracked files whose path holds test or spec>".to_string()],
+                    &[f],
+                    base,
+                    "<the diff of the findings' files since the DIFF base>\n",
+                ),
+                &format!("once per review with accepted blocking findings; {SHAPE}"),
+            )
+        }
+    })
+}
+
+/// The contract's REQUEST section, read as any file from outside.
+fn contract_request(worktree: &Path, contract: &str) -> Result<String, String> {
+    let path = crate::recorder::contract_path(worktree, contract).map_err(|e| e.to_string())?;
+    let bytes = crate::util::read_regular(&path, crate::util::MAX_TEXT_BYTES)
+        .map_err(|e| format!("contract {}: {e}", path.display()))?;
+    Ok(request_section(&String::from_utf8_lossy(&bytes)))
+}
+
+/// Appends one dispatch's section.
+fn section(
+    o: &mut String,
+    agent: &AgentConfig,
+    d: &Dispatch,
+    run: &RunInfo,
+    worktree: &Path,
+) -> Result<(), String> {
+    let instructions = roles::instructions(agent, d.step).map_err(|e| {
+        let file = agent.prompt_file.clone().unwrap_or_default();
+        format!("read the prompt file {}: {e}", file.display())
+    })?;
+    let text = instructions.as_ref().map(|i| i.text.as_str());
+    let req = Request {
+        agent,
+        instructions: text,
+        inputs: &d.inputs,
+        test: &run.test,
+        worktree,
+    };
+    let inv = adapter::invocation(&req);
+    let title = match d.step {
+        Some(s) if roles::steps(agent.role).len() > 1 => format!("{} · step {s}", agent.role),
+        _ => agent.role.to_string(),
+    };
+    let _ = writeln!(o, "\n== {title} ==");
+    let _ = writeln!(
+        o,
+        "adapter: {} · timeout {} · working directory {}",
+        agent.adapter.as_str(),
+        duration(agent.timeout),
+        worktree.display()
+    );
+    let _ = writeln!(o, "command: {}", command_line(&inv, text));
+    let mut env = vec![format!("LW_ROLE={}", agent.role)];
+    env.extend(d.step.map(|s| format!("LW_STEP={s}")));
+    env.extend(d.finding.map(|f| format!("LW_FINDING_ID={f}")));
+    let _ = writeln!(
+        o,
+        "environment: {} (and LW_CONTRACT, LW_DIFF, LW_TEST, LW_ITERATION, LW_PIPELINE, LW_INPUT_FILE, LW_DISPATCH)",
+        env.join(" ")
+    );
+    let full = req.full_text();
+    match &instructions {
+        None => {
+            let _ = writeln!(
+                o,
+                "instructions: none (a generic command without a prompt_file gets only its inputs)"
+            );
+        }
+        Some(i) => {
+            let how = if inv
+                .args
+                .iter()
+                .any(|a| Some(a.to_string_lossy().as_ref()) == text)
+            {
+                "passed on the command line"
+            } else if inv.stdin == full.as_bytes() {
+                "on stdin, before the inputs"
+            } else {
+                "not passed by this adapter"
+            };
+            let part = match d.step {
+                Some(s) if roles::steps(agent.role).len() > 1 => {
+                    format!("its part for step {s}, ")
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                o,
+                "instructions: {} ({part}{} lines), {how}",
+                i.source,
+                i.text.lines().count()
+            );
+        }
+    }
+    let stdin = if inv.stdin == d.inputs.as_bytes() {
+        "the inputs".to_string()
+    } else if inv.stdin == full.as_bytes() {
+        "the instructions, a blank line, then the inputs".to_string()
+    } else {
+        format!("{} bytes (shown below)", inv.stdin.len())
+    };
+    let _ = writeln!(o, "stdin: {stdin}");
+    let _ = writeln!(o, "inputs: {}", d.about);
+    if let Some(i) = &instructions {
+        let _ = writeln!(o, "--- instructions ---");
+        push_block(o, &i.text);
+    }
+    let _ = writeln!(o, "--- inputs ---");
+    push_block(o, &d.inputs);
+    if !stdin.ends_with("inputs") {
+        let _ = writeln!(o, "--- stdin ---");
+        push_block(o, &String::from_utf8_lossy(&inv.stdin));
+    }
+    let _ = writeln!(o, "--- end of {title} ---");
+    Ok(())
+}
+
+fn push_block(o: &mut String, text: &str) {
+    o.push_str(text);
+    if !text.ends_with('\n') {
+        o.push('\n');
+    }
+}
+
+/// The program and its arguments, quoted as a shell would need them; the
+/// instructions, when an argument, stand as `<instructions>`.
+fn command_line(inv: &adapter::Invocation, instructions: Option<&str>) -> String {
+    std::iter::once(&inv.program)
+        .chain(&inv.args)
+        .map(|a| {
+            let a = a.to_string_lossy();
+            if instructions.is_some_and(|i| i == a) {
+                return "<instructions>".to_string();
+            }
+            shlex::try_quote(&a).map_or_else(|_| format!("{a:?}"), |q| q.into_owned())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `20m`, `1h 30m` (jiff's friendly format, as `loopwatch.toml` writes it).
+fn duration(d: std::time::Duration) -> String {
+    jiff::SignedDuration::try_from(d).map_or_else(|_| format!("{d:?}"), |s| format!("{s:#}"))
+}
+
+fn shown_test(test: &str) -> &str {
+    if test.trim().is_empty() { "none" } else { test }
+}
+
+/// The configuration and prompt files inside the worktree that git does
+/// not track (and does not ignore): the verifier would count them as part
+/// of the change. Asked with `git ls-files`, which writes nothing.
+fn uncommitted(config: &Config, worktree: &Path) -> Option<String> {
+    let root = std::fs::canonicalize(worktree).ok()?;
+    let mut files: Vec<PathBuf> = vec![config.path.clone()];
+    files.extend(config.agents.values().filter_map(|a| a.prompt_file.clone()));
+    let rel: Vec<String> = files
+        .iter()
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .filter_map(|f| f.strip_prefix(&root).ok().map(|r| r.display().to_string()))
+        .collect();
+    if rel.is_empty() {
+        return None;
+    }
+    let mut args = vec!["ls-files", "--others", "--exclude-standard", "--"];
+    args.extend(rel.iter().map(String::as_str));
+    let out = crate::code::git_answer(&root, &args)?;
+    let list: Vec<&str> = out.lines().collect();
+    Some(format!(
+        "not committed: {}: the verifier counts files that differ from the run's base as part of the change (commit or ignore them before the run)",
+        list.join(", ")
+    ))
+}
