@@ -216,6 +216,15 @@ fn problems(name: &str, role: AgentRole, text: &str) -> Vec<String> {
     out
 }
 
+/// An example reads as it is: nothing had to be removed to read it.
+fn clean(normalized: &[String]) -> Result<(), String> {
+    if normalized.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("reads only after normalising it: {normalized:?}"))
+    }
+}
+
 fn claim<'a>(ex: &'a Example, key: &str) -> Result<&'a str, String> {
     ex.claims
         .get(key)
@@ -272,12 +281,7 @@ fn check_answer(c: Checker, ex: &Example, input: Option<&Example>) -> Result<Str
                 parse_security("example", body)
             };
             let out = parsed.map_err(|e| format!("does not parse: {e}"))?;
-            if !out.normalized.is_empty() {
-                return Err(format!(
-                    "reads only after normalising it: {:?}",
-                    out.normalized
-                ));
-            }
+            clean(&out.normalized)?;
             let want = claim(ex, "verdict")?;
             let got = out.verdict.to_string();
             if got != want {
@@ -299,12 +303,7 @@ fn check_answer(c: Checker, ex: &Example, input: Option<&Example>) -> Result<Str
         Checker::Reviewer | Checker::Parse => {
             let p = graph::parse_answer(body)
                 .map_err(|e| format!("is refused by the parse step's gate: {e}"))?;
-            if !p.normalized.is_empty() {
-                return Err(format!(
-                    "reads only after normalising it: {:?}",
-                    p.normalized
-                ));
-            }
+            clean(&p.normalized)?;
             let want = count_claim(ex, "findings")?;
             if p.findings.len() != want {
                 return Err(format!(
@@ -338,12 +337,7 @@ fn check_answer(c: Checker, ex: &Example, input: Option<&Example>) -> Result<Str
             }
             let j = verdict_gate::judge(body, id)
                 .map_err(|e| format!("is rejected by the verdict gate: {e}"))?;
-            if !j.normalized.is_empty() {
-                return Err(format!(
-                    "reads only after normalising it: {:?}",
-                    j.normalized
-                ));
-            }
+            clean(&j.normalized)?;
             let want = claim(ex, "verdict")?;
             if j.verdict.as_str() != want {
                 return Err(format!(

@@ -40,43 +40,26 @@ pub struct RoleFile {
     pub text: &'static str,
 }
 
+/// A [`RoleFile`] of `assets/agents/<name>`.
+macro_rules! role_file {
+    ($role:ident, $name:literal) => {
+        RoleFile {
+            role: AgentRole::$role,
+            file_name: $name,
+            text: include_str!(concat!("../../assets/agents/", $name)),
+        }
+    };
+}
+
 /// Every role file, in loop order.
 pub const ROLE_FILES: [RoleFile; 7] = [
-    RoleFile {
-        role: AgentRole::Developer,
-        file_name: "developer.md",
-        text: include_str!("../../assets/agents/developer.md"),
-    },
-    RoleFile {
-        role: AgentRole::Verifier,
-        file_name: "verifier.md",
-        text: include_str!("../../assets/agents/verifier.md"),
-    },
-    RoleFile {
-        role: AgentRole::Auditor,
-        file_name: "auditor.md",
-        text: include_str!("../../assets/agents/auditor.md"),
-    },
-    RoleFile {
-        role: AgentRole::Reviewer,
-        file_name: "reviewer.md",
-        text: include_str!("../../assets/agents/reviewer.md"),
-    },
-    RoleFile {
-        role: AgentRole::FindingVerifier,
-        file_name: "finding-verifier.md",
-        text: include_str!("../../assets/agents/finding-verifier.md"),
-    },
-    RoleFile {
-        role: AgentRole::Triage,
-        file_name: "triage.md",
-        text: include_str!("../../assets/agents/triage.md"),
-    },
-    RoleFile {
-        role: AgentRole::VerifyByTest,
-        file_name: "verify-by-test.md",
-        text: include_str!("../../assets/agents/verify-by-test.md"),
-    },
+    role_file!(Developer, "developer.md"),
+    role_file!(Verifier, "verifier.md"),
+    role_file!(Auditor, "auditor.md"),
+    role_file!(Reviewer, "reviewer.md"),
+    role_file!(FindingVerifier, "finding-verifier.md"),
+    role_file!(Triage, "triage.md"),
+    role_file!(VerifyByTest, "verify-by-test.md"),
 ];
 
 /// The role file of `role`.
