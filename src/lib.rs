@@ -15,6 +15,8 @@
 //! - [`engine`]: `loopwatch run`, the loop itself: it dispatches the agents `model::rules` asks
 //!   for (own process groups, timeouts, journaled, resumable), the review stage's
 //!   finding-verifier graph and verify-by-test; it decides nothing the rules do not say.
+//!   `engine::roles` holds the role files shipped with loopwatch (`assets/agents/`), the
+//!   agents' instructions when `loopwatch.toml` names no `prompt_file`.
 //! - [`history`]: the one store of a run's events (shared, never copied), the state after any
 //!   event (checkpoints), the replay positioning rules, what changed between iterations.
 //! - [`redact`]: secret scrubbing for reports and copied text (`[redacted:<kind>]`).
