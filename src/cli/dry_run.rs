@@ -280,16 +280,15 @@ fn dispatches(role: AgentRole, t: &Target, worktree: &Path) -> Result<Vec<Dispat
                 verification: None,
                 extra: Default::default(),
             };
-            let cmd = single_test::detect(&run.test).map_err(|e| e.to_string());
-            let base = run.diff.split("..").next().unwrap_or(&run.diff).trim();
+            let cmd = single_test::detect(&run.test);
             one(
                 None,
                 vbt_input::compose(
                     &run.test,
-                    cmd.as_ref().map_err(Clone::clone),
+                    cmd.as_ref().map_err(ToString::to_string),
                     &["<the tracked files whose path holds test or spec>".to_string()],
                     &[f],
-                    base,
+                    &run.diff,
                     "<the diff of the findings' files since the DIFF base>\n",
                 ),
                 &format!("once per review with accepted blocking findings; {SHAPE}"),
@@ -382,12 +381,16 @@ fn section(
             );
         }
     }
-    let stdin = if inv.stdin == d.inputs.as_bytes() {
-        "the inputs".to_string()
+    // Stdin is shown apart only when it is neither of the two texts shown.
+    let (stdin, shown) = if inv.stdin == d.inputs.as_bytes() {
+        ("the inputs".to_string(), true)
     } else if inv.stdin == full.as_bytes() {
-        "the instructions, a blank line, then the inputs".to_string()
+        (
+            "the instructions, a blank line, then the inputs".to_string(),
+            true,
+        )
     } else {
-        format!("{} bytes (shown below)", inv.stdin.len())
+        (format!("{} bytes (shown below)", inv.stdin.len()), false)
     };
     let _ = writeln!(o, "stdin: {stdin}");
     let _ = writeln!(o, "inputs: {}", d.about);
@@ -397,7 +400,7 @@ fn section(
     }
     let _ = writeln!(o, "--- inputs ---");
     push_block(o, &d.inputs);
-    if !stdin.ends_with("inputs") {
+    if !shown {
         let _ = writeln!(o, "--- stdin ---");
         push_block(o, &String::from_utf8_lossy(&inv.stdin));
     }

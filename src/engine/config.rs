@@ -73,7 +73,8 @@ pub struct AgentConfig {
     pub command: String,
     /// The adapter.
     pub adapter: AdapterKind,
-    /// The agent's own instructions, put before its inputs.
+    /// The agent's instructions, handed over with its inputs (without one,
+    /// the role's built-in instructions: see [`super::roles`]).
     pub prompt_file: Option<PathBuf>,
     /// The model, for adapters that take one.
     pub model: Option<String>,
