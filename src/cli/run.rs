@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// and start a new run on CONTRACT (a journal holds one run).
     #[arg(long)]
     pub new: bool,
+    /// Print each agent's command line, instructions and first inputs (every
+    /// role, or only ROLE's); start, lock and write nothing.
+    #[arg(long, value_name = "ROLE", num_args = 0..=1, require_equals = true, default_missing_value = super::dry_run::ALL)]
+    pub dry_run: Option<String>,
 }
 
 /// What `run` needs before anything runs: the pipeline and the checked config.
@@ -79,6 +83,9 @@ pub fn run(a: RunArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    if let Some(only) = &a.dry_run {
+        return super::dry_run::run(&opts, only);
+    }
     use std::io::IsTerminal;
     if !a.headless && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         return with_tui(opts);

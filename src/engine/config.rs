@@ -73,7 +73,8 @@ pub struct AgentConfig {
     pub command: String,
     /// The adapter.
     pub adapter: AdapterKind,
-    /// The agent's own instructions, put before its inputs.
+    /// The agent's instructions, handed over with its inputs (without one,
+    /// the role's built-in instructions: see [`super::roles`]).
     pub prompt_file: Option<PathBuf>,
     /// The model, for adapters that take one.
     pub model: Option<String>,
@@ -496,6 +497,12 @@ impl Cx<'_> {
                         format!("{} is not a readable file", full.display()),
                     ));
                 }
+                // Read as every dispatch reads it: a file no dispatch could
+                // use stops the run before anything runs.
+                let text = super::roles::read_prompt_file(&full)
+                    .map_err(|e| self.err(p.span(), format!("{}: {e}", full.display())))?;
+                super::roles::check(role, &text)
+                    .map_err(|e| self.err(p.span(), format!("{}: {e}", full.display())))?;
                 Some(full)
             }
         };

@@ -133,12 +133,17 @@ pub async fn dispatch_with(
     let extra_env = with.env;
     let slot = with.slot;
     let role = job.agent.role;
-    let instructions = match &job.agent.prompt_file {
-        Some(p) => {
-            Some(std::fs::read_to_string(p).map_err(DispatchError::io("read the prompt file", p))?)
-        }
-        None => None,
-    };
+    // The prompt file, else the role's embedded instructions (of its step).
+    let step = extra_env
+        .iter()
+        .find(|(k, _)| *k == STEP_ENV)
+        .map(|(_, v)| v.as_str());
+    let instructions = super::roles::instructions(job.agent, step)
+        .map_err(DispatchError::io(
+            "read the prompt file",
+            job.agent.prompt_file.clone().unwrap_or_default(),
+        ))?
+        .map(|i| i.text);
     let worktree = set.pipeline.worktree().to_path_buf();
     let req = Request {
         agent: job.agent,

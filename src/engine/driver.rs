@@ -228,7 +228,7 @@ impl Engine {
                     }
                     self.feed = Feed::new(self.opts.pipeline.clone());
                 }
-                let info = self.run_info(&worktree, &c)?;
+                let info = new_run_info(&self.opts.config, &worktree, &c)?;
                 if let Some(off) = self.opts.config.verify_by_test_off() {
                     notice(off);
                 }
@@ -351,49 +351,6 @@ impl Engine {
             self.recorder.contract_changed(&rel, &changes)?;
         }
         Ok(())
-    }
-
-    fn run_info(&self, worktree: &Path, contract: &Path) -> Result<RunInfo, EngineError> {
-        let rel = relative_contract(worktree, contract)?;
-        let full = worktree.join(&rel);
-        let text = std::fs::read_to_string(&full)
-            .map_err(|e| EngineError::Refused(format!("contract {}: {e}", full.display())))?;
-        let cfg = &self.opts.config.run;
-        let diff = match &cfg.diff {
-            Some(d) => d.clone(),
-            None => crate::code::git_answer(worktree, &["rev-parse", "HEAD"]).ok_or_else(|| {
-                EngineError::Refused(format!(
-                    "cannot read HEAD in {} (is it a git worktree with a commit?): set [run] diff in {}",
-                    worktree.display(),
-                    self.opts.config.path.display()
-                ))
-            })?,
-        };
-        let id = Path::new(&rel)
-            .file_stem()
-            .map_or_else(|| "run".to_string(), |s| s.to_string_lossy().into_owned());
-        Ok(RunInfo {
-            id,
-            flow: header_field(&text, "flow").unwrap_or_else(|| "feat".into()),
-            branch: crate::code::git_answer(worktree, &["rev-parse", "--abbrev-ref", "HEAD"])
-                .unwrap_or_default(),
-            contract: rel,
-            diff,
-            test: cfg.test.clone(),
-            worktree: worktree.display().to_string(),
-            max_rounds: Some(cfg.max_rounds),
-            engine: true,
-            review: self
-                .opts
-                .config
-                .agent(AgentRole::Reviewer)
-                .map(|_| ReviewInfo {
-                    verify_by_test: self.opts.config.verify_by_test_off().is_none()
-                        && self.opts.config.verify_by_test.enabled,
-                    max_findings: self.opts.config.verify_by_test.max_findings,
-                }),
-            extra: Default::default(),
-        })
     }
 
     async fn drive(
@@ -667,6 +624,51 @@ pub fn required_agent(config: &Config, role: AgentRole) -> Result<&AgentConfig, 
     })
 }
 
+/// The `run` of a new run on `contract` in `worktree` (`run.started`): the
+/// contract relative to the worktree (refused outside it), DIFF (`[run] diff`,
+/// else HEAD now), TEST and the review stage of `config`.
+pub fn new_run_info(
+    config: &Config,
+    worktree: &Path,
+    contract: &Path,
+) -> Result<RunInfo, EngineError> {
+    let rel = relative_contract(worktree, contract)?;
+    let full = worktree.join(&rel);
+    let text = std::fs::read_to_string(&full)
+        .map_err(|e| EngineError::Refused(format!("contract {}: {e}", full.display())))?;
+    let cfg = &config.run;
+    let diff = match &cfg.diff {
+        Some(d) => d.clone(),
+        None => crate::code::git_answer(worktree, &["rev-parse", "HEAD"]).ok_or_else(|| {
+            EngineError::Refused(format!(
+                "cannot read HEAD in {} (is it a git worktree with a commit?): set [run] diff in {}",
+                worktree.display(),
+                config.path.display()
+            ))
+        })?,
+    };
+    let id = Path::new(&rel)
+        .file_stem()
+        .map_or_else(|| "run".to_string(), |s| s.to_string_lossy().into_owned());
+    Ok(RunInfo {
+        id,
+        flow: header_field(&text, "flow").unwrap_or_else(|| "feat".into()),
+        branch: crate::code::git_answer(worktree, &["rev-parse", "--abbrev-ref", "HEAD"])
+            .unwrap_or_default(),
+        contract: rel,
+        diff,
+        test: cfg.test.clone(),
+        worktree: worktree.display().to_string(),
+        max_rounds: Some(cfg.max_rounds),
+        engine: true,
+        review: config.agent(AgentRole::Reviewer).map(|_| ReviewInfo {
+            verify_by_test: config.verify_by_test_off().is_none() && config.verify_by_test.enabled,
+            max_findings: config.verify_by_test.max_findings,
+        }),
+        extra: Default::default(),
+    })
+}
+
 /// Resolves when a stop is asked for, with its exit code.
 async fn stopped(stop: &mut watch::Receiver<Option<i32>>) -> i32 {
     match stop.wait_for(Option::is_some).await {
@@ -734,7 +736,7 @@ fn archive(pipeline: &Pipeline, run_id: &str) -> Result<PathBuf, EngineError> {
 }
 
 /// The contract's path relative to the worktree; refused outside it.
-fn relative_contract(worktree: &Path, contract: &Path) -> Result<String, EngineError> {
+pub fn relative_contract(worktree: &Path, contract: &Path) -> Result<String, EngineError> {
     let abs = std::fs::canonicalize(contract)
         .or_else(|_| std::fs::canonicalize(worktree.join(contract)))
         .map_err(|e| EngineError::Refused(format!("contract {}: {e}", contract.display())))?;

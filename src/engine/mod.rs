@@ -11,5 +11,6 @@ pub mod dispatch;
 pub mod driver;
 pub mod lock;
 pub mod review;
+pub mod roles;
 
 pub use driver::{EngineError, Finish, Options, run};
