@@ -133,19 +133,37 @@ pub async fn dispatch_with(
         None => None,
     };
     let worktree = set.pipeline.worktree().to_path_buf();
-    let req = Request {
-        agent: job.agent,
-        instructions: instructions.as_deref(),
-        inputs: &job.inputs,
-        test: &set.run.test,
-        worktree: &worktree,
-    };
-    let full = req.full_text();
-    let invocation = adapter::invocation(&req);
     let n = job.dispatch;
     let agents_dir = set.pipeline.dir().join("agents");
     std::fs::create_dir_all(&agents_dir).map_err(DispatchError::io("create", &agents_dir))?;
     let stem = format!("{n:03}-{role}");
+    // The instructions in a file of their own (a CLI reads its system
+    // prompt from it: never argv), and the read-only roles' build folder.
+    let instructions_file = match instructions.as_deref().filter(|i| !i.trim().is_empty()) {
+        Some(text) => {
+            let p = agents_dir.join(format!("{stem}.instructions"));
+            write_file(p.clone(), text.as_bytes().to_vec()).await?;
+            Some(std::path::absolute(&p).unwrap_or(p))
+        }
+        None => None,
+    };
+    let build_dir = adapter::needs_build_dir(job.agent).then(|| adapter::build_dir(&worktree));
+    if let Some(d) = &build_dir {
+        for f in adapter::build_folders(d) {
+            std::fs::create_dir_all(&f).map_err(DispatchError::io("create", &f))?;
+        }
+    }
+    let req = Request {
+        agent: job.agent,
+        instructions: instructions.as_deref(),
+        instructions_file: instructions_file.as_deref(),
+        inputs: &job.inputs,
+        test: &set.run.test,
+        worktree: &worktree,
+        build_dir: build_dir.as_deref(),
+    };
+    let full = req.full_text();
+    let invocation = adapter::invocation(&req);
     let input_path = agents_dir.join(format!("{stem}.input"));
     write_file(input_path.clone(), full.as_bytes().to_vec()).await?;
     let log_path = agents_dir.join(format!("{stem}.log"));
@@ -169,6 +187,7 @@ pub async fn dispatch_with(
         (MARKER_ENV.into(), format!("{}#{n}", pipeline_dir.display())),
     ];
     env.extend(extra_env.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
+    env.extend(invocation.env.iter().cloned());
     let spec = Spawn {
         invocation,
         cwd: worktree.clone(),
@@ -246,7 +265,10 @@ pub async fn dispatch_with(
         .await
         .map_err(DispatchError::io("run the agent of", &log_path))?;
     drop(slot);
-    let mut answer = adapter::answer(job.agent.adapter, &outcome.stdout);
+    // The end of the log stands for the end of stderr: the adapter reads
+    // only its lines that are not part of the stream.
+    let stderr_tail = read_log_bytes(&set.pipeline, log_path.clone()).await;
+    let mut answer = adapter::answer(job.agent.adapter, &outcome.stdout, &stderr_tail);
     if outcome.stdout_truncated {
         answer.error = Some(format!(
             "the agent printed more than {} MiB on stdout",
@@ -270,6 +292,7 @@ pub async fn dispatch_with(
         cost_usd: answer.cost_usd,
         error: answer.error.clone(),
         answer: Some(answer_rel),
+        normalized: answer.normalized.clone(),
         extra: Default::default(),
     };
     let after = match with.after_finish {
@@ -281,8 +304,17 @@ pub async fn dispatch_with(
     } else {
         read_log_tail(&set.pipeline, log_path).await
     };
+    // What the CLI reported without failing (retries, reconnects, refused
+    // tool calls) goes in the finish's append, before it.
+    let notes = answer
+        .notes
+        .iter()
+        .map(|t| EventBody::Note {
+            text: format!("{role} #{n}: {t}"),
+        })
+        .collect();
     let r = Record {
-        bodies: Vec::new(),
+        bodies: notes,
         finish: Some((started, finished.clone())),
         after,
         log_tail,
@@ -307,6 +339,17 @@ async fn read_log_tail(pipeline: &Pipeline, log: PathBuf) -> Vec<String> {
         Ok((whole, raw)) => evidence::log_tail(&raw, whole),
         Err(e) => vec![format!("(the log cannot be read: {e})")],
     }
+}
+
+/// The last 8 KiB of an agent's log, read as a hostile file (empty when
+/// it cannot be read).
+async fn read_log_bytes(pipeline: &Pipeline, log: PathBuf) -> Vec<u8> {
+    let pipeline = pipeline.clone();
+    tokio::task::spawn_blocking(move || crate::journal::read_tail(&pipeline, &log, 8 * 1024))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default()
 }
 
 /// Replaces `path` with `bytes` (atomically, fsync'd) on the blocking
@@ -453,6 +496,7 @@ fn unanswered(d: &AgentStarted, interrupted: bool, error: String) -> AgentFinish
         cost_usd: None,
         error: Some(error),
         answer: None,
+        normalized: Vec::new(),
         extra: Default::default(),
     }
 }

@@ -99,6 +99,7 @@ pub async fn run_test(
             program,
             args: inv.args.iter().map(Into::into).collect(),
             stdin: Vec::new(),
+            env: Vec::new(),
         },
         cwd: worktree,
         env,
