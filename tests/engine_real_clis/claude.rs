@@ -76,6 +76,8 @@ fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
         r.home.build_root().display()
     );
     eprintln!("claude: a whole run in {:?}", started.elapsed());
+    r.keep(1, "developer", "claude-developer");
+    r.keep(2, "verifier", "claude-verifier");
 }
 
 #[test]
@@ -150,6 +152,7 @@ fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
         notes.iter().any(|n| n.starts_with("verifier #2: Claude Code refused 5 tool call(s)")),
         "{notes:#?}"
     );
+    r.keep(2, "verifier", "claude-verifier-refused");
 }
 
 #[test]
@@ -179,6 +182,7 @@ fn a_verdict_given_before_the_last_message_is_read_and_the_reading_recorded() {
         json!(["the final message holds no verdict: read message 1 of 2 of the session instead"]),
         "{v}"
     );
+    r.keep(2, "verifier", "claude-verdict-earlier");
 }
 
 /// A verifier whose every request fails with `code`: two dispatches
@@ -214,6 +218,7 @@ fn a_failing_verifier(code: u16, message: &str, said: &str) {
         "{:?}",
         r.notes()
     );
+    r.keep(2, "verifier", &format!("claude-{code}"));
     r.p.decide(gate["id"].as_str().unwrap(), "abort");
     let out = child.wait_with_output();
     r.assert_exit(&out, 1);
@@ -257,6 +262,7 @@ fn a_cut_connection_and_a_429_are_retried_by_claude_code_and_only_noted() {
         notes.iter().any(|n| n.starts_with("verifier #2: Claude Code retried the model API")),
         "{notes:#?}"
     );
+    r.keep(2, "verifier", "claude-retried");
 }
 
 #[test]

@@ -51,6 +51,9 @@ fn a_codex_run_edits_through_its_tools_runs_the_tests_and_passes() {
     assert!(!r.path("target").exists(), "the verifier built in the worktree");
     assert!(crate::support::clis::holds_file(&r.home.build_root(), "cargo-target"));
     eprintln!("codex: a whole run in {:?}", started.elapsed());
+    r.keep(1, "developer", "codex-developer");
+    r.keep(2, "verifier", "codex-verifier");
+    r.keep(3, "auditor", "codex-auditor");
 }
 
 #[test]
@@ -102,6 +105,7 @@ fn a_codex_verifier_cannot_write_or_branch_in_its_sandbox() {
     assert_eq!(git(&r.p.root, &["branch", "--format=%(refname:short)"]).trim(), "master");
     assert_eq!(git(&r.p.root, &["worktree", "list"]).lines().count(), 1);
     assert!(!r.path("../elsewhere").exists() && !r.path("../outside").exists());
+    r.keep(2, "verifier", "codex-verifier-refused");
 }
 
 #[test]
@@ -130,6 +134,7 @@ fn a_codex_verdict_given_before_the_last_message_is_read_and_recorded() {
         json!(["the final message holds no verdict: read message 1 of 2 of the thread instead"]),
         "{v}"
     );
+    r.keep(2, "verifier", "codex-verdict-earlier");
 }
 
 /// A verifier whose every request fails with `code`: two dispatches of
@@ -153,6 +158,7 @@ fn a_failing_verifier(code: u16, per_dispatch: usize, said: &str) {
             r.dump()
         );
     }
+    r.keep(2, "verifier", &format!("codex-{code}"));
     r.p.decide(gate["id"].as_str().unwrap(), "abort");
     let out = child.wait_with_output();
     r.assert_exit(&out, 1);
@@ -198,6 +204,7 @@ fn a_codex_reconnect_then_a_completed_turn_is_a_success_with_a_note() {
             .any(|n| n.starts_with("verifier #2: Codex reconnected to the model API 1 time(s): Reconnecting... 1/")),
         "{notes:#?}"
     );
+    r.keep(2, "verifier", "codex-reconnected");
 }
 
 /// The session id in Codex's answer to a command still running.

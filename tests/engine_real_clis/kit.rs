@@ -198,6 +198,19 @@ impl Real {
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
+    /// With `LOOPWATCH_RECORD_FIXTURES` set, keeps the log of dispatch `n`
+    /// of `role` as `tests/fixtures/engine/<name>.jsonl`: the adapters'
+    /// unit tests read the real CLIs' output from there.
+    pub fn keep(&self, n: u32, role: &str, name: &str) {
+        if std::env::var_os("LOOPWATCH_RECORD_FIXTURES").is_none() {
+            return;
+        }
+        let to = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/engine")
+            .join(format!("{name}.jsonl"));
+        std::fs::write(&to, self.log(n, role)).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    }
+
     /// The verdicts recorded, in order (`MET`, `CONFORME`, `PASS`, ...).
     pub fn verdicts(&self) -> Vec<String> {
         self.p

@@ -36,6 +36,7 @@ fn kill_then_resume(adapter: &str, write: impl FnOnce(&Path) -> Turn) {
     )
     .expect("kill -9");
     let _ = engine.wait();
+    r.keep(1, "developer", &format!("{adapter}-killed"));
     // The CLI dies with the engine (the parent-death signal of its shim).
     let deadline = Instant::now() + Duration::from_secs(20);
     while !r.p.marked_processes().is_empty() {

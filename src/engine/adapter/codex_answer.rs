@@ -68,7 +68,7 @@ pub fn answer(stdout: &[u8], stderr: &[u8]) -> Answer {
             }
             Event::TurnFailed { message } => end = End::Failed(message),
             Event::Error { message } if is_reconnect(&message) => {
-                reconnects.push(first_line(&message, 100));
+                reconnects.push(first_line(&message, 200));
             }
             Event::Error { message } => end = End::Failed(message),
             Event::Item {
