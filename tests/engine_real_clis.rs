@@ -11,9 +11,9 @@ mod support;
 
 #[path = "engine_real_clis/claude.rs"]
 mod claude;
-#[path = "engine_real_clis/kit.rs"]
-mod kit;
 #[path = "engine_real_clis/codex.rs"]
 mod codex;
+#[path = "engine_real_clis/kit.rs"]
+mod kit;
 #[path = "engine_real_clis/resume.rs"]
 mod resume;

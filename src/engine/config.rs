@@ -481,7 +481,9 @@ impl Cx<'_> {
             && !command_exists(&p, base, path_env)
         {
             let msg = match adapter {
-                AdapterKind::Generic => format!("command not found: '{p}' (not a file, not on PATH)"),
+                AdapterKind::Generic => {
+                    format!("command not found: '{p}' (not a file, not on PATH)")
+                }
                 AdapterKind::Claude => format!(
                     "command not found: '{p}' (not a file, not on PATH): the claude adapter runs Claude Code (npm @anthropic-ai/claude-code, tested with {})",
                     super::adapter::CLAUDE_TESTED

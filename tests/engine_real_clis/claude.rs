@@ -9,8 +9,6 @@ use crate::kit::*;
 use crate::support::model_server::{Reply, Script, ToolCall, Turn};
 
 const ROLES: [&str; 3] = ["developer", "verifier", "auditor"];
-const IGNORE: &str =
-    "drives the real Claude Code CLI, which .ci/run installs into target/clis (CI runs it)";
 
 /// The developer's two turns: Claude Code's Write tool, then its summary.
 fn developer(root: &std::path::Path) -> Script {
@@ -24,7 +22,10 @@ fn developer(root: &std::path::Path) -> Script {
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Claude Code")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
     let _s = crate::support::serial();
     let mut agents = agents("claude", &ROLES, "3m");
@@ -45,7 +46,9 @@ fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
                 }
                 if user.contains("You are the conformity verifier.") || !user.contains("CONTRACT: ")
                 {
-                    return Err(format!("the prompt holds the instructions or lacks the inputs: {user}"));
+                    return Err(format!(
+                        "the prompt holds the instructions or lacks the inputs: {user}"
+                    ));
                 }
                 let mut tools = req.tool_names();
                 tools.sort();
@@ -62,14 +65,20 @@ fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
     r.assert_exit(&out, 0);
     r.finish();
     assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
-    assert_eq!(std::fs::read_to_string(r.path(TOTAL)).unwrap(), "total: 3.75 cents\n");
+    assert_eq!(
+        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
+        "total: 3.75 cents\n"
+    );
     // Usage and Claude Code's own cost are recorded; nothing to note.
     let v = &r.finished("verifier")[0];
     assert_eq!(v["tokensIn"], 200, "{v}");
     assert!(v["costUsd"].as_f64().is_some_and(|c| c > 0.0), "{v}");
     assert!(r.notes().is_empty(), "{:?}", r.notes());
     // The test command's build went to the build folder, not the worktree.
-    assert!(!r.path("target").exists(), "the verifier built in the worktree");
+    assert!(
+        !r.path("target").exists(),
+        "the verifier built in the worktree"
+    );
     assert!(
         crate::support::clis::holds_file(&r.home.build_root(), "cargo-target"),
         "no build in {}",
@@ -81,20 +90,32 @@ fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Claude Code")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
         let wt = root.display().to_string();
         let attempts = vec![
-            ("Write", json!({"file_path": format!("{wt}/planted.txt"), "content": "x"})),
+            (
+                "Write",
+                json!({"file_path": format!("{wt}/planted.txt"), "content": "x"}),
+            ),
             (
                 "Edit",
                 json!({"file_path": format!("{wt}/src/lib.rs"), "old_string": "100", "new_string": "1"}),
             ),
             ("EnterWorktree", json!({"name": "elsewhere"})),
-            ("WebFetch", json!({"url": "http://127.0.0.1:9/", "prompt": "x"})),
-            ("Agent", json!({"description": "help", "prompt": "edit", "subagent_type": "general-purpose"})),
+            (
+                "WebFetch",
+                json!({"url": "http://127.0.0.1:9/", "prompt": "x"}),
+            ),
+            (
+                "Agent",
+                json!({"description": "help", "prompt": "edit", "subagent_type": "general-purpose"}),
+            ),
             ("CronCreate", json!({"cron": "* * * * *", "prompt": "x"})),
         ];
         let commands = [
@@ -116,7 +137,10 @@ fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
             input: json!({"command": c, "description": "try"}),
         }));
         developer(root)
-            .then(Turn::reply(Reply::Tools("Let me try to change things.".into(), calls)))
+            .then(Turn::reply(Reply::Tools(
+                "Let me try to change things.".into(),
+                calls,
+            )))
             .then(Turn::text(&conforme()).expect(|req| {
                 let results = req.tool_results();
                 if results.len() < 11 {
@@ -130,7 +154,9 @@ fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
                     })
                     .count();
                 if refused != 11 {
-                    return Err(format!("only {refused} of 11 attempts were refused: {last:#?}"));
+                    return Err(format!(
+                        "only {refused} of 11 attempts were refused: {last:#?}"
+                    ));
                 }
                 Ok(())
             }))
@@ -141,22 +167,33 @@ fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
     r.finish();
     // Nothing changed but the developer's file: no file, no branch, no worktree.
     // (the contract's EVIDENCE lines are GATE 0's to write).
-    assert_eq!(git_status(&r.p.root), [" M docs/contract.md", "?? src/total.txt"]);
+    assert_eq!(
+        git_status(&r.p.root),
+        [" M docs/contract.md", "?? src/total.txt"]
+    );
     assert_eq!(git(&r.p.root, &["diff", "--stat", "--", "src"]), "");
     assert!(!r.path("planted.txt").exists());
-    assert_eq!(git(&r.p.root, &["branch", "--format=%(refname:short)"]).trim(), "master");
+    assert_eq!(
+        git(&r.p.root, &["branch", "--format=%(refname:short)"]).trim(),
+        "master"
+    );
     assert_eq!(git(&r.p.root, &["worktree", "list"]).lines().count(), 1);
     assert!(!r.path("../elsewhere").exists());
     let notes = r.notes();
     assert!(
-        notes.iter().any(|n| n.starts_with("verifier #2: Claude Code refused 5 tool call(s)")),
+        notes
+            .iter()
+            .any(|n| n.starts_with("verifier #2: Claude Code refused 5 tool call(s)")),
         "{notes:#?}"
     );
     r.keep(2, "verifier", "claude-verifier-refused");
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Claude Code")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_verdict_given_before_the_last_message_is_read_and_the_reading_recorded() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
@@ -226,21 +263,30 @@ fn a_failing_verifier(code: u16, message: &str, said: &str) {
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Claude Code")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_500_from_the_model_fails_the_claude_dispatch_with_claude_codes_words() {
     let _s = crate::support::serial();
     a_failing_verifier(500, "Internal server error", "API Error: 500");
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Claude Code")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_401_from_the_model_fails_the_claude_dispatch_with_claude_codes_words() {
     let _s = crate::support::serial();
     a_failing_verifier(401, "invalid x-api-key", "Invalid API key");
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Claude Code")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_cut_connection_and_a_429_are_retried_by_claude_code_and_only_noted() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
@@ -259,14 +305,19 @@ fn a_cut_connection_and_a_429_are_retried_by_claude_code_and_only_noted() {
     assert_eq!(f[0]["error"], serde_json::Value::Null);
     let notes = r.notes();
     assert!(
-        notes.iter().any(|n| n.starts_with("verifier #2: Claude Code retried the model API")),
+        notes
+            .iter()
+            .any(|n| n.starts_with("verifier #2: Claude Code retried the model API")),
         "{notes:#?}"
     );
     r.keep(2, "verifier", "claude-retried");
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Claude Code")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_forty_second_tool_call_of_claude_code_is_waited_for() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {

@@ -14,11 +14,16 @@ const ROLES: [&str; 3] = ["developer", "verifier", "auditor"];
 fn developer() -> Script {
     Script::new()
         .then(apply_patch_add(TOTAL, "total: 3.75 cents"))
-        .then(Turn::text("Implemented the total with cents.").expect(result_holds("A src/total.txt")))
+        .then(
+            Turn::text("Implemented the total with cents.").expect(result_holds("A src/total.txt")),
+        )
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Codex")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_codex_run_edits_through_its_tools_runs_the_tests_and_passes() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("codex", &ROLES, "3m"), |_| {
@@ -43,13 +48,22 @@ fn a_codex_run_edits_through_its_tools_runs_the_tests_and_passes() {
     r.assert_exit(&out, 0);
     r.finish();
     assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
-    assert_eq!(std::fs::read_to_string(r.path(TOTAL)).unwrap(), "total: 3.75 cents\n");
+    assert_eq!(
+        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
+        "total: 3.75 cents\n"
+    );
     let v = &r.finished("verifier")[0];
     assert_eq!(v["tokensIn"], 200, "{v}");
     assert_eq!(v["costUsd"], Value::Null, "Codex reports no cost");
     assert!(r.notes().is_empty(), "{:?}", r.notes());
-    assert!(!r.path("target").exists(), "the verifier built in the worktree");
-    assert!(crate::support::clis::holds_file(&r.home.build_root(), "cargo-target"));
+    assert!(
+        !r.path("target").exists(),
+        "the verifier built in the worktree"
+    );
+    assert!(crate::support::clis::holds_file(
+        &r.home.build_root(),
+        "cargo-target"
+    ));
     eprintln!("codex: a whole run in {:?}", started.elapsed());
     r.keep(1, "developer", "codex-developer");
     r.keep(2, "verifier", "codex-verifier");
@@ -57,7 +71,10 @@ fn a_codex_run_edits_through_its_tools_runs_the_tests_and_passes() {
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Codex")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_codex_verifier_cannot_write_or_branch_in_its_sandbox() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("codex", &ROLES, "3m"), |_| {
@@ -101,15 +118,24 @@ fn a_codex_verifier_cannot_write_or_branch_in_its_sandbox() {
     r.assert_exit(&out, 0);
     r.finish();
     // (the contract's EVIDENCE lines are GATE 0's to write).
-    assert_eq!(git_status(&r.p.root), [" M docs/contract.md", "?? src/total.txt"]);
-    assert_eq!(git(&r.p.root, &["branch", "--format=%(refname:short)"]).trim(), "master");
+    assert_eq!(
+        git_status(&r.p.root),
+        [" M docs/contract.md", "?? src/total.txt"]
+    );
+    assert_eq!(
+        git(&r.p.root, &["branch", "--format=%(refname:short)"]).trim(),
+        "master"
+    );
     assert_eq!(git(&r.p.root, &["worktree", "list"]).lines().count(), 1);
     assert!(!r.path("../elsewhere").exists() && !r.path("../outside").exists());
     r.keep(2, "verifier", "codex-verifier-refused");
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Codex")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_codex_verdict_given_before_the_last_message_is_read_and_recorded() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("codex", &ROLES, "3m"), |_| {
@@ -166,21 +192,30 @@ fn a_failing_verifier(code: u16, per_dispatch: usize, said: &str) {
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Codex")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_500_from_the_model_fails_the_codex_dispatch_with_codexs_words() {
     let _s = crate::support::serial();
     a_failing_verifier(500, 6, "high demand");
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Codex")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_401_from_the_model_fails_the_codex_dispatch_with_codexs_words() {
     let _s = crate::support::serial();
     a_failing_verifier(401, 3, "401 Unauthorized");
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Codex")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_codex_reconnect_then_a_completed_turn_is_a_success_with_a_note() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("codex", &ROLES, "3m"), |_| {
@@ -199,9 +234,9 @@ fn a_codex_reconnect_then_a_completed_turn_is_a_success_with_a_note() {
     assert!(r.log(2, "verifier").contains("Reconnecting... 1/"));
     let notes = r.notes();
     assert!(
-        notes
-            .iter()
-            .any(|n| n.starts_with("verifier #2: Codex reconnected to the model API 1 time(s): Reconnecting... 1/")),
+        notes.iter().any(|n| n.starts_with(
+            "verifier #2: Codex reconnected to the model API 1 time(s): Reconnecting... 1/"
+        )),
         "{notes:#?}"
     );
     r.keep(2, "verifier", "codex-reconnected");
@@ -219,7 +254,10 @@ fn session_of(result: &str) -> Option<u64> {
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Codex")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn a_forty_second_tool_call_of_codex_is_waited_for() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("codex", &ROLES, "3m"), |_| {

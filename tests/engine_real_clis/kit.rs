@@ -63,9 +63,8 @@ impl Real {
     /// A project whose agents are `agents` (tables of `loopwatch.toml`),
     /// serving the script `script` makes of the worktree's root.
     pub fn new(agents: &str, script: impl FnOnce(&Path) -> Script) -> Real {
-        let config = format!(
-            "[run]\ntest = \"{TEST}\"\nmax_rounds = 2\ngrace = \"2s\"\n\n{agents}"
-        );
+        let config =
+            format!("[run]\ntest = \"{TEST}\"\nmax_rounds = 2\ngrace = \"2s\"\n\n{agents}");
         let p = Project::new(&config);
         std::fs::create_dir_all(p.root.join("src")).unwrap();
         std::fs::write(
@@ -133,7 +132,10 @@ impl Real {
             .map(|rd| rd.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
         files.sort();
-        for f in files.iter().filter(|f| f.extension().is_some_and(|x| x == "log")) {
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|x| x == "log"))
+        {
             let text = std::fs::read_to_string(f).unwrap_or_default();
             s.push_str(&format!("== {}\n{text}\n", f.display()));
         }
@@ -162,7 +164,10 @@ impl Real {
             if Instant::now() > deadline {
                 let _ = child.kill();
                 let _ = child.wait();
-                panic!("loopwatch run did not end within 5 minutes\n{}", self.dump());
+                panic!(
+                    "loopwatch run did not end within 5 minutes\n{}",
+                    self.dump()
+                );
             }
             std::thread::sleep(Duration::from_millis(50));
         }

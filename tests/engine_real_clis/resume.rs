@@ -26,7 +26,11 @@ fn kill_then_resume(adapter: &str, write: impl FnOnce(&Path) -> Turn) {
     let engine = r.spawn_run();
     let deadline = Instant::now() + Duration::from_secs(60);
     while r.server.served() < 1 {
-        assert!(Instant::now() < deadline, "the developer never asked the model\n{}", r.dump());
+        assert!(
+            Instant::now() < deadline,
+            "the developer never asked the model\n{}",
+            r.dump()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(!r.p.marked_processes().is_empty(), "the CLI runs");
@@ -59,7 +63,10 @@ fn kill_then_resume(adapter: &str, write: impl FnOnce(&Path) -> Turn) {
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Claude Code")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn kill_9_of_the_engine_during_a_claude_dispatch_then_resume() {
     let _s = crate::support::serial();
     kill_then_resume("claude", |root| {
@@ -71,7 +78,10 @@ fn kill_9_of_the_engine_during_a_claude_dispatch_then_resume() {
 }
 
 #[test]
-#[cfg_attr(not(loopwatch_clis), ignore = "needs Codex")]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
 fn kill_9_of_the_engine_during_a_codex_dispatch_then_resume() {
     let _s = crate::support::serial();
     kill_then_resume("codex", |_| apply_patch_add(TOTAL, "total: 3.75 cents"));

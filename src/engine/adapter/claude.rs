@@ -23,7 +23,15 @@ use super::{Invocation, Request, build_env, may_edit};
 /// The tools of a read-only session (Bash only when there is a test command).
 const READ_TOOLS: [&str; 3] = ["Read", "Grep", "Glob"];
 /// The tools of an edit session.
-const EDIT_TOOLS: [&str; 7] = ["Read", "Grep", "Glob", "Bash", "Edit", "Write", "NotebookEdit"];
+const EDIT_TOOLS: [&str; 7] = [
+    "Read",
+    "Grep",
+    "Glob",
+    "Bash",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+];
 /// Refused as well, in case a setting adds them back: editing, worktrees
 /// and branches, the web, subagents, skills and workflows, scheduling.
 const NEVER_READ_ONLY: &str = "Edit,Write,NotebookEdit,EnterWorktree,ExitWorktree,Agent,Task,WebFetch,WebSearch,Skill,Workflow,CronCreate,CronDelete,ScheduleWakeup";

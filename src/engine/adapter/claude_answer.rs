@@ -101,7 +101,13 @@ pub fn answer(stdout: &[u8], stderr: &[u8]) -> Answer {
         )));
     }
     let Some(r) = result else {
-        a.error = Some(no_result(known, &others, last_kind, stderr, version.as_deref()));
+        a.error = Some(no_result(
+            known,
+            &others,
+            last_kind,
+            stderr,
+            version.as_deref(),
+        ));
         return a;
     };
     a.tokens_in = r.tokens_in;
@@ -137,11 +143,10 @@ pub fn answer(stdout: &[u8], stderr: &[u8]) -> Answer {
             .filter(|(_, s, _)| r.session_id.is_empty() || s.is_empty() || *s == r.session_id)
             .collect();
         let n = same.len();
-        if let Some((i, (_, _, t))) = same
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, (_, _, t))| crate::parse::holds_verdict(t) && t.trim() != final_text.trim())
+        if let Some((i, (_, _, t))) =
+            same.iter().enumerate().rev().find(|(_, (_, _, t))| {
+                crate::parse::holds_verdict(t) && t.trim() != final_text.trim()
+            })
         {
             a.text = t.clone().into_bytes();
             a.normalized.push(format!(

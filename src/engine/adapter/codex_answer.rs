@@ -135,9 +135,11 @@ pub fn answer(stdout: &[u8], stderr: &[u8]) -> Answer {
                 a.text = last.clone().into_bytes();
                 if !crate::parse::holds_verdict(last) {
                     let n = messages.len();
-                    if let Some((i, t)) = messages.iter().enumerate().rev().skip(1).find(|(_, t)| {
-                        crate::parse::holds_verdict(t) && t.trim() != last.trim()
-                    }) {
+                    if let Some((i, t)) =
+                        messages.iter().enumerate().rev().skip(1).find(|(_, t)| {
+                            crate::parse::holds_verdict(t) && t.trim() != last.trim()
+                        })
+                    {
                         a.text = t.clone().into_bytes();
                         a.normalized.push(format!(
                             "the final message holds no verdict: read message {} of {n} of the thread instead",

@@ -350,7 +350,10 @@ mod tests {
         };
         assert!(!m.subagent && !m.api_error);
         assert_eq!(m.text(), "hi");
-        assert_eq!(tool_target("Bash", &json!({"command":"cargo test"})), "cargo test");
+        assert_eq!(
+            tool_target("Bash", &json!({"command":"cargo test"})),
+            "cargo test"
+        );
         let u = json!({"type":"user","message":{"content":[{"type":"tool_result",
             "tool_use_id":"t1","content":[{"type":"text","text":"ok"}],"is_error":true}]}});
         assert_eq!(
@@ -368,7 +371,10 @@ mod tests {
             panic!("result")
         };
         assert!(o.is_error);
-        assert_eq!((o.tokens_in, o.tokens_out, o.cost_usd), (Some(3), Some(3), Some(0.5)));
+        assert_eq!(
+            (o.tokens_in, o.tokens_out, o.cost_usd),
+            (Some(3), Some(3), Some(0.5))
+        );
         assert_eq!(o.denials, [("Bash".to_string(), "touch x".to_string())]);
         assert_eq!(
             event(&json!({"type":"stream_event"})),

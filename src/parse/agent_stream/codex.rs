@@ -212,7 +212,13 @@ pub fn is_reconnect(message: &str) -> bool {
 
 /// Shortens Codex's `/bin/bash -lc '<command>'` wrapping to the command.
 pub fn bare_command(command: &str) -> &str {
-    for shell in ["/bin/bash -lc ", "bash -lc ", "/bin/sh -c ", "sh -c ", "/bin/zsh -lc "] {
+    for shell in [
+        "/bin/bash -lc ",
+        "bash -lc ",
+        "/bin/sh -c ",
+        "sh -c ",
+        "/bin/zsh -lc ",
+    ] {
         if let Some(rest) = command.strip_prefix(shell) {
             let rest = rest.trim();
             if let Some(inner) = rest.strip_prefix('\'').and_then(|r| r.strip_suffix('\''))
@@ -234,7 +240,9 @@ mod tests {
     #[test]
     fn the_events_loopwatch_reads() {
         assert_eq!(
-            event(&json!({"type":"turn.completed","usage":{"input_tokens":9,"cached_input_tokens":4,"output_tokens":2}})),
+            event(
+                &json!({"type":"turn.completed","usage":{"input_tokens":9,"cached_input_tokens":4,"output_tokens":2}})
+            ),
             Event::TurnCompleted {
                 tokens_in: Some(9),
                 cached: Some(4),
@@ -263,11 +271,16 @@ mod tests {
         assert_eq!(exit_code, Some(0));
         let fc = json!({"type":"item.completed","item":{"id":"i","type":"file_change",
             "changes":[{"path":"/w/src/a.rs","kind":"add"}],"status":"completed"}});
-        assert!(matches!(event(&fc), Event::Item { item: Item::FileChange { changes, .. }, .. }
-            if changes == [("/w/src/a.rs".to_string(), "add".to_string())]));
+        assert!(
+            matches!(event(&fc), Event::Item { item: Item::FileChange { changes, .. }, .. }
+            if changes == [("/w/src/a.rs".to_string(), "add".to_string())])
+        );
         assert!(is_reconnect("Reconnecting... 1/5 (stream closed)"));
         assert!(!is_reconnect("unexpected status 401 Unauthorized"));
-        assert_eq!(bare_command("/bin/bash -lc 'a '\\''b'\\'''"), "'a '\\''b'\\'''");
+        assert_eq!(
+            bare_command("/bin/bash -lc 'a '\\''b'\\'''"),
+            "'a '\\''b'\\'''"
+        );
         assert_eq!(bare_command("ls"), "ls");
     }
 }

@@ -86,9 +86,7 @@ pub fn transcript(format: Format, bytes: &[u8], full: bool) -> Vec<Entry> {
         match line {
             Line::Json(v) => match format {
                 Format::ClaudeStreamJson => claude_entries(&claude::event(&v), full, &mut out),
-                Format::CodexJson => {
-                    codex_entries(&codex::event(&v), full, &mut started, &mut out)
-                }
+                Format::CodexJson => codex_entries(&codex::event(&v), full, &mut started, &mut out),
             },
             Line::Raw(r) if cut && i + 1 == n && r.starts_with(b"{") => {}
             Line::Raw(r) => out.push(Entry::new(
@@ -300,7 +298,8 @@ fn codex_item(
                 format!("$ {}", first_line(codex::bare_command(command), SHORT)),
                 out,
             );
-            let failed = exit_code.is_some_and(|c| c != 0) || status == "failed" || status == "declined";
+            let failed =
+                exit_code.is_some_and(|c| c != 0) || status == "failed" || status == "declined";
             let head = match exit_code {
                 Some(c) => format!("exit {c}"),
                 None => status.clone(),
@@ -319,7 +318,9 @@ fn codex_item(
             out.push(Entry::new(kind, text));
         }
         (Phase::Started, _) => {}
-        (_, Item::AgentMessage(t)) => out.push(Entry::new(EntryKind::Message, t.trim().to_string())),
+        (_, Item::AgentMessage(t)) => {
+            out.push(Entry::new(EntryKind::Message, t.trim().to_string()))
+        }
         (_, Item::Reasoning(t)) => out.push(Entry::new(EntryKind::Thinking, first_line(t, SHORT))),
         (_, Item::FileChange { changes, status }) => {
             let list: Vec<String> = changes
@@ -339,7 +340,14 @@ fn codex_item(
                 out.push(Entry::new(EntryKind::Failed, "the patch did not apply"));
             }
         }
-        (_, Item::McpCall { tool, status, error }) => {
+        (
+            _,
+            Item::McpCall {
+                tool,
+                status,
+                error,
+            },
+        ) => {
             call(format!("mcp {tool}"), out);
             if status == "failed" || !error.is_empty() {
                 out.push(Entry::new(EntryKind::Failed, first_line(error, SHORT)));
@@ -397,7 +405,10 @@ mod tests {
         assert_eq!(shorten("", false), "");
         let many: String = (0..50).map(|i| format!("l{i}\n")).collect();
         let f = shorten(&many, true);
-        assert!(f.starts_with("l0\nl1\n") && f.ends_with("(… 10 more lines)"), "{f}");
+        assert!(
+            f.starts_with("l0\nl1\n") && f.ends_with("(… 10 more lines)"),
+            "{f}"
+        );
     }
 
     #[test]

@@ -27,7 +27,13 @@ pub fn answer(conn: &TcpStream, req: &ModelRequest, reply: &Reply, usage: (u64, 
             _ => "api_error",
         };
         let body = json!({"type":"error","error":{"type":kind,"message":message}});
-        return http::reply(conn, code, &[], "application/json", body.to_string().as_bytes());
+        return http::reply(
+            conn,
+            code,
+            &[],
+            "application/json",
+            body.to_string().as_bytes(),
+        );
     }
     let (text, calls, cut) = match reply {
         Reply::Text(t) => (t.clone(), Vec::new(), false),
@@ -36,19 +42,31 @@ pub fn answer(conn: &TcpStream, req: &ModelRequest, reply: &Reply, usage: (u64, 
         Reply::Status { .. } => unreachable!("handled above"),
     };
     let id = format!("msg_scripted_{n}");
-    let stop = if calls.is_empty() { "end_turn" } else { "tool_use" };
+    let stop = if calls.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
     let mut blocks: Vec<Value> = Vec::new();
     if !text.is_empty() {
         blocks.push(json!({"type":"text","text":text}));
     }
     for (i, c) in calls.iter().enumerate() {
-        blocks.push(json!({"type":"tool_use","id":format!("toolu_{n}_{i}"),"name":c.name,"input":c.input}));
+        blocks.push(
+            json!({"type":"tool_use","id":format!("toolu_{n}_{i}"),"name":c.name,"input":c.input}),
+        );
     }
     if !streamed {
         let body = json!({"id":id,"type":"message","role":"assistant","model":model,
             "content":blocks,"stop_reason":stop,"stop_sequence":null,
             "usage":{"input_tokens":usage.0,"output_tokens":usage.1}});
-        return http::reply(conn, 200, &[], "application/json", body.to_string().as_bytes());
+        return http::reply(
+            conn,
+            200,
+            &[],
+            "application/json",
+            body.to_string().as_bytes(),
+        );
     }
     let mut s = EventStream::start(conn);
     s.event(

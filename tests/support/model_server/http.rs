@@ -72,7 +72,10 @@ pub fn read_request(stream: &TcpStream) -> Option<Request> {
             r.read_exact(&mut chunk).ok()?;
             req.body.extend_from_slice(&chunk[..n]);
         }
-    } else if let Some(n) = req.header("content-length").and_then(|v| v.parse::<usize>().ok()) {
+    } else if let Some(n) = req
+        .header("content-length")
+        .and_then(|v| v.parse::<usize>().ok())
+    {
         let mut body = vec![0; n];
         r.read_exact(&mut body).ok()?;
         req.body = body;
@@ -81,7 +84,13 @@ pub fn read_request(stream: &TcpStream) -> Option<Request> {
 }
 
 /// Writes a whole reply with a body and closes.
-pub fn reply(mut stream: &TcpStream, status: u16, extra: &[(String, String)], content_type: &str, body: &[u8]) {
+pub fn reply(
+    mut stream: &TcpStream,
+    status: u16,
+    extra: &[(String, String)],
+    content_type: &str,
+    body: &[u8],
+) {
     let mut head = format!(
         "HTTP/1.1 {status} {}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n",
         reason(status),

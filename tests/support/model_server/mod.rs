@@ -183,7 +183,10 @@ impl Turn {
 
     /// Checks the request of this turn (a failure is reported by
     /// [`ModelServer::finish`]).
-    pub fn expect(mut self, f: impl Fn(&ModelRequest) -> Result<(), String> + Send + Sync + 'static) -> Turn {
+    pub fn expect(
+        mut self,
+        f: impl Fn(&ModelRequest) -> Result<(), String> + Send + Sync + 'static,
+    ) -> Turn {
         self.check = Some(Arc::new(f));
         self
     }
@@ -305,7 +308,10 @@ impl ModelServer {
     /// Fails the test when there are [`ModelServer::problems`].
     pub fn finish(&self) {
         let problems = self.problems();
-        assert!(problems.is_empty(), "the scripted model server: {problems:#?}");
+        assert!(
+            problems.is_empty(),
+            "the scripted model server: {problems:#?}"
+        );
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -331,7 +337,11 @@ fn serve(conn: &TcpStream, state: &Mutex<State>) {
     let Some(req) = http::read_request(conn) else {
         return;
     };
-    let lock = || state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let lock = || {
+        state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
     let api = if req.path.starts_with("/v1/responses") {
         Api::OpenAi
     } else {
@@ -355,7 +365,13 @@ fn serve(conn: &TcpStream, state: &Mutex<State>) {
     let path = req.path.split('?').next().unwrap_or_default();
     match path {
         "/v1/messages/count_tokens" => {
-            return http::reply(conn, 200, &[], "application/json", br#"{"input_tokens":100}"#);
+            return http::reply(
+                conn,
+                200,
+                &[],
+                "application/json",
+                br#"{"input_tokens":100}"#,
+            );
         }
         "/v1/messages" | "/v1/responses" => {}
         _ => return http::reply(conn, 404, &[], "application/json", b"{}"),

@@ -23,7 +23,13 @@ pub fn answer(conn: &TcpStream, req: &ModelRequest, reply: &Reply, usage: (u64, 
                 _ => ("server_error", "server_error"),
             };
             let body = json!({"error":{"message":message,"type":kind,"code":code_name}});
-            return http::reply(conn, *code, &[], "application/json", body.to_string().as_bytes());
+            return http::reply(
+                conn,
+                *code,
+                &[],
+                "application/json",
+                body.to_string().as_bytes(),
+            );
         }
         Reply::Text(t) => (t.clone(), Vec::new(), false),
         Reply::Tools(t, c) => (t.clone(), c.clone(), false),
@@ -45,8 +51,10 @@ pub fn answer(conn: &TcpStream, req: &ModelRequest, reply: &Reply, usage: (u64, 
     }
     let mut items: Vec<Value> = Vec::new();
     if !text.is_empty() {
-        items.push(json!({"type":"message","role":"assistant","id":format!("msg_{n}"),
-            "status":"completed","content":[{"type":"output_text","text":text,"annotations":[]}]}));
+        items.push(
+            json!({"type":"message","role":"assistant","id":format!("msg_{n}"),
+            "status":"completed","content":[{"type":"output_text","text":text,"annotations":[]}]}),
+        );
     }
     for (i, c) in calls.iter().enumerate() {
         // A string input is a call of a freeform (custom) tool, such as
@@ -92,7 +100,10 @@ pub fn tool_results(body: &Value) -> Vec<(String, String)> {
 }
 
 pub fn system_text(body: &Value) -> String {
-    let mut out = body["instructions"].as_str().unwrap_or_default().to_string();
+    let mut out = body["instructions"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     for m in messages(body, "developer").chain(messages(body, "system")) {
         out.push('\n');
         out.push_str(&m);
