@@ -170,10 +170,8 @@ fn failure(r: &Outcome, stderr: &[u8]) -> String {
         r.text.trim().to_string()
     } else if !r.errors.is_empty() {
         r.errors.join("; ")
-    } else if let Some(w) = last_words(stderr, 3) {
-        w
     } else {
-        String::new()
+        last_words(stderr, 3).unwrap_or_default()
     };
     let how = if r.subtype == "success" || r.subtype.is_empty() {
         "Claude Code reported an error".to_string()

@@ -366,7 +366,8 @@ fn codex_item(
 /// A tool's result: its first line and how many lines it had (short), or
 /// its first lines (full).
 fn shorten(text: &str, full: bool) -> String {
-    let text = text.trim_end();
+    // Blank lines around a tool's output say nothing.
+    let text = text.trim_matches(|c: char| c == '\n' || c == '\r' || c.is_whitespace());
     let lines: Vec<&str> = text.lines().collect();
     if lines.is_empty() {
         return String::new();
