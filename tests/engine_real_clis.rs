@@ -15,5 +15,7 @@ mod claude;
 mod codex;
 #[path = "engine_real_clis/kit.rs"]
 mod kit;
+#[path = "engine_real_clis/mixed.rs"]
+mod mixed;
 #[path = "engine_real_clis/resume.rs"]
 mod resume;
