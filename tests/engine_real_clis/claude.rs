@@ -61,10 +61,7 @@ fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
             .then(Turn::text(PASS))
     });
     let started = Instant::now();
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
-    assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
+    r.passes();
     assert_eq!(
         std::fs::read_to_string(r.path(TOTAL)).unwrap(),
         "total: 3.75 cents\n"
@@ -162,9 +159,7 @@ fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
             }))
             .then(Turn::text(PASS))
     });
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
+    r.passes();
     // Nothing changed but the developer's file: no file, no branch, no worktree.
     // (the contract's EVIDENCE lines are GATE 0's to write).
     assert_eq!(
@@ -209,10 +204,7 @@ fn a_verdict_given_before_the_last_message_is_read_and_the_reading_recorded() {
             .then(Turn::text("That is my verdict, given above."))
             .then(Turn::text(PASS))
     });
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
-    assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
+    r.passes();
     let v = &r.finished("verifier")[0];
     assert_eq!(
         v["normalized"],
@@ -296,10 +288,7 @@ fn a_cut_connection_and_a_429_are_retried_by_claude_code_and_only_noted() {
             .then(Turn::text(&conforme()))
             .then(Turn::text(PASS))
     });
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
-    assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
+    r.passes();
     let f = r.finished("verifier");
     assert_eq!(f.len(), 1, "one dispatch: the retries were Claude Code's");
     assert_eq!(f[0]["error"], serde_json::Value::Null);
@@ -336,9 +325,7 @@ fn a_forty_second_tool_call_of_claude_code_is_waited_for() {
             .then(Turn::text(PASS))
     });
     let started = Instant::now();
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
+    r.passes();
     let d = &r.finished("developer")[0];
     assert!(d["durationMs"].as_u64().unwrap() >= 40_000, "{}", r.dump());
     assert!(started.elapsed() >= Duration::from_secs(40));

@@ -44,10 +44,7 @@ fn a_codex_run_edits_through_its_tools_runs_the_tests_and_passes() {
             .then(Turn::text(PASS))
     });
     let started = Instant::now();
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
-    assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
+    r.passes();
     assert_eq!(
         std::fs::read_to_string(r.path(TOTAL)).unwrap(),
         "total: 3.75 cents\n"
@@ -114,9 +111,7 @@ fn a_codex_verifier_cannot_write_or_branch_in_its_sandbox() {
             }))
             .then(Turn::text(PASS))
     });
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
+    r.passes();
     // (the contract's EVIDENCE lines are GATE 0's to write).
     assert_eq!(
         git_status(&r.p.root),
@@ -150,10 +145,7 @@ fn a_codex_verdict_given_before_the_last_message_is_read_and_recorded() {
             .then(Turn::text("That is my verdict, given above."))
             .then(Turn::text(PASS))
     });
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
-    assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
+    r.passes();
     let v = &r.finished("verifier")[0];
     assert_eq!(
         v["normalized"],
@@ -224,10 +216,7 @@ fn a_codex_reconnect_then_a_completed_turn_is_a_success_with_a_note() {
             .then(Turn::text(&conforme()))
             .then(Turn::text(PASS))
     });
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
-    assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
+    r.passes();
     let f = r.finished("verifier");
     assert_eq!(f.len(), 1, "one dispatch: the reconnect was Codex's");
     assert_eq!(f[0]["error"], Value::Null, "{}", f[0]);
@@ -286,9 +275,7 @@ fn a_forty_second_tool_call_of_codex_is_waited_for() {
             .then(Turn::text(PASS))
     });
     let started = Instant::now();
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
+    r.passes();
     let d = &r.finished("developer")[0];
     assert!(d["durationMs"].as_u64().unwrap() >= 40_000, "{}", r.dump());
     assert!(started.elapsed() >= Duration::from_secs(40));

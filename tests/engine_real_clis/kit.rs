@@ -147,6 +147,20 @@ impl Real {
         self.run_until_done(self.cmd().args(["run", "--headless", CONTRACT]))
     }
 
+    /// Runs the whole loop and asserts it passed: exit 0, the script
+    /// followed, GATE 0 MET, GATE 1 CONFORME, GATE 2 PASS.
+    pub fn passes(&self) {
+        let out = self.run_to_end();
+        self.assert_exit(&out, 0);
+        self.finish();
+        assert_eq!(
+            self.verdicts(),
+            ["MET", "CONFORME", "PASS"],
+            "{}",
+            self.dump()
+        );
+    }
+
     /// Runs `cmd` to its end, within five minutes (then it is killed and
     /// the test fails with the journal: a run that waits on a person
     /// nobody scripted never ends on its own).

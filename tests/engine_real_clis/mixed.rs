@@ -86,10 +86,7 @@ fn instructions_over_128_kib_reach_both_clis_whole() {
         big("END OF THE VERIFIER'S INSTRUCTIONS"),
     )
     .unwrap();
-    let out = r.run_to_end();
-    r.assert_exit(&out, 0);
-    r.finish();
-    assert_eq!(r.verdicts(), ["MET", "CONFORME", "PASS"]);
+    r.passes();
     // Claude Code's instructions were a file beside the input, not argv.
     let inst = r.p.pipeline().join("agents/002-verifier.instructions");
     assert!(std::fs::metadata(&inst).unwrap().len() > 200 * 1024);

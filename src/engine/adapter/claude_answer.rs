@@ -16,10 +16,10 @@
 //!   naming the CLI and what was expected, with the CLI's last words from
 //!   stderr.
 
-use crate::parse::agent_stream::claude::{Event, Outcome, tool_target};
+use crate::parse::agent_stream::claude::{Event, Outcome, retry_text, tool_target};
 use crate::parse::agent_stream::{Line, first_line, lines};
 
-use super::{Answer, CLAUDE_TESTED, last_words, note_text};
+use super::{Answer, CLAUDE_TESTED, last_words, note_text, read_answer};
 
 /// What is expected, in the errors.
 const EXPECTED: &str = "`claude -p --output-format stream-json --verbose` events";
@@ -51,9 +51,7 @@ pub fn answer(stdout: &[u8], stderr: &[u8]) -> Answer {
                 error,
             } => {
                 known += 1;
-                let of = max.map(|m| format!("/{m}")).unwrap_or_default();
-                let st = status.map(|s| format!("{s} ")).unwrap_or_default();
-                retries.push(format!("{attempt}{of} after {st}{error}"));
+                retries.push(retry_text(attempt, max, status, &error));
             }
             Event::System { .. } | Event::ToolResults(_) => known += 1,
             Event::Assistant(m) => {
@@ -135,26 +133,12 @@ pub fn answer(stdout: &[u8], stderr: &[u8]) -> Answer {
         a.error = Some(failure(&r, stderr));
         return a;
     }
-    let final_text = r.text.clone();
-    a.text = final_text.clone().into_bytes();
-    if !crate::parse::holds_verdict(&final_text) {
-        let same: Vec<&(String, String, String)> = messages
-            .iter()
-            .filter(|(_, s, _)| r.session_id.is_empty() || s.is_empty() || *s == r.session_id)
-            .collect();
-        let n = same.len();
-        if let Some((i, (_, _, t))) =
-            same.iter().enumerate().rev().find(|(_, (_, _, t))| {
-                crate::parse::holds_verdict(t) && t.trim() != final_text.trim()
-            })
-        {
-            a.text = t.clone().into_bytes();
-            a.normalized.push(format!(
-                "the final message holds no verdict: read message {} of {n} of the session instead",
-                i + 1
-            ));
-        }
-    }
+    let same: Vec<&str> = messages
+        .iter()
+        .filter(|(_, s, _)| r.session_id.is_empty() || s.is_empty() || *s == r.session_id)
+        .map(|(_, _, t)| t.as_str())
+        .collect();
+    read_answer(&mut a, &r.text, &same, "session");
     a
 }
 

@@ -17,7 +17,7 @@
 use crate::parse::agent_stream::codex::{Event, Item, Phase, bare_command, is_reconnect};
 use crate::parse::agent_stream::{Line, first_line, lines};
 
-use super::{Answer, CODEX_TESTED, last_words, note_text};
+use super::{Answer, CODEX_TESTED, last_words, note_text, read_answer};
 
 /// What is expected, in the errors.
 const EXPECTED: &str = "`codex exec --json` events";
@@ -132,21 +132,8 @@ pub fn answer(stdout: &[u8], stderr: &[u8]) -> Answer {
                 a.error = Some("Codex completed its turn without an agent message".into());
             }
             Some(last) => {
-                a.text = last.clone().into_bytes();
-                if !crate::parse::holds_verdict(last) {
-                    let n = messages.len();
-                    if let Some((i, t)) =
-                        messages.iter().enumerate().rev().skip(1).find(|(_, t)| {
-                            crate::parse::holds_verdict(t) && t.trim() != last.trim()
-                        })
-                    {
-                        a.text = t.clone().into_bytes();
-                        a.normalized.push(format!(
-                            "the final message holds no verdict: read message {} of {n} of the thread instead",
-                            i + 1
-                        ));
-                    }
-                }
+                let all: Vec<&str> = messages.iter().map(String::as_str).collect();
+                read_answer(&mut a, last, &all, "thread");
             }
         },
     }

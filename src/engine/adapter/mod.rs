@@ -136,6 +136,30 @@ pub fn needs_build_dir(agent: &AgentConfig) -> bool {
     agent.adapter != AdapterKind::Generic && !may_edit(agent.role)
 }
 
+/// Reads the answer of a session into `a`: its final message, unless that
+/// one holds no verdict and an earlier of `messages` (the session's, in
+/// order; `session` names it: "session", "thread") does: then that one,
+/// and the reading is named in `a.normalized`.
+fn read_answer(a: &mut Answer, final_text: &str, messages: &[&str], session: &str) {
+    a.text = final_text.as_bytes().to_vec();
+    if crate::parse::holds_verdict(final_text) {
+        return;
+    }
+    let n = messages.len();
+    let earlier = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, t)| crate::parse::holds_verdict(t) && t.trim() != final_text.trim());
+    if let Some((i, t)) = earlier {
+        a.text = t.as_bytes().to_vec();
+        a.normalized.push(format!(
+            "the final message holds no verdict: read message {} of {n} of the {session} instead",
+            i + 1
+        ));
+    }
+}
+
 /// The last lines of a CLI's stderr that are not part of its stream, at
 /// most `n`, each cut to 300 characters: what it said before it stopped.
 fn last_words(stderr: &[u8], n: usize) -> Option<String> {

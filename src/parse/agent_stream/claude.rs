@@ -293,6 +293,13 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A retried API call in a few words: `2/10 after 529 overloaded`.
+pub fn retry_text(attempt: u64, max: Option<u64>, status: Option<u64>, error: &str) -> String {
+    let of = max.map(|m| format!("/{m}")).unwrap_or_default();
+    let st = status.map(|s| format!("{s} ")).unwrap_or_default();
+    format!("{attempt}{of} after {st}{error}")
+}
+
 /// What a tool call is about, in a few words: the command of `Bash`, the
 /// path of the file tools, the pattern of the search tools, the URL of the
 /// web tools; else the input as compact JSON.

@@ -133,14 +133,13 @@ fn claude_entries(ev: &claude::Event, full: bool, out: &mut Vec<Entry>) {
             max,
             status,
             error,
-        } => {
-            let of = max.map(|m| format!(" of {m}")).unwrap_or_default();
-            let st = status.map(|s| format!("status {s} ")).unwrap_or_default();
-            out.push(Entry::new(
-                EntryKind::Notice,
-                format!("API call retried (attempt {attempt}{of}, {st}{error})"),
-            ));
-        }
+        } => out.push(Entry::new(
+            EntryKind::Notice,
+            format!(
+                "API call retried: {}",
+                claude::retry_text(*attempt, *max, *status, error)
+            ),
+        )),
         Event::System { .. } | Event::Other { .. } => {}
         Event::Assistant(a) => {
             let who = if a.subagent { "[subagent] " } else { "" };
