@@ -178,12 +178,23 @@ fn section(
         format!("read the prompt file {}: {e}", file.display())
     })?;
     let text = instructions.as_ref().map(|i| i.text.as_str());
+    // Where the dispatch would write the instructions, and the read-only
+    // roles' build folder, as the dispatch names them (nothing is created).
+    let instructions_file = text.filter(|t| !t.trim().is_empty()).map(|_| {
+        worktree
+            .join(crate::journal::Pipeline::DIR_NAME)
+            .join("agents")
+            .join(format!("‹n›-{}.instructions", agent.role))
+    });
+    let build_dir = adapter::needs_build_dir(agent).then(|| adapter::build_dir(worktree));
     let req = Request {
         agent,
         instructions: text,
+        instructions_file: instructions_file.as_deref(),
         inputs: &d.inputs,
         test: &run.test,
         worktree,
+        build_dir: build_dir.as_deref(),
     };
     let inv = adapter::invocation(&req);
     let title = match d.step {
@@ -216,7 +227,12 @@ fn section(
             );
         }
         Some(i) => {
-            let how = if inv
+            let from_file = instructions_file.as_ref().is_some_and(|f| {
+                inv.args.iter().any(|a| a.as_os_str() == f.as_os_str())
+            });
+            let how = if from_file {
+                "from a file the dispatch writes beside its input"
+            } else if inv
                 .args
                 .iter()
                 .any(|a| Some(a.to_string_lossy().as_ref()) == text)

@@ -481,7 +481,19 @@ impl Cx<'_> {
         if let Some(p) = program
             && !command_exists(&p, base, path_env)
         {
-            let msg = format!("command not found: '{p}' (not a file, not on PATH)");
+            let msg = match adapter {
+                AdapterKind::Generic => {
+                    format!("command not found: '{p}' (not a file, not on PATH)")
+                }
+                AdapterKind::Claude => format!(
+                    "command not found: '{p}' (not a file, not on PATH): the claude adapter runs Claude Code (npm @anthropic-ai/claude-code, tested with {})",
+                    super::adapter::CLAUDE_TESTED
+                ),
+                AdapterKind::Codex => format!(
+                    "command not found: '{p}' (not a file, not on PATH): the codex adapter runs Codex (npm @openai/codex, tested with {})",
+                    super::adapter::CODEX_TESTED
+                ),
+            };
             return Err(match &a.command {
                 Some(c) => self.err(c.span(), msg),
                 None => at_table(msg),

@@ -145,19 +145,37 @@ pub async fn dispatch_with(
         ))?
         .map(|i| i.text);
     let worktree = set.pipeline.worktree().to_path_buf();
-    let req = Request {
-        agent: job.agent,
-        instructions: instructions.as_deref(),
-        inputs: &job.inputs,
-        test: &set.run.test,
-        worktree: &worktree,
-    };
-    let full = req.full_text();
-    let invocation = adapter::invocation(&req);
     let n = job.dispatch;
     let agents_dir = set.pipeline.dir().join("agents");
     crate::util::pipeline_dir(&agents_dir).map_err(DispatchError::io("write into", &agents_dir))?;
     let stem = format!("{n:03}-{role}");
+    // The instructions in a file of their own (a CLI reads its system
+    // prompt from it: never argv), and the read-only roles' build folder.
+    let instructions_file = match instructions.as_deref().filter(|i| !i.trim().is_empty()) {
+        Some(text) => {
+            let p = agents_dir.join(format!("{stem}.instructions"));
+            write_file(p.clone(), text.as_bytes().to_vec()).await?;
+            Some(std::path::absolute(&p).unwrap_or(p))
+        }
+        None => None,
+    };
+    let build_dir = adapter::needs_build_dir(job.agent).then(|| adapter::build_dir(&worktree));
+    if let Some(d) = &build_dir {
+        for f in adapter::build_folders(d) {
+            std::fs::create_dir_all(&f).map_err(DispatchError::io("create", &f))?;
+        }
+    }
+    let req = Request {
+        agent: job.agent,
+        instructions: instructions.as_deref(),
+        instructions_file: instructions_file.as_deref(),
+        inputs: &job.inputs,
+        test: &set.run.test,
+        worktree: &worktree,
+        build_dir: build_dir.as_deref(),
+    };
+    let full = req.full_text();
+    let invocation = adapter::invocation(&req);
     let input_path = agents_dir.join(format!("{stem}.input"));
     write_file(input_path.clone(), full.as_bytes().to_vec()).await?;
     let log_path = agents_dir.join(format!("{stem}.log"));
@@ -180,6 +198,7 @@ pub async fn dispatch_with(
         ("LW_DISPATCH".into(), n.to_string()),
     ];
     env.extend(extra_env.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
+    env.extend(invocation.env.iter().cloned());
     let log = LogFile::create(&log_path, set.log_limit)
         .map_err(DispatchError::io("create the log", &log_path))?;
     let command = process::Command::new(&invocation.program, &worktree)
@@ -265,7 +284,7 @@ pub async fn dispatch_with(
         },
         None => Vec::new(),
     };
-    let mut answer = adapter::answer(job.agent.adapter, &ended.stdout.head);
+    let mut answer = adapter::answer(job.agent.adapter, &ended.stdout.head, &ended.stderr.tail);
     if ended.stdout.truncated {
         answer.error = Some(format!(
             "the agent printed more than {} MiB on stdout",
@@ -304,6 +323,7 @@ pub async fn dispatch_with(
         cost_usd: answer.cost_usd,
         error: answer.error.clone(),
         answer: Some(answer_rel),
+        normalized: answer.normalized.clone(),
         extra: Default::default(),
     };
     let after = match with.after_finish {
@@ -315,8 +335,17 @@ pub async fn dispatch_with(
     } else {
         read_log_tail(&set.pipeline, log_path).await
     };
+    // What the CLI reported without failing (retries, reconnects, refused
+    // tool calls) goes in the finish's append, before it.
+    let notes = answer
+        .notes
+        .iter()
+        .map(|t| EventBody::Note {
+            text: format!("{role} #{n}: {t}"),
+        })
+        .collect();
     let r = Record {
-        bodies: Vec::new(),
+        bodies: notes,
         finish: Some((started, finished.clone())),
         after,
         log_tail,

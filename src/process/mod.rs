@@ -21,6 +21,9 @@
 //! Nothing here depends on which thread started the child (a parent-death
 //! signal would: it fires when the forking *thread* exits).
 //!
+//! The exception is [`terminal::run_in_terminal`]: a program a person uses
+//! on the terminal (the TUI's pager), which needs the terminal itself.
+//!
 //! Without the `loopwatch` binary at hand (the library's own unit tests
 //! built alone), a child runs in a process group of its own instead, and
 //! the group is what is stopped.
@@ -29,6 +32,7 @@ mod capture;
 mod running;
 mod stop;
 pub mod supervise;
+pub mod terminal;
 pub mod tree;
 
 use std::ffi::{OsStr, OsString};

@@ -163,6 +163,11 @@ pub struct AgentFinished {
     /// The answer the adapter read, saved relative to `.pipeline/`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
+    /// What the adapter did to read the answer (an earlier message of the
+    /// session read because the final one holds no verdict); absent when
+    /// nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalized: Vec<String>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -206,6 +211,7 @@ impl AgentFinished {
             cost_usd: None,
             error: Some(error),
             answer: None,
+            normalized: Vec::new(),
             extra: Default::default(),
         }
     }
@@ -238,8 +244,10 @@ impl AgentFinished {
         } else if self.timed_out {
             format!("timed out after {} ms", self.duration_ms)
         } else {
-            // A status says more than what the adapter could not read.
+            // The status first, then what the CLI said of it, when the
+            // adapter read something.
             match (self.exit_code, &self.error, self.signal) {
+                (Some(c), Some(e), _) if c != 0 => format!("exited with status {c}: {e}"),
                 (Some(c), _, _) if c != 0 => format!("exited with status {c}"),
                 (_, Some(e), _) => e.clone(),
                 (Some(c), None, _) => format!("exited with status {c}"),

@@ -176,6 +176,7 @@ pub(crate) mod tests {
             cost_usd: None,
             error: None,
             answer: None,
+            normalized: Vec::new(),
             extra: Default::default(),
         };
         (started, finished)

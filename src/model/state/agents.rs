@@ -198,6 +198,7 @@ mod tests {
             cost_usd: cost,
             error: None,
             answer: None,
+            normalized: Vec::new(),
             extra: Default::default(),
         })
     }
