@@ -235,10 +235,18 @@ fn a_dry_run_shows_each_agent_and_starts_locks_and_writes_nothing() {
     // The verifier: its command line, its role file, its three lines.
     let v = section(&out, "verifier");
     assert!(
-        v.contains("\ncommand: claude -p --output-format stream-json --verbose --model sonnet --append-system-prompt <instructions> --allowedTools 'Read,Grep,Glob,Bash(cargo test:*)'"),
+        v.contains("\ncommand: claude -p --output-format stream-json --verbose --model sonnet --append-system-prompt-file '"),
         "{v}"
     );
-    assert!(v.contains("passed on the command line"), "{v}");
+    assert!(
+        v.contains(".pipeline/agents/‹n›-verifier.instructions'"),
+        "{v}"
+    );
+    assert!(v.contains("--allowedTools 'Read,Grep,Glob,Bash(cargo test),Bash(git diff:*),Bash(git status:*),Bash(git log:*),Bash(git show:*)'"), "{v}");
+    assert!(
+        v.contains("from a file the dispatch writes beside its input"),
+        "{v}"
+    );
     assert_eq!(
         block(v, "--- instructions ---"),
         roles::role_file(AgentRole::Verifier).text
@@ -298,7 +306,14 @@ fn codex_and_commands_hand_the_instructions_their_own_way() {
     // Not committed yet: said, since the verifier would see them.
     assert!(out.contains("note: not committed: agents/auditor.md, agents/developer.md, agents/verifier.md, loopwatch.toml"), "{out}");
     let v = section(&out, "verifier");
-    assert!(v.contains("exec --json --sandbox read-only -C "), "{v}");
+    assert!(
+        v.contains("exec --json -c 'approval_policy=\"never\"'"),
+        "{v}"
+    );
+    assert!(
+        v.contains("default_permissions=\"loopwatch-read-only\""),
+        "{v}"
+    );
     assert!(v.contains("on stdin, before the inputs"), "{v}");
     assert!(
         v.contains("\nstdin: the instructions, a blank line, then the inputs\n"),

@@ -394,3 +394,46 @@ fn a_pipeline_folder_replaced_by_a_link_is_never_written_through() {
     assert!(p.of_type("run.ended").is_empty());
     assert!(Path::new(&p.pipeline()).is_dir());
 }
+
+/// A read-only role that changes files, refs or worktrees anyway: each
+/// change is put back and named, and its round is structural.
+#[test]
+fn what_a_read_only_role_changes_is_put_back_and_named() {
+    let p = Project::new(&CONFIG.replace(
+        "command = \"bash @AGENTS@/agent.sh verifier\"",
+        "command = \"bash @AGENTS@/verifier.sh verifier\"",
+    ));
+    std::fs::write(p.out.join("honest"), "").unwrap();
+    p.write_agent(
+        "developer.sh",
+        "mkdir -p src; echo 'total: 3.75 cents' > src/total.txt; echo done\n",
+    );
+    p.write_agent(
+        "verifier.sh",
+        "echo planted > planted.txt\necho broken >> docs/contract.md.bak\ngit branch lw-elsewhere\ngit worktree add -q ../elsewhere 2>/dev/null\nconforme\n",
+    );
+    let run = p.spawn_run(true);
+    let gate = p.wait_for_gate("the structural gate");
+    assert_eq!(gate["kind"], "structural", "{gate}");
+    let f = &p.of_type_where("agent.finished", "role", "verifier")[0];
+    let v = f["violations"].to_string();
+    for named in [
+        "planted.txt created (put back)",
+        "ref refs/heads/lw-elsewhere created (put back)",
+        "added (removed)",
+    ] {
+        assert!(v.contains(named), "{named}: {f}");
+    }
+    assert!(!p.root.join("planted.txt").exists());
+    assert!(!p.root.parent().unwrap().join("elsewhere").exists());
+    assert!(!git(&p.root, &["branch", "--list"]).contains("lw-elsewhere"));
+    let round = &p.of_type_where("gate.finished", "gate", "conformity")[0];
+    assert!(
+        round["structural"]
+            .as_str()
+            .unwrap()
+            .contains("a read-only role changed what it may not"),
+        "{round}"
+    );
+    drop(run);
+}

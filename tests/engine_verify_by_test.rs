@@ -688,22 +688,24 @@ fn a_stop_puts_the_worktree_back_and_records_no_result() {
 }
 
 #[test]
-fn a_step_resumed_after_a_crash_names_what_changed_since_its_snapshot() {
+fn a_step_resumed_after_a_crash_removes_its_stray_repro_test_and_names_the_rest() {
     let c = Crate::new(&["F1"]);
-    // An earlier engine took its snapshot, its agent wrote a file, and it died.
+    // An earlier engine took its snapshot, its agent wrote a repro test (no
+    // answer recorded: it was killed first), a person wrote a note, and the
+    // engine died.
     let tree = loopwatch::code::snapshot_excluding(&c.root, c.settings.pipeline.dir()).unwrap();
     std::fs::write(c.file("verify-1.before"), tree.as_str()).unwrap();
     std::fs::write(c.root.join("tests/left_behind.rs"), "#[test]\nfn x() {}\n").unwrap();
+    std::fs::write(c.root.join("NOTES.txt"), "mine\n").unwrap();
     assert_eq!(c.verify("crash", config(3, Duration::from_secs(300))), None);
     let notes = c.notes();
     assert!(
-        notes
-            .iter()
-            .any(|n| n.contains("stopped before its cleanup")
-                && n.contains("tests/left_behind.rs created")),
+        notes.iter().any(|n| n.contains("stopped before its cleanup")
+            && n.contains("its unconfirmed repro tests were put back from its snapshot: tests/left_behind.rs created")
+            && n.contains("left as they are: NOTES.txt created")),
         "{notes:?}"
     );
-    // Left for a person to judge; this step's own files are gone.
-    assert_eq!(c.status(), ["?? tests/left_behind.rs"]);
+    // The stray test is gone; the person's file is left for them.
+    assert_eq!(c.status(), ["?? NOTES.txt"]);
     assert!(!c.file("verify-1.before").exists());
 }

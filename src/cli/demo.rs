@@ -48,7 +48,11 @@ fn parse_speed(s: &str) -> Result<f64, String> {
 /// Runs `demo`.
 pub fn run(a: DemoArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
     let (_tmp, root) = match &a.out {
-        Some(dir) => (None, dir.clone()),
+        // Absolute: the scripted agents run in the worktree, not here.
+        Some(dir) => (
+            None,
+            std::path::absolute(dir).with_context(|| format!("the folder {}", dir.display()))?,
+        ),
         None => {
             let t = tempfile::Builder::new()
                 .prefix("loopwatch-demo-")

@@ -227,9 +227,9 @@ fn section(
             );
         }
         Some(i) => {
-            let from_file = instructions_file.as_ref().is_some_and(|f| {
-                inv.args.iter().any(|a| a.as_os_str() == f.as_os_str())
-            });
+            let from_file = instructions_file
+                .as_ref()
+                .is_some_and(|f| inv.args.iter().any(|a| a.as_os_str() == f.as_os_str()));
             let how = if from_file {
                 "from a file the dispatch writes beside its input"
             } else if inv

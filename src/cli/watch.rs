@@ -130,6 +130,8 @@ pub fn headless(pipelines: Vec<Pipeline>, search: Option<Discovery>) -> anyhow::
         let mut out = std::io::stdout().lock();
         let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         let initial = live.refresh_all();
+        let mut unreadable_told = std::collections::HashSet::new();
+        tell_unreadable(&live, &mut unreadable_told);
         for (i, up) in initial {
             if up.new_events > 0 || up.reset {
                 print_line(&mut out, &live, i, several)?;
@@ -141,6 +143,7 @@ pub fn headless(pipelines: Vec<Pipeline>, search: Option<Discovery>) -> anyhow::
                     let Some(batch) = batch else { break };
                     tell_polled(&live, &mut polled_told);
                     tell_search_problems(&live, &mut problems_told);
+                    tell_unreadable(&live, &mut unreadable_told);
                     for (i, up) in batch.updates {
                         if (up.new_events > 0 || up.reset) && print_line(&mut out, &live, i, several).is_err() {
                             return Ok(ExitCode::SUCCESS);
@@ -165,6 +168,25 @@ fn tell_search_problems(live: &Live<()>, told: &mut usize) {
         ));
     }
     *told = live.search_problems().len();
+}
+
+/// Says on stderr, once each, what a run's journal could not be read for
+/// (damaged lines, a journal that is not a regular file): a run watched in a
+/// folder is never silently left out.
+fn tell_unreadable(live: &Live<()>, told: &mut std::collections::HashSet<String>) {
+    for feed in live.feeds() {
+        for p in feed.problems() {
+            let line = format!(
+                "loopwatch: cannot read all of {}: line {}: {}",
+                crate::sanitize::field(&p.path.display().to_string()),
+                p.line,
+                crate::sanitize::field(&p.message)
+            );
+            if told.insert(line.clone()) {
+                crate::cli::output::warn(&line);
+            }
+        }
+    }
 }
 
 /// Says on stderr, once each, which pipelines are polled instead of watched.

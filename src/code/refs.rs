@@ -16,7 +16,8 @@ use super::snapshot::toplevel;
 use super::{CodeError, TreeId};
 
 /// Where every snapshot ref lives.
-const ROOT: &str = "refs/loopwatch/";
+pub const SNAPSHOT_REFS: &str = "refs/loopwatch/";
+const ROOT: &str = SNAPSHOT_REFS;
 
 /// One kept snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -479,17 +479,21 @@ impl Cx<'_> {
             _ => Some(command.clone()),
         };
         if let Some(p) = program
-            && !command_exists(&p, base, path_env)
+            && let Some(problem) = command_problem(&p, base, path_env)
         {
-            let msg = match adapter {
-                AdapterKind::Generic => {
+            let msg = match (adapter, problem) {
+                (_, Problem::NotExecutable(path)) => format!(
+                    "command '{p}' is not executable ({}): make it so (chmod +x), or run it through its interpreter (`bash {p}`)",
+                    path.display()
+                ),
+                (AdapterKind::Generic, Problem::NotFound) => {
                     format!("command not found: '{p}' (not a file, not on PATH)")
                 }
-                AdapterKind::Claude => format!(
+                (AdapterKind::Claude, Problem::NotFound) => format!(
                     "command not found: '{p}' (not a file, not on PATH): the claude adapter runs Claude Code (npm @anthropic-ai/claude-code, tested with {})",
                     super::adapter::CLAUDE_TESTED
                 ),
-                AdapterKind::Codex => format!(
+                (AdapterKind::Codex, Problem::NotFound) => format!(
                     "command not found: '{p}' (not a file, not on PATH): the codex adapter runs Codex (npm @openai/codex, tested with {})",
                     super::adapter::CODEX_TESTED
                 ),
@@ -600,23 +604,51 @@ fn first_word(command: &str) -> Option<String> {
 
 /// True when `program` is a file (relative to `base` when it has a slash)
 /// or an executable on `path_env`.
-pub fn command_exists(program: &str, base: &Path, path_env: Option<&std::ffi::OsStr>) -> bool {
+/// Why a command's program cannot be run: not there, or not executable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// Not a file, not on PATH.
+    NotFound,
+    /// A file without the execute bit.
+    NotExecutable(std::path::PathBuf),
+}
+
+/// Why `program` (a path, relative to `base`, or a name looked up in
+/// `path_env`) cannot be run, when it cannot: checked when the config is
+/// read, so nothing is recorded as started for a command that cannot start.
+pub fn command_problem(
+    program: &str,
+    base: &Path,
+    path_env: Option<&std::ffi::OsStr>,
+) -> Option<Problem> {
     use std::os::unix::fs::PermissionsExt;
+    let runnable = |m: &std::fs::Metadata| m.permissions().mode() & 0o111 != 0;
     if program.contains('/') {
         let p = Path::new(program);
-        return if p.is_absolute() {
-            p.is_file()
+        let full = if p.is_absolute() {
+            p.to_path_buf()
         } else {
-            base.join(p).is_file()
+            base.join(p)
+        };
+        return match std::fs::metadata(&full) {
+            Ok(m) if m.is_file() && runnable(&m) => None,
+            Ok(m) if m.is_file() => Some(Problem::NotExecutable(full)),
+            _ => Some(Problem::NotFound),
         };
     }
     let Some(path_env) = path_env else {
-        return false;
+        return Some(Problem::NotFound);
     };
-    std::env::split_paths(path_env).any(|dir| {
-        std::fs::metadata(dir.join(program))
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+    let mut seen = None;
+    for dir in std::env::split_paths(path_env) {
+        let full = dir.join(program);
+        match std::fs::metadata(&full) {
+            Ok(m) if m.is_file() && runnable(&m) => return None,
+            Ok(m) if m.is_file() => seen = seen.or(Some(full)),
+            _ => {}
+        }
+    }
+    Some(seen.map_or(Problem::NotFound, Problem::NotExecutable))
 }
 
 #[cfg(test)]

@@ -117,6 +117,46 @@ fn a_command_that_does_not_exist_is_refused() {
 }
 
 #[test]
+fn a_command_that_is_not_executable_is_refused_naming_the_file() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("dev.sh"), "#!/bin/sh\necho done\n").unwrap();
+    let config = d.path().join("loopwatch.toml");
+    let e = Config::parse(
+        &config,
+        &GOOD.replace(
+            "command = \"cat\"\nadapter",
+            "command = \"./dev.sh --fast\"\nadapter",
+        ),
+        std::env::var_os("PATH").as_deref(),
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "agents.verifier.command", "{e}");
+    assert!(
+        e.message.contains("command './dev.sh' is not executable"),
+        "{e}"
+    );
+    assert!(e.message.contains("chmod +x"), "{e}");
+    // The same file, executable, is taken.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        d.path().join("dev.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    assert!(
+        Config::parse(
+            &config,
+            &GOOD.replace(
+                "command = \"cat\"\nadapter",
+                "command = \"./dev.sh --fast\"\nadapter"
+            ),
+            std::env::var_os("PATH").as_deref(),
+        )
+        .is_ok()
+    );
+}
+
+#[test]
 fn bad_values_name_their_key() {
     let e = err(&GOOD.replace("\"20m\"", "\"twenty\""));
     assert_eq!(

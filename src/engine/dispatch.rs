@@ -234,6 +234,16 @@ pub async fn dispatch_with(
     // The spawn waits for the supervisor's word that the agent runs: on
     // the blocking pool, so lanes starting at once do not queue behind
     // each other on the engine's thread.
+    // A read-only role's worktree and repository, to put back what it changes.
+    let before = if adapter::may_edit(role) {
+        None
+    } else {
+        let (wt, pd) = (worktree.clone(), set.pipeline.dir().to_path_buf());
+        tokio::task::spawn_blocking(move || super::readonly::Before::take(&wt, &pd))
+            .await
+            .ok()
+            .flatten()
+    };
     let spawned = tokio::task::spawn_blocking(move || command.spawn())
         .await
         .unwrap_or_else(|e| {
@@ -284,6 +294,13 @@ pub async fn dispatch_with(
         },
         None => Vec::new(),
     };
+    // And what a read-only role changed anyway.
+    let violations = match before {
+        Some(b) => tokio::task::spawn_blocking(move || b.put_back())
+            .await
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
     let mut answer = adapter::answer(job.agent.adapter, &ended.stdout.head, &ended.stderr.tail);
     if ended.stdout.truncated {
         answer.error = Some(format!(
@@ -318,6 +335,7 @@ pub async fn dispatch_with(
         last_words: ended.stderr.last_lines(LAST_WORDS),
         leftovers: u32::try_from(ended.leftovers).unwrap_or(u32::MAX),
         tampered,
+        violations,
         tokens_in: answer.tokens_in,
         tokens_out: answer.tokens_out,
         cost_usd: answer.cost_usd,

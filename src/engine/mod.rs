@@ -10,6 +10,7 @@ pub mod contract;
 pub mod dispatch;
 pub mod driver;
 pub mod lock;
+pub mod readonly;
 pub mod review;
 pub mod roles;
 

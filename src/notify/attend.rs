@@ -141,6 +141,20 @@ impl Attendant {
             .name("loopwatch-notify".into())
             .spawn(move || {
                 let r = notifier.announce(&pipeline, &id, n);
+                // A failure is said in the journal too, where every watcher
+                // (the TUI's status line, `--headless`, the report) sees it.
+                if let Ok(a) = &r
+                    && !a.failures.is_empty()
+                {
+                    // The webhook's address may hold a token: scrubbed.
+                    let text = format!(
+                        "notification {n} of {id} failed: {}",
+                        crate::redact::scrub(&a.failures.join("; "))
+                    );
+                    if let Err(e) = Recorder::new(pipeline.clone()).note(text) {
+                        tracing::warn!(error = %e, "cannot record a notification's failure");
+                    }
+                }
                 report(&id, r);
             });
         if let Err(e) = spawned {

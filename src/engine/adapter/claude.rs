@@ -36,6 +36,9 @@ const EDIT_TOOLS: [&str; 7] = [
 /// and branches, the web, subagents, skills and workflows, scheduling.
 const NEVER_READ_ONLY: &str = "Edit,Write,NotebookEdit,EnterWorktree,ExitWorktree,Agent,Task,WebFetch,WebSearch,Skill,Workflow,CronCreate,CronDelete,ScheduleWakeup";
 
+/// The git commands a read-only role may run (with any arguments).
+pub const READ_ONLY_GIT: [&str; 4] = ["git diff", "git status", "git log", "git show"];
+
 /// The `claude` command line of a dispatch.
 pub fn invocation(req: &Request<'_>) -> Invocation {
     let mut args: Vec<String> = vec![
@@ -74,10 +77,15 @@ pub fn invocation(req: &Request<'_>) -> Invocation {
         let test = req.test.trim();
         let mut tools: Vec<String> = READ_TOOLS.iter().map(|t| t.to_string()).collect();
         let mut allowed = tools.clone();
+        // Bash for the test command and the git commands that only read
+        // (the role files tell a read-only role to look at the change with
+        // them); anything else is refused by `dontAsk`, and what a read-only
+        // role changes anyway is found and put back after its dispatch.
+        tools.push("Bash".into());
         if !test.is_empty() {
-            tools.push("Bash".into());
             allowed.push(format!("Bash({test})"));
         }
+        allowed.extend(READ_ONLY_GIT.iter().map(|g| format!("Bash({g}:*)")));
         args.extend([
             "--tools".into(),
             tools.join(","),

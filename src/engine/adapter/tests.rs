@@ -70,7 +70,7 @@ fn a_read_only_claude_session_has_only_the_read_tools_and_the_test_command() {
     assert_eq!(after(&a, "--tools"), "Read,Grep,Glob,Bash");
     assert_eq!(
         after(&a, "--allowedTools"),
-        "Read,Grep,Glob,Bash(cargo test)"
+        "Read,Grep,Glob,Bash(cargo test),Bash(git diff:*),Bash(git status:*),Bash(git log:*),Bash(git show:*)"
     );
     assert_eq!(after(&a, "--permission-mode"), "dontAsk");
     assert_eq!(after(&a, "--setting-sources"), "user");
@@ -100,12 +100,15 @@ fn a_read_only_claude_session_has_only_the_read_tools_and_the_test_command() {
         "CARGO_TARGET_DIR".into(),
         "/home/u/.cache/loopwatch/build/w-1/cargo-target".into()
     )));
-    // No test command: no Bash at all.
+    // No test command: Bash for the read-only git commands alone.
     let mut r = request(&v, Some(build));
     r.test = " ";
     let a = args(&invocation(&r));
-    assert_eq!(after(&a, "--tools"), "Read,Grep,Glob");
-    assert_eq!(after(&a, "--allowedTools"), "Read,Grep,Glob");
+    assert_eq!(after(&a, "--tools"), "Read,Grep,Glob,Bash");
+    assert_eq!(
+        after(&a, "--allowedTools"),
+        "Read,Grep,Glob,Bash(git diff:*),Bash(git status:*),Bash(git log:*),Bash(git show:*)"
+    );
 }
 
 #[test]

@@ -129,7 +129,15 @@ pub async fn run(
     let marker = pipeline
         .dir()
         .join(format!("verify-{}.before", job.iteration));
-    out.notes.extend(interrupted_before(&before, &marker));
+    let asked: Vec<String> = attempted.iter().map(|f| f.id.clone()).collect();
+    let stray = earlier_repro_files(&pipeline, job.iteration, &asked);
+    let (note, removed) = interrupted_before(&before, &marker, &stray);
+    out.notes.extend(note);
+    // The snapshot the step puts the worktree back to has no stray test.
+    let before = match removed {
+        true => Tree::take(&worktree, pipeline.dir()).unwrap_or(before),
+        false => before,
+    };
     if let Err(e) = crate::util::replace_atomically(&marker, before.id.as_str().as_bytes()) {
         tracing::warn!("cannot write {}: {e}", marker.display());
     }
@@ -324,32 +332,101 @@ fn stopped(before: &Tree, marker: &Path) {
     }
 }
 
-/// When an earlier run of this step died before its cleanup
-/// (`verify-<i>.before` names its snapshot), the files changed since that
-/// snapshot, as a note. They are left as they are: a person may have
-/// changed them since, and only they can tell.
-fn interrupted_before(now: &Tree, marker: &Path) -> Option<String> {
-    let id = std::fs::read_to_string(marker).ok()?;
-    let then = now.recorded(crate::code::TreeId::parse(id.trim())?);
-    let changed = then.changes(now, 0).ok()?;
-    let list: Vec<String> = changed
+/// The repro test files the verify-by-test agent of an earlier run of the
+/// step named in its saved answer (top-level relative paths as the answer
+/// gives them, worktree-relative).
+fn earlier_repro_files(
+    pipeline: &crate::journal::Pipeline,
+    iteration: u32,
+    asked: &[String],
+) -> BTreeSet<String> {
+    let Ok(Some(snap)) = crate::journal::snapshot(pipeline) else {
+        return BTreeSet::new();
+    };
+    snap.state
+        .agents
         .iter()
-        .map(|f| format!("{} {}", f.path, super::vbt_tree::status_word(f)))
-        .collect();
-    Some(format!(
-        "verify-by-test of iteration {}: an earlier run of the step stopped before its cleanup; changed since its snapshot and left as they are: {}",
-        marker
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_prefix("verify-"))
-            .and_then(|n| n.strip_suffix(".before"))
-            .unwrap_or("?"),
+        .rev()
+        .filter(|a| {
+            a.started.role == crate::model::event::AgentRole::VerifyByTest
+                && a.started.iteration == iteration
+        })
+        .find_map(|a| a.finished.as_ref())
+        .map(|f| dispatch::saved_answer(pipeline, f))
+        .and_then(|raw| vbt_answer::read(&raw, asked).ok())
+        .map(|a| {
+            a.by_finding
+                .values()
+                .filter_map(|r| r.as_ref().ok())
+                .map(|r| r.file.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// When an earlier run of this step died before its cleanup
+/// (`verify-<i>.before` names its snapshot): the repro tests it left that
+/// were never confirmed (the files its agent named, or files it created
+/// under a test folder when it named none) are put back from that
+/// snapshot; every other file changed since is named in a note and left as
+/// it is: a person may have changed it since, and only they can tell.
+fn interrupted_before(
+    now: &Tree,
+    marker: &Path,
+    named: &BTreeSet<String>,
+) -> (Option<String>, bool) {
+    let Some(then) = std::fs::read_to_string(marker)
+        .ok()
+        .and_then(|id| crate::code::TreeId::parse(id.trim()))
+        .map(|id| now.recorded(id))
+    else {
+        return (None, false);
+    };
+    let Ok(changed) = then.changes(now, 0) else {
+        return (None, false);
+    };
+    let named: BTreeSet<String> = named.iter().map(|f| then.to_top(f)).collect();
+    let stray = |f: &crate::code::FileDiff| {
+        named.contains(&f.path)
+            || (named.is_empty()
+                && f.status == crate::code::FileStatus::Added
+                && f.path
+                    .split('/')
+                    .any(|c| c.contains("test") || c.contains("spec")))
+    };
+    let mut removed = Vec::new();
+    let mut list = Vec::new();
+    for f in &changed {
+        if stray(f) && then.restore(&f.path).is_ok() {
+            removed.push(format!("{} {}", f.path, super::vbt_tree::status_word(f)));
+        } else {
+            list.push(format!("{} {}", f.path, super::vbt_tree::status_word(f)));
+        }
+    }
+    let iteration = marker
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("verify-"))
+        .and_then(|n| n.strip_suffix(".before"))
+        .unwrap_or("?");
+    let mut text = format!(
+        "verify-by-test of iteration {iteration}: an earlier run of the step stopped before its cleanup"
+    );
+    if !removed.is_empty() {
+        text.push_str(&format!(
+            "; its unconfirmed repro tests were put back from its snapshot: {}",
+            removed.join(", ")
+        ));
+    }
+    text.push_str(&format!(
+        "; changed since its snapshot and left as they are: {}",
         if list.is_empty() {
             "nothing".to_string()
         } else {
             list.join(", ")
         }
-    ))
+    ));
+    (Some(text), !removed.is_empty())
 }
 
 /// `triage apply` with the entries, then the events: the notes, each

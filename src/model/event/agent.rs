@@ -148,6 +148,10 @@ pub struct AgentFinished {
     /// loopwatch: the dispatch failed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tampered: Vec<String>,
+    /// What a read-only role changed in the worktree or the repository,
+    /// put back by loopwatch: the dispatch failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<String>,
     /// Input tokens, when the adapter reports them.
     #[serde(default)]
     pub tokens_in: Option<u64>,
@@ -206,6 +210,7 @@ impl AgentFinished {
             last_words: Vec::new(),
             leftovers: 0,
             tampered: Vec::new(),
+            violations: Vec::new(),
             tokens_in: None,
             tokens_out: None,
             cost_usd: None,
@@ -223,6 +228,7 @@ impl AgentFinished {
             && !self.interrupted
             && self.error.is_none()
             && self.tampered.is_empty()
+            && self.violations.is_empty()
     }
 
     /// Why the dispatch did not succeed, in one line (`None` when it did),
@@ -238,6 +244,11 @@ impl AgentFinished {
             format!(
                 "changed the contract's judged parts (put back): {}",
                 self.tampered.join("; ")
+            )
+        } else if !self.violations.is_empty() {
+            format!(
+                "a read-only role changed what it may not (put back): {}",
+                self.violations.join("; ")
             )
         } else if self.interrupted {
             "interrupted".to_string()

@@ -171,6 +171,7 @@ pub(crate) mod tests {
             last_words: Vec::new(),
             leftovers: 0,
             tampered: Vec::new(),
+            violations: Vec::new(),
             tokens_in: None,
             tokens_out: None,
             cost_usd: None,

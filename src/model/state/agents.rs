@@ -193,6 +193,7 @@ mod tests {
             last_words: Vec::new(),
             leftovers: 0,
             tampered: Vec::new(),
+            violations: Vec::new(),
             tokens_in: Some(100),
             tokens_out: Some(10),
             cost_usd: cost,
