@@ -1,34 +1,130 @@
 //! Log text made matchable: ANSI escape sequences removed, carriage-return
-//! overwrites resolved, and test names cut into path segments to match a
-//! `--test` reference against.
+//! overwrites resolved, go's `-json` events (test2json) turned back into the
+//! text they carry; the command line of loopwatch's own run read from the
+//! log's last line; and `--test` references matched against the tests of
+//! the log (by file, path and name).
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::runners::{Place, TestLine, split_outside_brackets};
+
 static ANSI: LazyLock<Regex> =
     static_regex!(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]");
 
-/// The log's lines without colour codes; of a line a terminal would have
-/// overwritten with `\r`, only the last non-empty part is kept.
-pub(super) fn clean_lines(log: &str) -> Vec<String> {
-    let plain = ANSI.replace_all(log, "");
-    plain
-        .split('\n')
-        .map(|line| {
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            let last = line
-                .rsplit('\r')
-                .find(|part| !part.is_empty())
-                .unwrap_or("");
-            last.trim_end().to_string()
-        })
-        .collect()
+/// One test2json event (`go test -json`): only what the gate reads.
+#[derive(serde::Deserialize)]
+struct GoEvent {
+    #[serde(rename = "Action")]
+    action: String,
+    #[serde(rename = "Output")]
+    output: Option<String>,
 }
 
-/// The last `::` segment of a test name, without a trailing `()`.
+/// The log's lines without colour codes; of a line a terminal would have
+/// overwritten with `\r`, only the last non-empty part is kept. A line that
+/// is a test2json event stands for the text of its `Output` (the
+/// concatenation of the outputs is what `go test -v` prints); its other
+/// events (`run`, `pass`, `fail`) repeat what that text says.
+pub(super) fn clean_lines(log: &str) -> Vec<String> {
+    let plain = ANSI.replace_all(log, "");
+    let mut out = Vec::new();
+    // The output of go events not yet ended by a newline.
+    let mut partial = String::new();
+    for raw in plain.split('\n') {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        if let Some(event) = go_event(line) {
+            if let Some(text) = event.output.filter(|_| event.action == "output") {
+                partial.push_str(&text);
+                while let Some(i) = partial.find('\n') {
+                    let done: String = partial.drain(..=i).collect();
+                    out.push(overwritten(done.trim_end_matches('\n')));
+                }
+            }
+            continue;
+        }
+        if !partial.is_empty() {
+            out.push(overwritten(&std::mem::take(&mut partial)));
+        }
+        out.push(overwritten(line));
+    }
+    if !partial.is_empty() {
+        out.push(overwritten(&partial));
+    }
+    out
+}
+
+/// A test2json event, when the line is one.
+fn go_event(line: &str) -> Option<GoEvent> {
+    let t = line.trim_start();
+    if !t.starts_with("{\"") || !t.contains("\"Action\"") {
+        return None;
+    }
+    serde_json::from_str(t).ok()
+}
+
+/// Of a line a terminal would have overwritten with `\r`, the last
+/// non-empty part, without trailing blanks.
+fn overwritten(line: &str) -> String {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let last = line
+        .rsplit('\r')
+        .find(|part| !part.is_empty())
+        .unwrap_or("");
+    last.trim_end().to_string()
+}
+
+/// The line loopwatch ends the log of its own run with (docs/protocol.md §5b).
+static LOOPWATCH_END: LazyLock<Regex> = static_regex!(
+    r"^\[loopwatch: `(.+)` (?:exited with status -?\d+|killed by a signal) after \d+(?:\.\d+)? s\]$"
+);
+
+/// The words of the command whose output the log is, when its last
+/// non-empty line is the one loopwatch ends its own runs' logs with.
+pub(super) fn loopwatch_command(lines: &[String]) -> Option<Vec<String>> {
+    let last = lines.iter().rev().find(|l| !l.trim().is_empty())?;
+    let c = LOOPWATCH_END.captures(last)?;
+    shlex::split(&c[1])
+}
+
+/// The one test file a `node --test` command ran, when it is its last word
+/// (loopwatch's own one-test command).
+pub(super) fn node_file(command: &[String]) -> Option<String> {
+    let mut words = command
+        .iter()
+        .skip_while(|w| w.split_once('=').is_some_and(|(k, _)| is_env_name(k)));
+    let program = words.next()?;
+    let base = program.rsplit('/').next().unwrap_or(program);
+    let rest: Vec<&String> = words.collect();
+    let last = rest.last()?;
+    let ok = base == "node"
+        && rest.iter().any(|w| *w == "--test")
+        && !last.starts_with('-')
+        && is_file(last);
+    ok.then(|| last.strip_prefix("./").unwrap_or(last).to_string())
+}
+
+fn is_env_name(k: &str) -> bool {
+    !k.is_empty()
+        && !k.starts_with(|c: char| c.is_ascii_digit())
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The last `::` segment of a test name (outside brackets: pytest's
+/// `test_x[a::b]` is one), without a trailing `()`.
 pub(super) fn last_segment(name: &str) -> &str {
-    let seg = name.rsplit("::").next().unwrap_or(name);
+    let mut depth = 0usize;
+    let mut from = 0;
+    for (i, c) in name.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 && name[i..].starts_with("::") => from = i + 2,
+            _ => {}
+        }
+    }
+    let seg = &name[from.min(name.len())..];
     seg.strip_suffix("()").unwrap_or(seg)
 }
 
@@ -53,28 +149,77 @@ const SOURCE_EXTENSIONS: [&str; 21] = [
 ];
 
 /// A segment names a file: it holds a `/` or ends in a source extension.
-fn is_file(segment: &str) -> bool {
-    segment.contains('/')
-        || segment
-            .rsplit_once('.')
-            .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
+pub(super) fn is_file(segment: &str) -> bool {
+    !segment.contains(' ')
+        && (segment.contains('/')
+            || segment
+                .rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext)))
 }
 
-/// Two spellings of one file: equal, or one is the other's path tail.
-fn same_file(a: &str, b: &str) -> bool {
-    let a = a.strip_prefix("./").unwrap_or(a);
-    let b = b.strip_prefix("./").unwrap_or(b);
-    a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
+/// The file a reference names is the file a runner printed: the same path,
+/// or the runner's path is the reference's without its first folders (a
+/// runner that prints paths from its own root, below the worktree's).
+fn same_file(want: &str, have: &str) -> bool {
+    let want = want.strip_prefix("./").unwrap_or(want);
+    let have = have.strip_prefix("./").unwrap_or(have);
+    want == have || want.ends_with(&format!("/{have}"))
 }
 
-/// `file::a::b` as its file (when the first of several segments is one)
-/// and its name segments.
-fn split(name: &str) -> (Option<&str>, Vec<&str>) {
-    let segments: Vec<&str> = name.split("::").collect();
-    match segments.split_first() {
-        Some((first, rest)) if !rest.is_empty() && is_file(first) => (Some(first), rest.to_vec()),
-        _ => (None, segments),
+/// The folder of a file (`""` at the top).
+fn folder(file: &str) -> &str {
+    file.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// A file's name without its folder and extensions.
+fn stem(file: &str) -> &str {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    base.split_once('.').map_or(base, |(s, _)| s)
+}
+
+/// The module path of a cargo source file inside its target
+/// (`src/money.rs` → `money`, `src/a/mod.rs` → `a`, `tests/it/x.rs` → `x`,
+/// a target's root → nothing).
+fn cargo_module(file: &str) -> Vec<String> {
+    let parts: Vec<&str> = file
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let Some(i) = parts
+        .iter()
+        .rposition(|p| matches!(*p, "src" | "tests" | "examples" | "benches"))
+    else {
+        return Vec::new();
+    };
+    let mut inner: &[&str] = &parts[i + 1..];
+    // The target's own folder: `src/bin/<name>/`, `tests/<name>/`.
+    if parts[i] == "src" && inner.first() == Some(&"bin") {
+        inner = inner.get(2..).unwrap_or(&[]);
+    } else if parts[i] != "src" {
+        inner = inner.get(1..).unwrap_or(&[]);
     }
+    let mut module: Vec<String> = Vec::new();
+    for (k, p) in inner.iter().enumerate() {
+        let last = k + 1 == inner.len();
+        let p = if last {
+            p.strip_suffix(".rs").unwrap_or(p)
+        } else {
+            p
+        };
+        if last && matches!(p, "lib" | "main" | "mod") {
+            continue;
+        }
+        module.push(p.to_string());
+    }
+    module
+}
+
+/// go's name for a subtest: blanks become `_` (as `testing` rewrites them).
+fn go_name(segment: &str) -> String {
+    segment
+        .chars()
+        .map(|c| if c.is_whitespace() { '_' } else { c })
+        .collect()
 }
 
 /// `a` is `b` with segments left out (in order, possibly none).
@@ -84,61 +229,115 @@ fn is_subsequence(a: &[&str], b: &[&str]) -> bool {
 }
 
 /// A `--test` reference: `tests/a.py::Class::test`, `src/a.test.js::name`,
-/// `group > nested passes`, `Suite/Class/test()`.
+/// `group > nested passes`, `Suite/Class/test()`, `cart/x_test.go::TestX/sub`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Reference {
     /// The file part, when the reference starts with one.
     file: Option<String>,
-    /// The name's segments (`::` and ` > ` both separate).
+    /// The name's segments (`::` and ` > ` both separate; brackets keep
+    /// pytest's parameters whole).
     segments: Vec<String>,
+}
+
+/// What a reference is matched in: whether the run tested one go package
+/// (a file at a go module's top folder names the package it is in, whose
+/// import path the log gives without that folder).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Scope {
+    /// The run tested a single go package.
+    pub single_package: bool,
 }
 
 impl Reference {
     /// Reads a reference.
     pub(super) fn parse(reference: &str) -> Reference {
         let normal = reference.replace(" > ", "::");
-        let (file, segments) = split(&normal);
-        Reference {
-            file: file.map(str::to_string),
-            segments: segments.into_iter().map(str::to_string).collect(),
-        }
+        let mut segments = split_outside_brackets(&normal, "::");
+        let file = match segments.as_slice() {
+            [first, _, ..] if is_file(first) => Some(segments.remove(0)),
+            _ => None,
+        };
+        Reference { file, segments }
     }
 
-    /// Whether a test of the log (in `file` when the runner printed one
-    /// apart) is the one referred to. The file must agree when both sides
-    /// give one. A one-segment reference matches a test by its last segment
-    /// (or the last `/` or `#` part of it); a longer one also needs its
-    /// segments to be those of the test with some left out, or the reverse,
-    /// so that `group > b` never stands for `other > b`.
-    pub(super) fn matches(&self, file: Option<&str>, name: &str) -> bool {
-        let (own_file, segments) = match file {
-            Some(f) => (Some(f), name.split("::").collect()),
-            None => split(name),
-        };
-        if let (Some(want), Some(have)) = (&self.file, own_file)
-            && !same_file(want, have)
-        {
-            return false;
+    /// Whether a test of the log is the one referred to.
+    ///
+    /// A reference that names a file matches only a test the log places in
+    /// that file: a file the runner printed it under, the go package of the
+    /// file's folder, the cargo target the file belongs to (a module file
+    /// stands for its module path in that target), the JVM or XCTest class
+    /// the file is named after. A one-segment name matches a test by its
+    /// last segment (or the last `/` or `#` part of it); a longer one needs
+    /// its segments to be the test's with some of its groups left out and
+    /// the same last segment, so that `group > b` never stands for
+    /// `other > b`. A name without pytest `[parameters]` stands for every
+    /// parametrization.
+    pub(super) fn matches(&self, test: &TestLine, scope: Scope) -> bool {
+        let mut path: Vec<&str> = test.path.iter().map(String::as_str).collect();
+        let mut wanted: Vec<String> = self.segments.clone();
+        if let Some(want) = &self.file {
+            match &test.place {
+                Some(Place::File(have)) if same_file(want, have) => {}
+                Some(Place::Package(package)) => {
+                    let dir = folder(want);
+                    let ok = if dir.is_empty() {
+                        scope.single_package
+                    } else {
+                        package == dir || package.ends_with(&format!("/{dir}"))
+                    };
+                    if !ok {
+                        return false;
+                    }
+                }
+                Some(Place::Target(target)) => {
+                    if super::runners::target_id(want).as_deref() != Some(target.as_str()) {
+                        return false;
+                    }
+                    let module = cargo_module(want);
+                    if !path.starts_with(&module.iter().map(String::as_str).collect::<Vec<_>>()) {
+                        return false;
+                    }
+                    // `src/money.rs::tests::x` names `money::tests::x`.
+                    if !wanted.starts_with(&module) {
+                        wanted.splice(0..0, module);
+                    }
+                }
+                Some(Place::Class(class)) => {
+                    let simple = class.rsplit('.').next().unwrap_or(class);
+                    if simple != stem(want) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
         }
-        let mut segments = segments;
-        let (Some(last), Some(want)) = (segments.last_mut(), self.segments.last()) else {
+        if matches!(test.place, Some(Place::Package(_))) {
+            // go names subtests `Parent/sub`, blanks rewritten.
+            wanted = wanted
+                .iter()
+                .flat_map(|s| s.split('/').map(go_name).collect::<Vec<_>>())
+                .collect();
+        }
+        let Some(want_last) = wanted.last().cloned() else {
+            return false;
+        };
+        let Some(last) = path.last_mut() else {
             return false;
         };
         *last = last.strip_suffix("()").unwrap_or(last);
         // A reference without parameters stands for every parametrization
         // (`test_x` for `test_x[1-2]`); all of them must then agree.
-        if !want.contains('[') {
+        if !want_last.contains('[') {
             *last = without_parameters(last);
         }
         let last = *last;
-        match self.segments.as_slice() {
+        match wanted.as_slice() {
             [] => false,
             [one] => reference_keys(one).contains(&last),
             many => {
                 let mine: Vec<&str> = many.iter().map(String::as_str).collect();
                 let want_last = last_segment(mine[mine.len() - 1]);
-                want_last == last
-                    && (is_subsequence(&mine, &segments) || is_subsequence(&segments, &mine))
+                want_last == last && is_subsequence(&mine, &path)
             }
         }
     }
@@ -155,11 +354,55 @@ fn without_parameters(name: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::evidence_gate::runners::Outcome;
+
+    fn test(place: Option<Place>, path: &str) -> TestLine {
+        TestLine {
+            place,
+            path: split_outside_brackets(path, "::"),
+            outcome: Outcome::Passed,
+        }
+    }
+
+    fn file(f: &str) -> Option<Place> {
+        Some(Place::File(f.to_string()))
+    }
+
+    fn matches(reference: &str, t: &TestLine) -> bool {
+        Reference::parse(reference).matches(t, Scope::default())
+    }
 
     #[test]
-    fn colours_and_overwrites_are_removed() {
+    fn colours_overwrites_and_go_events_are_removed() {
         let log = "\u{1b}[32mtest a ... \u{1b}[0mok\r\nprogress 10%\rprogress 100%\r\n\u{1b}]0;title\u{7}x";
         assert_eq!(clean_lines(log), ["test a ... ok", "progress 100%", "x"]);
+        let go = "{\"Action\":\"run\",\"Test\":\"TestA\"}\n{\"Action\":\"output\",\"Test\":\"TestA\",\"Output\":\"--- PASS: Te\"}\n{\"Action\":\"output\",\"Output\":\"stA (0.00s)\\nok  \\tx\\t0.1s\\n\"}\nFAIL\tx/y [build failed]\n";
+        assert_eq!(
+            clean_lines(go),
+            [
+                "--- PASS: TestA (0.00s)",
+                "ok  \tx\t0.1s",
+                "FAIL\tx/y [build failed]",
+                ""
+            ]
+        );
+    }
+
+    #[test]
+    fn the_command_of_loopwatchs_own_run_is_read_from_its_last_line() {
+        let lines: Vec<String> = [
+            "✔ a (1ms)",
+            "",
+            "[loopwatch: `NO_X=1 node --test --test-name-pattern '^a b$' test/a.test.mjs` exited with status 0 after 0.3 s]",
+            "",
+        ]
+        .map(str::to_string)
+        .to_vec();
+        let cmd = loopwatch_command(&lines).unwrap();
+        assert_eq!(node_file(&cmd).as_deref(), Some("test/a.test.mjs"));
+        assert_eq!(loopwatch_command(&lines[..2]), None);
+        let other = shlex::split("cargo test --test a x -- --exact").unwrap();
+        assert_eq!(node_file(&other), None);
     }
 
     #[test]
@@ -171,33 +414,125 @@ mod tests {
         );
         assert_eq!(reference_keys("CalcTest#adds"), ["CalcTest#adds", "adds"]);
         assert_eq!(last_segment("mod::tests::x()"), "x");
+        assert_eq!(last_segment("C::test_p[c::d]"), "test_p[c::d]");
     }
 
     #[test]
-    fn references_agree_on_file_and_path() {
-        let r = Reference::parse("src/cart.test.js::total");
-        assert!(r.matches(Some("src/cart.test.js"), "total"));
-        assert!(r.matches(Some("web/src/cart.test.js"), "cart::total"));
-        assert!(!r.matches(Some("src/other.test.js"), "total"));
-        assert!(r.matches(None, "total"), "a runner that names no file");
-        let r = Reference::parse("group > nested passes");
-        assert!(r.matches(None, "group::nested passes"));
-        assert!(r.matches(None, "outer::group::nested passes"));
-        assert!(!r.matches(None, "other::nested passes"));
-        assert!(!r.matches(None, "nested passes::x"));
-        let r = Reference::parse("tests/test_a.py::TestA::test_b");
-        assert!(r.matches(None, "test_a.py::TestA::test_b"));
-        assert!(!r.matches(None, "tests/test_c.py::TestA::test_b"));
-        let r = Reference::parse("csv::header_order");
-        assert!(r.matches(None, "export::csv::tests::header_order"));
-        assert!(!r.matches(None, "export::json::tests::header_order"));
-        let r = Reference::parse("MyTests/CalcTests/testAdd()");
-        assert!(r.matches(None, "MyTests.CalcTests::testAdd"));
+    fn a_file_part_needs_a_test_placed_in_that_file() {
+        let r = "src/cart.test.js::total";
+        assert!(matches(r, &test(file("src/cart.test.js"), "total")));
+        assert!(
+            matches(r, &test(file("cart.test.js"), "total")),
+            "a runner's root below"
+        );
+        assert!(!matches(r, &test(file("web/src/cart.test.js"), "total")));
+        assert!(!matches(r, &test(file("src/other.test.js"), "total")));
+        assert!(
+            !matches(r, &test(None, "total")),
+            "a line that names no file"
+        );
+        assert!(matches("total", &test(None, "total")));
+        let r = "tests/test_a.py::TestA::test_b";
+        assert!(matches(r, &test(file("tests/test_a.py"), "TestA::test_b")));
+        assert!(!matches(r, &test(file("tests/test_c.py"), "TestA::test_b")));
+    }
+
+    #[test]
+    fn nested_names_never_stand_for_another_groups_test() {
+        let r = "group > nested passes";
+        assert!(matches(r, &test(None, "group::nested passes")));
+        assert!(matches(r, &test(None, "outer::group::nested passes")));
+        assert!(!matches(r, &test(None, "other::nested passes")));
+        assert!(!matches(r, &test(None, "nested passes::x")));
+        // A line whose groups the runner did not name proves no nested name.
+        assert!(!matches(r, &test(None, "::nested passes")));
+        let r = "src/a.test.ts::cart > total > keeps the tip";
+        assert!(!matches(
+            r,
+            &test(file("src/a.test.ts"), "::::keeps the tip")
+        ));
+    }
+
+    #[test]
+    fn go_packages_cargo_targets_and_classes_stand_for_their_files() {
+        let pkg = |p: &str| Some(Place::Package(p.to_string()));
+        let r = "cart/cart_test.go::TestDiscount/rounds [half] up";
+        assert!(matches(
+            r,
+            &test(
+                pkg("example.com/shop/cart"),
+                "TestDiscount::rounds_[half]_up"
+            )
+        ));
+        assert!(!matches(
+            r,
+            &test(
+                pkg("example.com/shop/invoice"),
+                "TestDiscount::rounds_[half]_up"
+            )
+        ));
+        assert!(!matches(
+            r,
+            &test(pkg("example.com/shop/cart"), "TestOther::rounds_[half]_up")
+        ));
+        let top = Reference::parse("x_test.go::TestX");
+        let t = test(pkg("example.com/shop"), "TestX");
+        assert!(!top.matches(&t, Scope::default()));
+        assert!(top.matches(
+            &t,
+            Scope {
+                single_package: true
+            }
+        ));
+        let target = |t: &str| Some(Place::Target(t.to_string()));
+        assert!(matches(
+            "src/money.rs::tests::works",
+            &test(target("src/lib.rs"), "money::tests::works")
+        ));
+        assert!(matches(
+            "src/lib.rs::money::tests::works",
+            &test(target("src/lib.rs"), "money::tests::works")
+        ));
+        assert!(!matches(
+            "src/money.rs::tests::works",
+            &test(target("src/lib.rs"), "tests::works")
+        ));
+        assert!(!matches(
+            "src/money.rs::tests::works",
+            &test(target("src/bin/till"), "money::tests::works")
+        ));
+        assert!(matches(
+            "tests/it/nested.rs::deep",
+            &test(target("tests/it"), "nested::deep")
+        ));
+        assert!(matches(
+            "tests/cart.rs::works",
+            &test(target("tests/cart"), "works")
+        ));
+        assert!(!matches(
+            "tests/cart.rs::works",
+            &test(target("tests/invoice"), "works")
+        ));
+        let class = |c: &str| Some(Place::Class(c.to_string()));
+        assert!(matches(
+            "src/test/java/com/a/CartTest.java::adds",
+            &test(class("com.a.CartTest"), "com.a.CartTest::adds")
+        ));
+        assert!(!matches(
+            "src/test/java/com/a/CartTest.java::adds",
+            &test(class("com.a.BillTest"), "com.a.BillTest::adds")
+        ));
+    }
+
+    #[test]
+    fn parameters_are_optional_in_a_reference() {
+        let r = "tests/test_a.py::test_x";
+        assert!(matches(r, &test(file("tests/test_a.py"), "test_x[1-2]")));
+        assert!(!matches(r, &test(file("tests/test_a.py"), "test_xy[1]")));
+        let r = "tests/test_a.py::test_x[1-2]";
+        assert!(!matches(r, &test(file("tests/test_a.py"), "test_x[3-4]")));
+        let r = "tests/test_a.py::test_p[c::d-3]";
+        assert!(matches(r, &test(file("tests/test_a.py"), "test_p[c::d-3]")));
         assert!(!is_file("cart") && is_file("cart.test.ts") && !is_file(".ts"));
-        let r = Reference::parse("tests/test_a.py::test_x");
-        assert!(r.matches(None, "tests/test_a.py::test_x[1-2]"));
-        assert!(!r.matches(None, "tests/test_a.py::test_xy[1]"));
-        let r = Reference::parse("tests/test_a.py::test_x[1-2]");
-        assert!(!r.matches(None, "tests/test_a.py::test_x[3-4]"));
     }
 }

@@ -1,25 +1,91 @@
-//! Judging a repro test from the log of loopwatch's own run of it, with
-//! the evidence gate: verify-by-test's confirmed / not-reproduced /
-//! inconclusive, and the recheck's green / red / missing / weakened.
+//! Judging a repro test from loopwatch's own run of it: verify-by-test's
+//! confirmed / not-reproduced / inconclusive, and the recheck's green /
+//! red / missing / weakened.
+//!
+//! The run's machine-readable report says which tests ran, in which file,
+//! under which full name, with which result ([`crate::checks::evidence_gate::report`]):
+//! the named test must have run exactly once, and no other test named
+//! alike (the same name in another file, in another group, in another
+//! case) may have run, since the run could not tell them apart. Its result
+//! is then checked against its log with the evidence gate, the same check
+//! `triage apply` makes before a finding moves to deferred: a report and a
+//! log that disagree are no verdict.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tokio::sync::watch;
 
-use super::single_test::{self, TestCommand};
+use super::single_test::{self, Dir, Invocation, Selected, TestCommand};
 use super::vbt_answer::Repro;
 use super::vbt_exec::{self, Ran, TestJob};
-use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Refusal, Verdict};
+use crate::checks::evidence_gate::report::{self, Ran as Report};
+use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Outcome, Place, TestLine, Verdict};
 use crate::engine::dispatch::Settings;
 use crate::model::event::GreenResult;
 use crate::model::triage::AttemptResult;
+
+/// Bytes of a report read at most.
+const MAX_REPORT: u64 = 32 << 20;
+
+/// Tests named in a reason at most.
+const LISTED: usize = 5;
 
 /// How one test was judged.
 pub(super) enum Judged {
     Done(AttemptResult, String),
     OutOfTime(String),
     Stopped(i32),
+}
+
+/// What one run of the named test showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum RunVerdict {
+    /// It ran once and failed.
+    Failed,
+    /// It ran once and passed, and the run passed.
+    Passed,
+    /// The runner skipped it (and why, as the report says).
+    Skipped(String),
+    /// The runner did not run it (and what it ran).
+    NotRun(String),
+    /// No verdict: why.
+    Undecided(String),
+}
+
+/// How a run ended, judged when the runner exited.
+pub(super) enum RunEnd {
+    Judged(RunVerdict),
+    TimedOut { waiting: bool },
+    Stopped(i32),
+    NotStarted(String),
+}
+
+/// The command of the repro test `repro`, its report beside `log`.
+pub(super) fn command(
+    set: &Settings,
+    runner: &Result<TestCommand, single_test::SingleTestError>,
+    repro_file: &str,
+    test_ref: &str,
+    log: &Path,
+) -> Result<Invocation, String> {
+    let cmd = runner.as_ref().map_err(ToString::to_string)?;
+    let worktree = set.pipeline.worktree();
+    let report = report_base(log);
+    single_test::invocation(cmd, &Dir(worktree), repro_file, test_ref, &report)
+        .map_err(|e| format!("not run: {e}"))
+}
+
+/// `verify-1-F1.test.log` → `<absolute>/verify-1-F1.report` (the runner
+/// adds its extension).
+fn report_base(log: &Path) -> PathBuf {
+    let name = log
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".test.log").unwrap_or(&name);
+    let base = log.with_file_name(format!("{stem}.report"));
+    std::path::absolute(&base).unwrap_or(base)
 }
 
 pub(super) async fn verify_test(
@@ -32,13 +98,9 @@ pub(super) async fn verify_test(
     finding: &str,
 ) -> Judged {
     let undecided = |why: String| Judged::Done(AttemptResult::Inconclusive, why);
-    let cmd = match runner {
-        Ok(c) => c,
-        Err(e) => return undecided(e.to_string()),
-    };
-    let inv = match single_test::invocation(cmd, &repro.file, &repro.test_ref) {
+    let inv = match command(set, runner, &repro.file, &repro.test_ref, log) {
         Ok(i) => i,
-        Err(e) => return undecided(format!("not run: {e}")),
+        Err(e) => return undecided(e),
     };
     let file = set.pipeline.worktree().join(&repro.file);
     if !file.is_file() {
@@ -47,82 +109,352 @@ pub(super) async fn verify_test(
             repro.file
         ));
     }
-    let tj = TestJob {
-        invocation: &inv,
-        log: log.to_path_buf(),
-        deadline,
-        tag: format!("verify-by-test-{finding}"),
-    };
-    match vbt_exec::run_test(set, tj, stop).await {
+    let tag = format!("verify-by-test-{finding}");
+    match run_one(set, &inv, log, deadline, stop, &tag, &repro.test_ref).await {
         Err(e) => undecided(format!("not run: {e}")),
-        Ok(Ran::Stopped(code)) => Judged::Stopped(code),
-        Ok(Ran::NotStarted(why)) => undecided(format!("not run: {why}")),
-        Ok(Ran::TimedOut { waiting: true }) => Judged::OutOfTime(
+        Ok(RunEnd::Stopped(code)) => Judged::Stopped(code),
+        Ok(RunEnd::NotStarted(why)) => undecided(format!("not run: {why}")),
+        Ok(RunEnd::TimedOut { waiting: true }) => Judged::OutOfTime(
             "not run: the build lock was not free before the step ran out of time".into(),
         ),
-        Ok(Ran::TimedOut { waiting: false }) => Judged::OutOfTime(format!(
+        Ok(RunEnd::TimedOut { waiting: false }) => Judged::OutOfTime(format!(
             "timed out: `{}` was stopped when the step ran out of time",
             inv.display()
         )),
-        Ok(Ran::Exited(_)) => {
-            let text = match evidence_gate::read_log(log) {
-                Ok(t) => t,
-                Err(e) => return undecided(format!("the test log cannot be read: {e}")),
-            };
-            let claim = |status| Claim {
-                status,
-                test: Some(repro.test_ref.clone()),
-            };
-            match evidence_gate::judge(&text, &claim(ClaimStatus::Failed)) {
-                Verdict::Proven(_) => Judged::Done(AttemptResult::Confirmed, String::new()),
-                Verdict::NotProven(why_not_failed) => {
-                    match evidence_gate::judge(&text, &claim(ClaimStatus::Passed)) {
-                        Verdict::Proven(_) => {
-                            Judged::Done(AttemptResult::NotReproduced, String::new())
-                        }
-                        Verdict::NotProven(_) => undecided(format!(
-                            "the repro test did not run to a result: {why_not_failed}"
-                        )),
-                    }
-                }
+        Ok(RunEnd::Judged(v)) => match v {
+            RunVerdict::Failed => Judged::Done(AttemptResult::Confirmed, String::new()),
+            RunVerdict::Passed => Judged::Done(AttemptResult::NotReproduced, String::new()),
+            RunVerdict::Skipped(why) => undecided(format!("the repro test did not run: {why}")),
+            RunVerdict::NotRun(why) | RunVerdict::Undecided(why) => {
+                undecided(format!("the repro test did not run to a result: {why}"))
             }
-        }
+        },
     }
 }
 
-/// What a rerun's log shows.
-pub(super) fn green_of_log(log: &Path, test_ref: &str) -> (GreenResult, String) {
-    let text = match evidence_gate::read_log(log) {
-        Ok(t) => t,
-        Err(e) => return (GreenResult::Red, format!("the log cannot be read: {e}")),
+/// Runs `inv` into `log` and judges it. node: a test that did not run
+/// though it has groups is run again with its groups' names too (a
+/// `t.test()` subtest runs only when its parent test is selected).
+pub(super) async fn run_one(
+    set: &Settings,
+    inv: &Invocation,
+    log: &Path,
+    deadline: Instant,
+    stop: &mut watch::Receiver<Option<i32>>,
+    tag: &str,
+    test_ref: &str,
+) -> std::io::Result<RunEnd> {
+    let end = run_once(set, inv, log, deadline, stop, tag, test_ref).await?;
+    if let RunEnd::Judged(RunVerdict::NotRun(_)) = &end
+        && let Some(wide) = single_test::widen(inv)
+    {
+        return run_once(set, &wide, log, deadline, stop, tag, test_ref).await;
+    }
+    Ok(end)
+}
+
+async fn run_once(
+    set: &Settings,
+    inv: &Invocation,
+    log: &Path,
+    deadline: Instant,
+    stop: &mut watch::Receiver<Option<i32>>,
+    tag: &str,
+    test_ref: &str,
+) -> std::io::Result<RunEnd> {
+    // A report left by an earlier run (or planted) must not be read as this one's.
+    if let Some(r) = &inv.report {
+        match std::fs::remove_file(&r.path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    let job = TestJob {
+        invocation: inv,
+        log: log.to_path_buf(),
+        deadline,
+        tag: tag.to_string(),
     };
-    let claim = |status| Claim {
+    Ok(match vbt_exec::run_test(set, job, stop).await? {
+        Ran::Stopped(code) => RunEnd::Stopped(code),
+        Ran::NotStarted(why) => RunEnd::NotStarted(why),
+        Ran::TimedOut { waiting } => RunEnd::TimedOut { waiting },
+        Ran::Exited(_) => {
+            let text = match evidence_gate::read_log(log) {
+                Ok(t) => t,
+                Err(e) => {
+                    return Ok(RunEnd::Judged(RunVerdict::Undecided(format!(
+                        "the test log cannot be read: {e}"
+                    ))));
+                }
+            };
+            let report = inv
+                .report
+                .as_ref()
+                .map(|r| crate::util::read_regular(&r.path, MAX_REPORT).map_err(|e| e.to_string()));
+            let root = set.pipeline.worktree();
+            RunEnd::Judged(judge_run(inv, &text, report, root, test_ref))
+        }
+    })
+}
+
+/// Judges one run of `inv` from its report (read from its file, or the
+/// log itself) and its log.
+pub(super) fn judge_run(
+    inv: &Invocation,
+    log: &str,
+    report_bytes: Option<Result<Vec<u8>, String>>,
+    root: &Path,
+    test_ref: &str,
+) -> RunVerdict {
+    let runner = inv.runner.gate();
+    let name = runner.as_str();
+    let mut ran = match (&inv.report, report_bytes) {
+        (Some(r), Some(Ok(bytes))) => match report::read(r.format, &bytes, root) {
+            Ok(ran) => ran,
+            Err(e) => return RunVerdict::Undecided(format!("{name}'s report cannot be read: {e}")),
+        },
+        (Some(r), _) => {
+            return RunVerdict::Undecided(format!(
+                "no test ran: {name} wrote no report ({}); the log ends with: {}",
+                r.path.display(),
+                last_words(log)
+            ));
+        }
+        (None, _) => match report::from_log(log, runner) {
+            Some(ran) => ran,
+            None => {
+                return RunVerdict::Undecided(format!(
+                    "no test ran: the log holds no output of {name}; it ends with: {}",
+                    last_words(log)
+                ));
+            }
+        },
+    };
+    if inv.runner == single_test::Runner::Node {
+        // node names no file: the run ran the one file it was given.
+        for t in ran.tests.iter_mut().filter(|t| t.place.is_none()) {
+            t.place = Some(Place::File(inv.selected.file.clone()));
+        }
+    }
+    let verdict = decide(&ran, &inv.selected, name);
+    let status = match verdict {
+        RunVerdict::Passed => ClaimStatus::Passed,
+        RunVerdict::Failed => ClaimStatus::Failed,
+        other => return other,
+    };
+    let claim = Claim {
         status,
         test: Some(test_ref.to_string()),
     };
-    let refusal = match evidence_gate::judge(&text, &claim(ClaimStatus::Passed)) {
-        Verdict::Proven(_) => return (GreenResult::Green, String::new()),
-        Verdict::NotProven(r) => r,
-    };
-    if evidence_gate::judge(&text, &claim(ClaimStatus::Failed)).is_proven() {
-        return (GreenResult::Red, "it still fails".into());
-    }
-    match &refusal {
-        Refusal::NoTestRan(t) if t.skipped > 0 => (
-            GreenResult::Weakened,
-            format!("the runner skipped it ({t})"),
-        ),
-        Refusal::StatusDiffers {
-            found: "skipped", ..
-        } => (
-            GreenResult::Weakened,
-            format!("the runner skipped it: {refusal}"),
-        ),
-        Refusal::NoTestRan(t) if !t.failure_reported => (
-            GreenResult::Missing,
-            format!("the runner ran no test by that name ({t})"),
-        ),
-        Refusal::TestAbsent { .. } => (GreenResult::Missing, refusal.to_string()),
-        _ => (GreenResult::Red, refusal.to_string()),
+    match evidence_gate::judge(log, &claim) {
+        Verdict::Proven(_) => verdict,
+        Verdict::NotProven(why) => RunVerdict::Undecided(format!(
+            "{name}'s report says it {}, but its log does not prove it: {why}",
+            status.as_str()
+        )),
     }
 }
+
+/// The verdict the report justifies.
+fn decide(ran: &Report, sel: &Selected, runner: &str) -> RunVerdict {
+    let named = |t: &&TestLine| is_named(t, sel);
+    let same: Vec<&TestLine> = ran.tests.iter().filter(named).collect();
+    if ran.interrupted {
+        return RunVerdict::Undecided("the run was interrupted before its end".into());
+    }
+    if !ran.complete {
+        return RunVerdict::Undecided("the run was cut before its end".into());
+    }
+    let test = sel.paths.first().map(|p| p.join(" > ")).unwrap_or_default();
+    let test = crate::sanitize::sanitize_line(&format!("{}::{test}", sel.file), 200);
+    if same.is_empty() {
+        if !ran.problems.is_empty() {
+            return RunVerdict::Undecided(format!("no test ran: {}", problems(ran)));
+        }
+        let ran_tests: Vec<&TestLine> = ran.tests.iter().filter(|t| t.outcome.ran()).collect();
+        return RunVerdict::NotRun(match ran_tests.as_slice() {
+            [] => format!("{runner} ran no test by the name {test}, nor any other"),
+            some => format!(
+                "{runner} ran no test by the name {test}; it ran {}",
+                listed(some)
+            ),
+        });
+    }
+    // One test: the same file and name. A go package or a cargo target is
+    // the one the command ran: a test seen in two ran twice.
+    let mut ids: Vec<(Option<&Place>, &Vec<String>)> = same
+        .iter()
+        .map(|t| match &t.place {
+            Some(p @ Place::File(_)) => (Some(p), &t.path),
+            _ => (None, &t.path),
+        })
+        .collect();
+    ids.sort();
+    if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+        let n = ids.iter().filter(|id| **id == w[0]).count();
+        return RunVerdict::Undecided(format!(
+            "{test} ran {n} times in one run: its results cannot be told apart"
+        ));
+    }
+    let alike: Vec<&TestLine> = ran
+        .tests
+        .iter()
+        .filter(|t| t.outcome.ran() && !is_named(t, sel) && is_alike(t, sel))
+        .collect();
+    if !alike.is_empty() {
+        return RunVerdict::Undecided(format!(
+            "other tests named alike ran too, which the run does not tell from {test}: {}",
+            listed(&alike)
+        ));
+    }
+    let all = |o: Outcome| same.iter().all(|t| t.outcome == o);
+    if all(Outcome::Failed) {
+        return RunVerdict::Failed;
+    }
+    if all(Outcome::Passed) {
+        return match ran.problems.as_slice() {
+            [] => RunVerdict::Passed,
+            _ => RunVerdict::Undecided(format!(
+                "it passed, but the run failed outside its tests: {}",
+                problems(ran)
+            )),
+        };
+    }
+    if all(Outcome::Skipped) {
+        return RunVerdict::Skipped(format!("{runner} skipped {test}"));
+    }
+    if same.iter().any(|t| t.outcome == Outcome::Errored) {
+        return RunVerdict::Undecided(format!(
+            "{test} errored: a fixture's setup or teardown failed, not the test"
+        ));
+    }
+    if same.iter().all(|t| t.outcome == Outcome::XFailed) {
+        return RunVerdict::Undecided(format!(
+            "{test} is an expected failure (xfail): not a failure of the test"
+        ));
+    }
+    RunVerdict::Undecided(format!("the runs of {test} disagree: {}", listed(&same)))
+}
+
+/// A test of the report is the one selected: its file, and one of the
+/// spellings of its name (pytest: any parametrization of a name given
+/// without parameters).
+fn is_named(t: &TestLine, sel: &Selected) -> bool {
+    let file_ok = match &t.place {
+        Some(Place::File(f)) => {
+            let f = f.strip_prefix("./").unwrap_or(f);
+            f == sel.file || sel.file.ends_with(&format!("/{f}"))
+        }
+        Some(Place::Class(c)) => {
+            let simple = c.rsplit('.').next().unwrap_or(c);
+            stem(&sel.file) == simple
+        }
+        // One package, one cargo target, was run.
+        Some(Place::Package(_) | Place::Target(_)) | None => true,
+    };
+    if !file_ok {
+        return false;
+    }
+    let class_place = matches!(t.place, Some(Place::Class(_)));
+    sel.paths.iter().any(|p| {
+        if class_place || t.place.is_none() && p.len() == 1 {
+            return t.path.last() == p.last();
+        }
+        if *p == t.path {
+            return true;
+        }
+        sel.every_parametrization
+            && p.len() == t.path.len()
+            && p[..p.len() - 1] == t.path[..t.path.len() - 1]
+            && t.path.last().map(|l| without_parameters(l)) == p.last().map(String::as_str)
+    })
+}
+
+/// Another test named alike: the same last name, case aside.
+fn is_alike(t: &TestLine, sel: &Selected) -> bool {
+    let Some(last) = t.path.last() else {
+        return false;
+    };
+    let last = without_parameters(last).to_lowercase();
+    sel.paths
+        .iter()
+        .filter_map(|p| p.last())
+        .any(|l| without_parameters(l).to_lowercase() == last)
+}
+
+fn without_parameters(name: &str) -> &str {
+    match name.find('[') {
+        Some(i) if i > 0 && name.ends_with(']') => &name[..i],
+        _ => name,
+    }
+}
+
+fn stem(file: &str) -> &str {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    base.split_once('.').map_or(base, |(s, _)| s)
+}
+
+/// `a (passed), b (failed) and 3 more`.
+fn listed(tests: &[&TestLine]) -> String {
+    let mut shown: Vec<String> = tests
+        .iter()
+        .take(LISTED)
+        .map(|t| {
+            let name = match &t.place {
+                Some(Place::File(f)) => format!("{f}::{}", t.path.join(" > ")),
+                _ => t.path.join(" > "),
+            };
+            format!(
+                "{} ({})",
+                crate::sanitize::sanitize_line(&name, 120),
+                t.outcome.as_str()
+            )
+        })
+        .collect();
+    if tests.len() > LISTED {
+        shown.push(format!("{} more", tests.len() - LISTED));
+    }
+    shown.join(", ")
+}
+
+fn problems(ran: &Report) -> String {
+    let shown: Vec<String> = ran
+        .problems
+        .iter()
+        .take(3)
+        .map(|p| crate::sanitize::sanitize_line(p, 200))
+        .collect();
+    shown.join("; ")
+}
+
+/// The log's last line of output (before loopwatch's own last line), one
+/// line, cut.
+fn last_words(log: &str) -> String {
+    let line = log
+        .lines()
+        .rev()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("[loopwatch: "))
+        .next()
+        .unwrap_or("(nothing)");
+    format!("`{}`", crate::sanitize::sanitize_line(line, 200))
+}
+
+/// The recheck's result of a run of a red test.
+pub(super) fn green_of(end: RunVerdict) -> (GreenResult, String) {
+    match end {
+        RunVerdict::Passed => (GreenResult::Green, String::new()),
+        RunVerdict::Failed => (GreenResult::Red, "it still fails".into()),
+        RunVerdict::Skipped(why) => (
+            GreenResult::Weakened,
+            format!("the runner skipped it: {why}"),
+        ),
+        RunVerdict::NotRun(why) => (GreenResult::Missing, why),
+        RunVerdict::Undecided(why) => (GreenResult::Red, why),
+    }
+}
+
+#[cfg(test)]
+#[path = "vbt_judge_tests.rs"]
+mod tests;
