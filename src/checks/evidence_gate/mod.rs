@@ -335,8 +335,17 @@ fn named(run: &RunnerLog, reference: &str) -> Vec<(String, Outcome)> {
         .filter_map(|t| t.place.as_ref())
         .filter(|p| matches!(p, runners::Place::Package(_)))
         .collect();
+    let want_file = reference_file(reference);
+    let named_exactly = want_file.as_deref().is_some_and(|f| {
+        run.files.iter().any(|g| same_path(g, f))
+            || run
+                .tests
+                .iter()
+                .any(|t| matches!(&t.place, Some(runners::Place::File(g)) if same_path(g, f)))
+    });
     let scope = text::Scope {
         single_package: packages.len() == 1,
+        tail: !named_exactly,
     };
     run.tests
         .iter()
@@ -347,10 +356,17 @@ fn named(run: &RunnerLog, reference: &str) -> Vec<(String, Outcome)> {
 
 /// The reference starts with a file part.
 fn reference_has_file(reference: &str) -> bool {
-    reference
-        .split("::")
-        .next()
-        .is_some_and(|first| reference.contains("::") && text::is_file(first))
+    reference_file(reference).is_some()
+}
+
+/// The reference's file part, if it starts with one.
+fn reference_file(reference: &str) -> Option<String> {
+    let first = reference.split("::").next()?;
+    (reference.contains("::") && text::is_file(first)).then(|| first.to_string())
+}
+
+fn same_path(a: &str, b: &str) -> bool {
+    a.strip_prefix("./").unwrap_or(a) == b.strip_prefix("./").unwrap_or(b)
 }
 
 impl fmt::Display for Verdict {

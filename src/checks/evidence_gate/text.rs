@@ -158,12 +158,13 @@ pub(super) fn is_file(segment: &str) -> bool {
 }
 
 /// The file a reference names is the file a runner printed: the same path,
-/// or the runner's path is the reference's without its first folders (a
-/// runner that prints paths from its own root, below the worktree's).
-fn same_file(want: &str, have: &str) -> bool {
+/// or (`tail`: the run names no file of that very path) the runner's path
+/// is the reference's without its first folders, a runner that prints
+/// paths from its own root below the worktree's.
+fn same_file(want: &str, have: &str, tail: bool) -> bool {
     let want = want.strip_prefix("./").unwrap_or(want);
     let have = have.strip_prefix("./").unwrap_or(have);
-    want == have || want.ends_with(&format!("/{have}"))
+    want == have || tail && want.ends_with(&format!("/{have}"))
 }
 
 /// The folder of a file (`""` at the top).
@@ -239,13 +240,16 @@ pub(super) struct Reference {
     segments: Vec<String>,
 }
 
-/// What a reference is matched in: whether the run tested one go package
-/// (a file at a go module's top folder names the package it is in, whose
-/// import path the log gives without that folder).
+/// What a reference is matched in.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Scope {
-    /// The run tested a single go package.
+    /// The run tested a single go package (a file at a go module's top
+    /// folder names the package it is in, whose import path the log gives
+    /// without that folder).
     pub single_package: bool,
+    /// The run names no file of the reference's very path: a file it
+    /// names by the end of that path may be it.
+    pub tail: bool,
 }
 
 impl Reference {
@@ -277,7 +281,7 @@ impl Reference {
         let mut wanted: Vec<String> = self.segments.clone();
         if let Some(want) = &self.file {
             match &test.place {
-                Some(Place::File(have)) if same_file(want, have) => {}
+                Some(Place::File(have)) if same_file(want, have, scope.tail) => {}
                 Some(Place::Package(package)) => {
                     let dir = folder(want);
                     let ok = if dir.is_empty() {
@@ -421,10 +425,16 @@ mod tests {
     fn a_file_part_needs_a_test_placed_in_that_file() {
         let r = "src/cart.test.js::total";
         assert!(matches(r, &test(file("src/cart.test.js"), "total")));
+        let tail = Scope {
+            tail: true,
+            ..Scope::default()
+        };
+        let below = test(file("cart.test.js"), "total");
         assert!(
-            matches(r, &test(file("cart.test.js"), "total")),
+            Reference::parse(r).matches(&below, tail),
             "a runner's root below"
         );
+        assert!(!matches(r, &below), "unless the run names the file itself");
         assert!(!matches(r, &test(file("web/src/cart.test.js"), "total")));
         assert!(!matches(r, &test(file("src/other.test.js"), "total")));
         assert!(
@@ -481,7 +491,8 @@ mod tests {
         assert!(top.matches(
             &t,
             Scope {
-                single_package: true
+                single_package: true,
+                tail: false
             }
         ));
         let target = |t: &str| Some(Place::Target(t.to_string()));

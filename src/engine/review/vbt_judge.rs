@@ -274,9 +274,9 @@ fn decide(ran: &Report, sel: &Selected, runner: &str) -> RunVerdict {
         }
         let ran_tests: Vec<&TestLine> = ran.tests.iter().filter(|t| t.outcome.ran()).collect();
         return RunVerdict::NotRun(match ran_tests.as_slice() {
-            [] => format!("{runner} ran no test by the name {test}, nor any other"),
+            [] => format!("{runner} ran no test by that name ({test}), nor any other"),
             some => format!(
-                "{runner} ran no test by the name {test}; it ran {}",
+                "{runner} ran no test by that name ({test}); it ran {}",
                 listed(some)
             ),
         });

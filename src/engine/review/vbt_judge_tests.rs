@@ -77,7 +77,7 @@ fn jest_reports_decide_by_file_full_name_and_case() {
     assert_eq!(
         j("jest-one-case", "cart > works"),
         RunVerdict::NotRun(
-            "jest ran no test by the name src/cart.test.js::cart > works; it ran src/cart.test.js::cart > Works (passed)".into()
+            "jest ran no test by that name (src/cart.test.js::cart > works); it ran src/cart.test.js::cart > Works (passed)".into()
         )
     );
     undecided(

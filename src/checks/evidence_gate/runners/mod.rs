@@ -125,13 +125,13 @@ pub struct TestLine {
 }
 
 impl TestLine {
-    /// The name as shown: its path joined by `::`, after its file when the
-    /// runner names one.
+    /// The name as shown: its path joined by `::` (by `/` for go, as go
+    /// names subtests), after its file when the runner names one.
     pub fn shown(&self) -> String {
-        let name = self.path.join("::");
         match &self.place {
-            Some(Place::File(f)) => format!("{f}::{name}"),
-            _ => name,
+            Some(Place::File(f)) => format!("{f}::{}", self.path.join("::")),
+            Some(Place::Package(_)) => self.path.join("/"),
+            _ => self.path.join("::"),
         }
     }
 }
@@ -162,6 +162,9 @@ pub(super) struct RunnerLog {
     pub cut: bool,
     /// Per-test outcomes, in log order.
     pub tests: Vec<TestLine>,
+    /// Test files the run names without a test under them (a passing
+    /// file's line of vitest's default reporter, jest's quiet headers).
+    pub files: Vec<String>,
     /// The session was interrupted (Ctrl-C, `pytest.exit`, a collection
     /// error that stopped it): whatever it printed proves nothing.
     pub interrupted: bool,
@@ -184,6 +187,7 @@ impl RunnerLog {
             failure_reported: false,
             cut: false,
             tests: Vec::new(),
+            files: Vec::new(),
             interrupted: false,
             coverage_unmet: false,
         }

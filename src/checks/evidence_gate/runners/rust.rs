@@ -170,11 +170,20 @@ fn nextest_target(binary: &str) -> Option<Place> {
 /// cargo-nextest's status lines and `Summary` line. Each run opens with
 /// `Starting N tests`; the status lines repeated after `Summary` are a recap.
 pub(super) fn nextest(lines: &[String]) -> Vec<RunnerLog> {
-    let mark = |line: &str| match NEXTEST_START.is_match(line) {
-        true => Mark::Start,
-        false if NEXTEST_SUMMARY.is_match(line) => Mark::End,
-        false if NEXTEST_STATUS.is_match(line) => Mark::Content,
-        false => Mark::Other,
+    // The status lines after a `Summary` recap the failures: not a new run.
+    let mut recap = false;
+    let mark = |line: &str| {
+        if NEXTEST_START.is_match(line) {
+            recap = false;
+            Mark::Start
+        } else if NEXTEST_SUMMARY.is_match(line) {
+            recap = true;
+            Mark::End
+        } else if NEXTEST_STATUS.is_match(line) && !recap {
+            Mark::Content
+        } else {
+            Mark::Other
+        }
     };
     split(lines, mark)
         .into_iter()

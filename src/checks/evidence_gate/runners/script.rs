@@ -202,6 +202,7 @@ fn jest_run(lines: &[String], start: usize) -> Option<RunnerLog> {
     for line in lines {
         if let Some(c) = JEST_FILE.captures(line) {
             log.failure_reported |= &c[1] == "FAIL";
+            log.files.push(c[2].to_string());
             file = Some(Place::File(c[2].to_string()));
             (tree, seen) = (true, true);
             groups.clear();
@@ -320,6 +321,7 @@ fn vitest_run(lines: &[String], start: usize) -> Option<RunnerLog> {
             let indent = c[1].len();
             if indent <= 1 {
                 if let Some(f) = VITEST_FILE_LINE.captures(&c[3]) {
+                    log.files.push(f[1].to_string());
                     file = Some(Place::File(f[1].to_string()));
                     continue;
                 }
