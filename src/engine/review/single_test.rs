@@ -94,7 +94,7 @@ pub struct TestCommand {
     pub runner: Runner,
     /// `NAME=value` assignments before the program.
     pub env: Vec<(String, String)>,
-    /// The program and the words that start the runner (`npx --no jest`,
+    /// The program and the words that start the runner (`npx --no -- jest`,
     /// `python -m pytest`, `cargo +stable test`, `go test`, `vitest run`).
     pub words: Vec<String>,
     /// TEST's own options, each with its value, kept for every run.

@@ -174,7 +174,7 @@ fn pytest_jest_vitest_and_node_select_the_file_and_the_full_name() {
             "src/cart.test.js",
             "src/cart.test.js::total > keeps cents (1.5)"
         ),
-        r"npx --no jest --ci --maxWorkers 2 --verbose --json --outputFile=/p/.pipeline/verify-1-F1.report.json --runTestsByPath src/cart.test.js -t '^total keeps cents \(1\.5\)$'"
+        r"npx --no -- jest --ci --maxWorkers 2 --verbose --json --outputFile=/p/.pipeline/verify-1-F1.report.json --runTestsByPath src/cart.test.js -t '^total keeps cents \(1\.5\)$'"
     );
     assert_eq!(
         line(

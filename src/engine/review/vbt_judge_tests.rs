@@ -99,7 +99,7 @@ fn jest_reports_decide_by_file_full_name_and_case() {
     ));
     undecided(
         judged("jest", "jest-one-suite-error", "src/broken.test.js", "x"),
-        "no test ran: src/broken.test.js failed to run: ",
+        "no test ran: src/broken.test.js failed to run: Cannot find module './missing' from 'src/broken.test.js'",
     );
     assert_eq!(
         judged(

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{Ran, ReportError, one_line, relative_to, test};
+use super::{Ran, ReportError, one_line, relative_to, test, text};
 use crate::checks::evidence_gate::runners::{Outcome, Runner};
 
 #[derive(Deserialize)]
@@ -55,8 +55,15 @@ pub(super) fn read(runner: Runner, bytes: &[u8], root: &Path) -> Result<Ran, Rep
     for file in report.test_results {
         let name = relative_to(&file.name, root);
         if file.status == "failed" && !file.message.trim().is_empty() {
-            ran.problems
-                .push(format!("{name} failed to run: {}", one_line(&file.message)));
+            // jest's message starts with its own `● Test suite failed to run`.
+            let why: Vec<String> = text::clean_lines(&file.message)
+                .into_iter()
+                .filter(|l| !l.trim_start().starts_with('●'))
+                .collect();
+            ran.problems.push(format!(
+                "{name} failed to run: {}",
+                one_line(&why.join("\n"))
+            ));
         }
         for a in file.assertion_results {
             let outcome = match a.status.as_str() {

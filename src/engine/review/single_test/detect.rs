@@ -186,16 +186,27 @@ fn is_env_name(k: &str) -> bool {
         && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// `npx jest` as `npx --no jest`: a runner that is not installed is an
-/// error, never a download from the registry in the middle of a check.
+/// `npx jest` as `npx --no -- jest`: a runner that is not installed is an
+/// error, never a download from the registry in the middle of a check; and
+/// after `--` the runner's options are its own (npm would read `--json`,
+/// `--verbose`, `--ci` as its own settings).
 fn npx_without_install(prefix: &[String]) -> Vec<String> {
-    let mut out = prefix.to_vec();
-    let decided = prefix
+    if base(&prefix[0]) != "npx" {
+        return prefix.to_vec();
+    }
+    let (runner, options) = prefix[1..]
+        .split_last()
+        .map_or((None, &[][..]), |(r, o)| (Some(r), o));
+    let decided = options
         .iter()
         .any(|w| matches!(w.as_str(), "--yes" | "-y" | "--no" | "--no-install"));
-    if base(&prefix[0]) == "npx" && !decided {
-        out.insert(1, "--no".into());
+    let mut out = vec![prefix[0].clone()];
+    if !decided {
+        out.push("--no".into());
     }
+    out.extend(options.iter().filter(|w| *w != "--").cloned());
+    out.push("--".into());
+    out.extend(runner.cloned());
     out
 }
 
