@@ -143,7 +143,19 @@ pub fn run(case: &Case<'_>) -> Finished {
         std::os::unix::fs::symlink(target, p.root.join(path)).unwrap();
     }
     commit_all(&p.root, "the project");
-    let out = p.run_to_end();
+    let engine = p.spawn_run(true);
+    // The run ends by itself; a gate it opens (the review's rounds used up
+    // by findings that stay) would wait for a person forever.
+    let deadline = Instant::now() + Duration::from_secs(900);
+    let evs = wait_until(&p, deadline, |evs| {
+        evs.iter()
+            .any(|e| e["type"] == "run.ended" || e["type"] == "human.requested")
+    });
+    if evs.iter().any(|e| e["type"] == "human.requested") {
+        drop(engine);
+        panic!("the run opened a human gate; journal: {evs:#?}");
+    }
+    let out = engine.wait_with_output();
     p.assert_exit(&out, 0);
     assert_eq!(
         p.of_type("run.ended")[0]["status"],
@@ -154,26 +166,42 @@ pub fn run(case: &Case<'_>) -> Finished {
     Finished { project: p }
 }
 
+/// The journal once `done` holds on it (a run builds real projects: its
+/// own deadline, longer than `Project::wait_for`'s).
+fn wait_until(p: &Project, deadline: Instant, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    loop {
+        let evs = p.events();
+        if done(&evs) {
+            return evs;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the run did not end in time; journal: {evs:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn toml_string(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 impl Finished {
+    /// (finding, result, note) of each event `kind` of the journal that `keep` keeps.
+    fn rows(&self, kind: &str, keep: impl Fn(&Value) -> bool) -> Vec<(String, String, String)> {
+        let field = |e: &Value, k: &str| e[k].as_str().unwrap_or_default().to_string();
+        self.project
+            .of_type(kind)
+            .iter()
+            .filter(|e| keep(e))
+            .map(|e| (field(e, "finding"), field(e, "result"), field(e, "note")))
+            .collect()
+    }
+
     /// The verify-by-test result of each finding of iteration 1: (finding,
     /// result, note).
     pub fn results(&self) -> Vec<(String, String, String)> {
-        self.project
-            .of_type("verify.result")
-            .iter()
-            .filter(|r| r["iteration"] == 1)
-            .map(|r| {
-                (
-                    r["finding"].as_str().unwrap_or_default().to_string(),
-                    r["result"].as_str().unwrap_or_default().to_string(),
-                    r["note"].as_str().unwrap_or_default().to_string(),
-                )
-            })
-            .collect()
+        self.rows("verify.result", |r| r["iteration"] == 1)
     }
 
     /// Asserts each finding's result and that its note says `note`.
@@ -193,17 +221,7 @@ impl Finished {
 
     /// The rechecks' results after the developer: (finding, result, note).
     pub fn greens(&self) -> Vec<(String, String, String)> {
-        self.project
-            .of_type("verify.green")
-            .iter()
-            .map(|g| {
-                (
-                    g["finding"].as_str().unwrap_or_default().to_string(),
-                    g["result"].as_str().unwrap_or_default().to_string(),
-                    g["note"].as_str().unwrap_or_default().to_string(),
-                )
-            })
-            .collect()
+        self.rows("verify.green", |_| true)
     }
 
     /// Asserts that exactly `findings` were rechecked, each green.

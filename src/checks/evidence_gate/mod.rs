@@ -25,6 +25,7 @@ use std::fmt;
 pub use read::{LogError, MAX_LOG_BYTES, read_log};
 use runners::RunnerLog;
 pub use runners::{Outcome, Place, Runner, TestLine};
+pub use text::module_path;
 
 /// The status a claim says the test run had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -199,9 +199,17 @@ fn cargo_module(file: &str) -> Vec<String> {
     } else if parts[i] != "src" {
         inner = inner.get(1..).unwrap_or(&[]);
     }
+    module_path(&inner.join("/"))
+}
+
+/// The module path of a Rust file inside its target's folder
+/// (`money/cents.rs` → `money`, `cents`; `a/mod.rs` → `a`; `lib.rs`,
+/// `main.rs` → nothing).
+pub fn module_path(inner: &str) -> Vec<String> {
+    let parts: Vec<&str> = inner.split('/').filter(|p| !p.is_empty()).collect();
     let mut module: Vec<String> = Vec::new();
-    for (k, p) in inner.iter().enumerate() {
-        let last = k + 1 == inner.len();
+    for (k, p) in parts.iter().enumerate() {
+        let last = k + 1 == parts.len();
         let p = if last {
             p.strip_suffix(".rs").unwrap_or(p)
         } else {

@@ -109,8 +109,14 @@ pub(super) async fn verify_test(
             repro.file
         ));
     }
-    let tag = format!("verify-by-test-{finding}");
-    match run_one(set, &inv, log, deadline, stop, &tag, &repro.test_ref).await {
+    let run = TestRun {
+        set,
+        log,
+        deadline,
+        tag: format!("verify-by-test-{finding}"),
+        test_ref: &repro.test_ref,
+    };
+    match run_one(&run, &inv, stop).await {
         Err(e) => undecided(format!("not run: {e}")),
         Ok(RunEnd::Stopped(code)) => Judged::Stopped(code),
         Ok(RunEnd::NotStarted(why)) => undecided(format!("not run: {why}")),
@@ -132,36 +138,39 @@ pub(super) async fn verify_test(
     }
 }
 
-/// Runs `inv` into `log` and judges it. node: a test that did not run
+/// One run of a repro test: where its log goes, until when, its process
+/// marker's tag, the test reference it is judged by.
+pub(super) struct TestRun<'a> {
+    pub set: &'a Settings,
+    pub log: &'a Path,
+    pub deadline: Instant,
+    pub tag: String,
+    pub test_ref: &'a str,
+}
+
+/// Runs `inv` into the log and judges it. node: a test that did not run
 /// though it has groups is run again with its groups' names too (a
 /// `t.test()` subtest runs only when its parent test is selected).
 pub(super) async fn run_one(
-    set: &Settings,
+    run: &TestRun<'_>,
     inv: &Invocation,
-    log: &Path,
-    deadline: Instant,
     stop: &mut watch::Receiver<Option<i32>>,
-    tag: &str,
-    test_ref: &str,
 ) -> std::io::Result<RunEnd> {
-    let end = run_once(set, inv, log, deadline, stop, tag, test_ref).await?;
+    let end = run_once(run, inv, stop).await?;
     if let RunEnd::Judged(RunVerdict::NotRun(_)) = &end
         && let Some(wide) = single_test::widen(inv)
     {
-        return run_once(set, &wide, log, deadline, stop, tag, test_ref).await;
+        return run_once(run, &wide, stop).await;
     }
     Ok(end)
 }
 
 async fn run_once(
-    set: &Settings,
+    run: &TestRun<'_>,
     inv: &Invocation,
-    log: &Path,
-    deadline: Instant,
     stop: &mut watch::Receiver<Option<i32>>,
-    tag: &str,
-    test_ref: &str,
 ) -> std::io::Result<RunEnd> {
+    let (set, log) = (run.set, run.log);
     // A report left by an earlier run (or planted) must not be read as this one's.
     if let Some(r) = &inv.report {
         match std::fs::remove_file(&r.path) {
@@ -172,8 +181,8 @@ async fn run_once(
     let job = TestJob {
         invocation: inv,
         log: log.to_path_buf(),
-        deadline,
-        tag: tag.to_string(),
+        deadline: run.deadline,
+        tag: run.tag.clone(),
     };
     Ok(match vbt_exec::run_test(set, job, stop).await? {
         Ran::Stopped(code) => RunEnd::Stopped(code),
@@ -193,7 +202,7 @@ async fn run_once(
                 .as_ref()
                 .map(|r| crate::util::read_regular(&r.path, MAX_REPORT).map_err(|e| e.to_string()));
             let root = set.pipeline.worktree();
-            RunEnd::Judged(judge_run(inv, &text, report, root, test_ref))
+            RunEnd::Judged(judge_run(inv, &text, report, root, run.test_ref))
         }
     })
 }
@@ -435,8 +444,7 @@ fn last_words(log: &str) -> String {
         .lines()
         .rev()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("[loopwatch: "))
-        .next()
+        .find(|l| !l.is_empty() && !l.starts_with("[loopwatch: "))
         .unwrap_or("(nothing)");
     format!("`{}`", crate::sanitize::sanitize_line(line, 200))
 }

@@ -19,7 +19,7 @@ use std::time::Instant;
 use tokio::sync::watch;
 
 use super::single_test;
-use super::vbt_judge::{self, RunEnd};
+use super::vbt_judge::{self, RunEnd, TestRun};
 use super::vbt_tree::Tree;
 use crate::checks::floor_guard;
 use crate::code::TreeId;
@@ -118,17 +118,14 @@ pub async fn recheck(
                     continue;
                 }
             };
-        let tag = format!("recheck-{i}");
-        let end = vbt_judge::run_one(
-            job.settings,
-            &inv,
-            &log_path,
+        let run = TestRun {
+            set: job.settings,
+            log: &log_path,
             deadline,
-            stop,
-            &tag,
-            &red.test_ref,
-        )
-        .await;
+            tag: format!("recheck-{i}"),
+            test_ref: &red.test_ref,
+        };
+        let end = vbt_judge::run_one(&run, &inv, stop).await;
         let (result, note) = match end {
             Ok(RunEnd::Stopped(code)) => return Ok(Some(code)),
             Ok(RunEnd::Judged(verdict)) => {

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::runs::{Mark, split};
+use super::runs::{Mark, ranges, read_each, split};
 use super::{Outcome, Place, Runner, RunnerLog, TestLine};
 
 static GO_RESULT: LazyLock<Regex> =
@@ -57,13 +57,7 @@ fn go_runs(lines: &[String]) -> Vec<Range<usize>> {
     }
     starts.insert(0, 0);
     starts.dedup();
-    let ends = starts.iter().skip(1).copied().chain([lines.len()]);
-    starts
-        .iter()
-        .copied()
-        .zip(ends)
-        .map(|(s, e)| s..e)
-        .collect()
+    ranges(&starts, lines.len())
 }
 
 /// go test's `--- PASS:` lines (with -v) and its `ok` / `FAIL` package
@@ -72,10 +66,7 @@ fn go_runs(lines: &[String]) -> Vec<Range<usize>> {
 /// its package's result. A package that does not build (`[build failed]`,
 /// `[setup failed]`) is a reported failure.
 pub(super) fn go_test(lines: &[String]) -> Vec<RunnerLog> {
-    go_runs(lines)
-        .into_iter()
-        .filter_map(|r| go_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, go_runs(lines), go_run)
 }
 
 fn go_run(lines: &[String], start: usize) -> Option<RunnerLog> {
@@ -159,10 +150,7 @@ fn gradle_mark(line: &str) -> Mark {
 /// each test placed in its outermost class), `N tests completed` and
 /// `BUILD` lines; a run without its `BUILD` line was cut.
 pub(super) fn gradle(lines: &[String]) -> Vec<RunnerLog> {
-    split(lines, gradle_mark)
-        .into_iter()
-        .filter_map(|r| gradle_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, split(lines, gradle_mark), gradle_run)
 }
 
 fn gradle_run(lines: &[String], start: usize) -> Option<RunnerLog> {
@@ -238,10 +226,7 @@ fn xcodebuild_mark(line: &str) -> Mark {
 /// Testing lines, `Executed` totals and the `** TEST SUCCEEDED **` banner;
 /// a run without its banner was cut.
 pub(super) fn xcodebuild(lines: &[String]) -> Vec<RunnerLog> {
-    split(lines, xcodebuild_mark)
-        .into_iter()
-        .filter_map(|r| xcodebuild_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, split(lines, xcodebuild_mark), xcodebuild_run)
 }
 
 fn xcodebuild_run(lines: &[String], start: usize) -> Option<RunnerLog> {

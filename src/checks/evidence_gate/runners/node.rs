@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::runs::{Mark, split};
+use super::runs::{Mark, read_each, split};
 use super::{Outcome, Place, Runner, RunnerLog};
 
 static SPEC_RESULT: LazyLock<Regex> =
@@ -197,10 +197,7 @@ fn tap_unescape(name: &str) -> String {
 
 /// node's test runner, spec or TAP reporter: every run of it in the lines.
 pub(super) fn node_test(lines: &[String]) -> Vec<RunnerLog> {
-    split(lines, marker())
-        .into_iter()
-        .filter_map(|r| node_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, split(lines, marker()), node_run)
 }
 
 fn node_run(lines: &[String], start: usize) -> Option<RunnerLog> {

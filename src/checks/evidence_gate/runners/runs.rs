@@ -71,12 +71,29 @@ pub(super) fn split(lines: &[String], mut mark: impl FnMut(&str) -> Mark) -> Vec
             (Mark::SoftStart, State::Started) | (Mark::Other, _) => {}
         }
     }
-    let ends = starts.iter().skip(1).copied().chain([lines.len()]);
+    ranges(&starts, lines.len())
+}
+
+/// The runs that start at `starts` (in order) in `len` lines.
+pub(super) fn ranges(starts: &[usize], len: usize) -> Vec<Range<usize>> {
+    let ends = starts.iter().skip(1).copied().chain([len]);
     starts
         .iter()
         .copied()
         .zip(ends)
         .map(|(s, e)| s..e)
+        .collect()
+}
+
+/// Each run of `runs` read by `read` (its lines and the index of its first
+/// line): those it recognises, in order.
+pub(super) fn read_each(
+    lines: &[String],
+    runs: Vec<Range<usize>>,
+    read: impl Fn(&[String], usize) -> Option<super::RunnerLog>,
+) -> Vec<super::RunnerLog> {
+    runs.into_iter()
+        .filter_map(|r| read(&lines[r.clone()], r.start))
         .collect()
 }
 
@@ -99,7 +116,7 @@ mod tests {
     fn runs_are_cut_at_starts_and_after_summaries() {
         assert!(cut("").is_empty());
         assert!(cut("....").is_empty());
-        assert_eq!(cut("xScEx"), [0..5]);
+        assert_eq!(cut("xScEx"), vec![0..5]);
         assert_eq!(cut("ScE.ScE"), [0..4, 4..7]);
         // A run interrupted before its summary, then a complete one.
         assert_eq!(cut("Scc.ScE"), [0..4, 4..7]);

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::runs::{Mark, split};
+use super::runs::{Mark, read_each, split};
 use super::{Outcome, Place, Runner, RunnerLog, count_of, counts};
 
 static RUNNING: LazyLock<Regex> = static_regex!(r"^running \d+ tests?$");
@@ -74,10 +74,7 @@ pub(in crate::checks::evidence_gate) fn target_id(path: &str) -> Option<String> 
 /// test binary without its `test result:` line crashed (cargo then says
 /// `error: test failed`) or was cut.
 pub(super) fn cargo_test(lines: &[String]) -> Vec<RunnerLog> {
-    split(lines, cargo_mark)
-        .into_iter()
-        .filter_map(|r| cargo_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, split(lines, cargo_mark), cargo_run)
 }
 
 fn cargo_run(lines: &[String], start: usize) -> Option<RunnerLog> {
@@ -185,10 +182,7 @@ pub(super) fn nextest(lines: &[String]) -> Vec<RunnerLog> {
             Mark::Other
         }
     };
-    split(lines, mark)
-        .into_iter()
-        .filter_map(|r| nextest_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, split(lines, mark), nextest_run)
 }
 
 fn nextest_run(lines: &[String], start: usize) -> Option<RunnerLog> {

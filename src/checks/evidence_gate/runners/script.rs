@@ -4,7 +4,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::runs::{Mark, split};
+use super::runs::{Mark, read_each, split};
 use super::{Counts, Outcome, Place, Runner, RunnerLog, count_of, counts, split_outside_brackets};
 
 static PYTEST_HEADER: LazyLock<Regex> = static_regex!(r"^=+ test session starts =+$");
@@ -76,10 +76,7 @@ fn short_nodeid(rest: &str) -> &str {
 /// `Interrupted: N error during collection`, `pytest.exit`) marks the
 /// session interrupted.
 pub(super) fn pytest(lines: &[String]) -> Vec<RunnerLog> {
-    split(lines, pytest_mark)
-        .into_iter()
-        .filter_map(|r| pytest_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, split(lines, pytest_mark), pytest_run)
 }
 
 fn pytest_run(lines: &[String], start: usize) -> Option<RunnerLog> {
@@ -183,10 +180,7 @@ fn js_summary(
 /// header) and the `●` titles of failures (`a › b › test`). `● Test suite
 /// failed to run` is a reported failure; a run without its summary was cut.
 pub(super) fn jest(lines: &[String]) -> Vec<RunnerLog> {
-    split(lines, jest_mark)
-        .into_iter()
-        .filter_map(|r| jest_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, split(lines, jest_mark), jest_run)
 }
 
 fn jest_run(lines: &[String], start: usize) -> Option<RunnerLog> {
@@ -295,10 +289,7 @@ fn vitest_name(name: &str) -> (Option<Place>, Vec<String>) {
 /// and failed suites. Errors outside tests (`Errors  N error`, `Unhandled
 /// Errors`) are a reported failure; a run without its summary was cut.
 pub(super) fn vitest(lines: &[String]) -> Vec<RunnerLog> {
-    split(lines, vitest_mark)
-        .into_iter()
-        .filter_map(|r| vitest_run(&lines[r.clone()], r.start))
-        .collect()
+    read_each(lines, split(lines, vitest_mark), vitest_run)
 }
 
 fn vitest_run(lines: &[String], start: usize) -> Option<RunnerLog> {

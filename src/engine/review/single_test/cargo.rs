@@ -169,19 +169,5 @@ fn main_bin(m: &Manifest) -> String {
 /// The module path of a file inside its target's folder (`money/cents.rs`
 /// → `money::cents`, `a/mod.rs` → `a`, `lib.rs` → nothing).
 fn module_of(inner: &str) -> Vec<String> {
-    let parts: Vec<&str> = inner.split('/').filter(|p| !p.is_empty()).collect();
-    let mut module = Vec::new();
-    for (k, p) in parts.iter().enumerate() {
-        let last = k + 1 == parts.len();
-        let p = if last {
-            p.strip_suffix(".rs").unwrap_or(p)
-        } else {
-            p
-        };
-        if last && matches!(p, "lib" | "main" | "mod") {
-            continue;
-        }
-        module.push(p.to_string());
-    }
-    module
+    crate::checks::evidence_gate::module_path(inner)
 }
