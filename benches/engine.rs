@@ -6,7 +6,10 @@
 //! 2. a person's decision → the next `agent.started` in the journal, p99;
 //! 3. CPU of an engine waiting on a person, clock ticks over 30 s;
 //! 4. a whole scripted run with zero-time agents: `loopwatch run` vs
-//!    `loop.sh` (median of 10 each).
+//!    `loop.sh` (median of 10 each);
+//! 5. an agent that leaves 50 descendants behind (half of them in sessions
+//!    of their own): from its exit until all 50 are gone, p50/p99 over 30
+//!    dispatches.
 //!
 //! `cargo bench --bench engine` (set `ENGINE_BENCH_WAIT=S` to shorten the
 //! 30 s CPU window).
@@ -21,8 +24,7 @@ use std::time::{Duration, Instant};
 
 use common::{ms, percentile};
 use engine_support::*;
-use loopwatch::engine::adapter::Invocation;
-use loopwatch::engine::child::{self, Spawn};
+use loopwatch::process::{self, LogFile, Sink};
 
 fn dispatch_overhead() {
     let dir = tempfile::tempdir().unwrap();
@@ -34,24 +36,17 @@ fn dispatch_overhead() {
     let mut bare = Vec::new();
     for i in 0..200 {
         let log = dir.path().join(format!("{i}.log"));
-        let spec = Spawn {
-            invocation: Invocation {
-                program: "sh".into(),
-                args: vec!["-c".into(), "printf x".into()],
-                stdin: Vec::new(),
-            },
-            cwd: dir.path().to_path_buf(),
-            env: Vec::new(),
-            log: log.clone(),
-            log_limit: 1 << 20,
-            stdout_limit: 1 << 20,
-            timeout: Duration::from_secs(10),
-            grace: Duration::from_secs(1),
-            shim: Some(bin()),
-        };
         let t0 = Instant::now();
+        let file = LogFile::create(&log, 1 << 20).unwrap();
+        let command = process::Command::new("sh", dir.path())
+            .args(["-c", "printf x"])
+            .deadline(Duration::from_secs(10))
+            .grace(Duration::from_secs(1))
+            .stdout(Sink::capture(1 << 20).log(&file))
+            .stderr(Sink::read().log(&file))
+            .supervisor(bin());
         let first = rt.block_on(async {
-            let running = child::spawn(spec).unwrap();
+            let running = command.spawn().unwrap();
             let (_tx, mut rx) = tokio::sync::watch::channel(None);
             let task = tokio::spawn(async move { running.finish(&mut rx).await });
             let first = loop {
@@ -78,7 +73,7 @@ fn dispatch_overhead() {
     let (e50, e99) = (percentile(&mut engine, 50.0), percentile(&mut engine, 99.0));
     let (b50, b99) = (percentile(&mut bare, 50.0), percentile(&mut bare, 99.0));
     println!(
-        "dispatch: spawn → first byte in the log (via the shim): p50 {} p99 {}",
+        "dispatch: spawn → first byte in the log (supervised):  p50 {} p99 {}",
         ms(e50),
         ms(e99)
     );
@@ -206,11 +201,59 @@ fn whole_run_vs_loop_sh() {
     );
 }
 
+/// 50 descendants, 25 of them in sessions of their own; their pids in
+/// `pids`, the agent's exit time (ns since the epoch) in `exited`.
+const FIFTY: &str = r#"
+for i in $(seq 25); do sleep 300 </dev/null >/dev/null 2>&1 & echo $! >> pids; done
+for i in $(seq 25); do setsid sh -c 'echo $$ >> pids; exec sleep 300' </dev/null >/dev/null 2>&1 & done
+while [ "$(wc -l < pids)" -lt 50 ]; do sleep 0.005; done
+date +%s%N > exited
+"#;
+
+fn descendants_gone() {
+    let mut gone = Vec::new();
+    for _ in 0..30 {
+        let dir = tempfile::tempdir().unwrap();
+        let ended = process::Command::new("sh", dir.path())
+            .args(["-c", FIFTY])
+            .grace(Duration::from_secs(5))
+            .supervisor(bin())
+            .run()
+            .unwrap();
+        let done = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        let exited: u128 = std::fs::read_to_string(dir.path().join("exited"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let pids = std::fs::read_to_string(dir.path().join("pids")).unwrap();
+        let alive = pids
+            .lines()
+            .filter_map(|l| l.trim().parse::<u32>().ok())
+            .filter(|&p| loopwatch::process::tree::alive(p))
+            .count();
+        assert_eq!(alive, 0, "descendants outlived the dispatch");
+        assert_eq!(ended.leftovers, 50, "{ended:?}");
+        gone.push(Duration::from_nanos(
+            u64::try_from(done.as_nanos().saturating_sub(exited)).unwrap_or(u64::MAX),
+        ));
+    }
+    println!(
+        "50 descendants (25 setsid) gone after the agent's exit: p50 {} p99 {} (n={})",
+        ms(percentile(&mut gone, 50.0)),
+        ms(percentile(&mut gone, 99.0)),
+        gone.len()
+    );
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
     dispatch_overhead();
+    descendants_gone();
     whole_run_vs_loop_sh();
     decision_and_waiting_cpu();
 }

@@ -140,7 +140,6 @@ fn map_once(concurrency: usize, sleep: &str, base: &std::path::Path) -> Duration
         run,
         grace: Duration::from_secs(1),
         log_limit: 1 << 20,
-        shim: None,
     };
     let dispatches = Dispatches::from(1);
     let ctx = Ctx {

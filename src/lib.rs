@@ -15,6 +15,9 @@
 //! - [`engine`]: `loopwatch run`, the loop itself: it dispatches the agents `model::rules` asks
 //!   for (own process groups, timeouts, journaled, resumable), the review stage's
 //!   finding-verifier graph and verify-by-test; it decides nothing the rules do not say.
+//! - [`process`]: the one way a child process is run (agents, GATE 0's checks, repro tests, git,
+//!   hooks): its folder, environment, stdin, deadline, grace, output limits and stop, under a
+//!   supervisor that is the subreaper of its tree and ends it whole; the tree's `/proc` view.
 //! - [`history`]: the one store of a run's events (shared, never copied), the state after any
 //!   event (checkpoints), the replay positioning rules, what changed between iterations.
 //! - [`redact`]: secret scrubbing for reports and copied text (`[redacted:<kind>]`).
@@ -60,6 +63,7 @@ pub mod journal;
 pub mod model;
 pub mod notify;
 pub mod parse;
+pub mod process;
 pub mod recorder;
 pub mod redact;
 pub mod report;

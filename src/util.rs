@@ -94,6 +94,59 @@ pub fn state_dir() -> Option<PathBuf> {
     Some(base.join("loopwatch"))
 }
 
+/// A duration for messages: `500ms`, `2.5s`, `45s`, `20m`, `1h30m`.
+pub fn duration_text(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let secs = d.as_secs();
+    if secs < 60 {
+        let tenths = ms / 100;
+        return if tenths.is_multiple_of(10) {
+            format!("{secs}s")
+        } else {
+            format!("{}.{}s", tenths / 10, tenths % 10)
+        };
+    }
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if s > 0 {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
+/// `SIGTERM`, `SIGKILL`, … for the usual signals, else `signal N`.
+pub fn signal_name(n: i32) -> String {
+    let name = match n {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        _ => return format!("signal {n}"),
+    };
+    name.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +181,17 @@ mod tests {
             fs::metadata(&real).unwrap().permissions().mode() & 0o777,
             0o640
         );
+    }
+
+    #[test]
+    fn durations_read_the_way_a_person_writes_them() {
+        use std::time::Duration;
+        assert_eq!(super::duration_text(Duration::from_millis(500)), "500ms");
+        assert_eq!(super::duration_text(Duration::from_millis(2500)), "2.5s");
+        assert_eq!(super::duration_text(Duration::from_secs(45)), "45s");
+        assert_eq!(super::duration_text(Duration::from_secs(1200)), "20m");
+        assert_eq!(super::duration_text(Duration::from_secs(5400)), "1h30m");
+        assert_eq!(super::signal_name(15), "SIGTERM");
+        assert_eq!(super::signal_name(64), "signal 64");
     }
 }

@@ -115,7 +115,8 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
         verdict_of(&p, "F6"),
         (
             "UNVERIFIABLE".into(),
-            "PIPELINE-FAULT: verifier lane failed after retries — exited with status 7".into()
+            "PIPELINE-FAULT: verifier lane failed after retries — exited with status 7: segfault"
+                .into()
         )
     );
     assert_eq!(lane_dispatches(&p, "F6"), 2);
@@ -342,7 +343,7 @@ fn a_reviewer_failing_twice_opens_a_structural_gate() {
     assert_eq!(gate["id"], "hg-1-reviewer-1");
     assert_eq!(
         gate["summary"],
-        "the reviewer dispatch failed twice: exited with status 4"
+        "the reviewer dispatch failed twice: exited with status 4: reviewer crashed"
     );
     assert_eq!(
         gate["evidence"]["logLines"],

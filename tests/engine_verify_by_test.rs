@@ -173,7 +173,6 @@ impl Crate {
             run,
             grace: Duration::from_millis(500),
             log_limit: 8 << 20,
-            shim: Some(PathBuf::from(env!("CARGO_BIN_EXE_loopwatch"))),
         };
         Crate {
             _tmp: tmp,

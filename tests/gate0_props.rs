@@ -171,7 +171,8 @@ proptest! {
     fn run_changes_only_evidence_lines(template in contract()) {
         let dir = tempfile::tempdir().unwrap();
         let (path, before) = place(dir.path(), &template);
-        let outcome = gate0::run(&path, &Timeout::parse("20").unwrap());
+        let at = gate0::exec::Checks::new(dir.path(), &loopwatch::process::Stop::new());
+        let outcome = gate0::run(&path, &Timeout::parse("20").unwrap(), &at);
         let after = fs::read(&path).unwrap();
         if outcome.verdict.kind == VerdictKind::Error {
             prop_assert_eq!(&after, &before);

@@ -345,7 +345,7 @@ fn on_human_gate_gets_the_notice_as_json_on_stdin() {
         settings: NotifySettings::default(),
     };
     let a = failing.announce(&p, &id, 2).unwrap();
-    assert_failed(&a, "exited with exit status: 3");
+    assert_failed(&a, "`exit 3` exited with status 3");
 }
 
 #[test]

@@ -44,14 +44,17 @@ pub fn run(args: Gate0Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         Mode::Run => before_run(globals),
         Mode::Status => None,
     };
+    let stop = crate::process::Stop::new();
     let outcome = match mode {
         Mode::Status => gate0::status(&path, &timeout),
         Mode::Run => {
-            forward_interrupts();
-            gate0::run(&path, &timeout)
+            forward_interrupts(&stop);
+            // The reference runs each check from the caller's folder.
+            let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            gate0::run(&path, &timeout, &gate0::exec::Checks::new(here, &stop))
         }
     };
-    if let Some(code) = gate0::exec::interrupted() {
+    if let Some(code) = stop.asked() {
         eprintln!("loopwatch: {}", gate0::INTERRUPTED);
         return Ok(ExitCode::from(u8::try_from(code).unwrap_or(2)));
     }
@@ -111,15 +114,16 @@ fn not_recorded(e: &crate::recorder::RecordError) -> bool {
     false
 }
 
-/// On SIGINT, SIGTERM or SIGHUP during `run`: kill the running check's
-/// process group (it is not in the terminal's foreground group, so it would
-/// not get the signal), start no other check, write nothing, and exit
-/// 128+signal. A second signal, or a run that does not wind down within
+/// On SIGINT, SIGTERM or SIGHUP during `run`: stop the running check's
+/// tree (it is not in the terminal's foreground group, so it would not get
+/// the signal), start no other check, write nothing, and exit 128+signal.
+/// A second signal, or a run that does not wind down within
 /// [`WIND_DOWN`], exits at once.
-fn forward_interrupts() {
+fn forward_interrupts(stop: &crate::process::Stop) {
+    let stop = stop.clone();
     use tokio::signal::unix::{SignalKind, signal};
     const WARN: &str = "loopwatch: cannot watch for interrupts; a check may outlive one";
-    std::thread::spawn(|| {
+    std::thread::spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -144,7 +148,7 @@ fn forward_interrupts() {
                 }
             };
             let code = next().await;
-            gate0::exec::interrupt(code);
+            stop.ask(code);
             let again = tokio::time::timeout(WIND_DOWN, next()).await;
             eprintln!("loopwatch: {}", gate0::INTERRUPTED);
             std::process::exit(again.unwrap_or(code));

@@ -98,9 +98,6 @@ pub enum Command {
     Completions(misc::CompletionsArgs),
     /// Print the man page.
     Man,
-    /// Starts an agent for `run` with a parent-death signal (internal).
-    #[command(name = "__agent-shim", hide = true)]
-    AgentShim(run::ShimArgs),
 }
 
 /// Entry point of the binary.
@@ -134,7 +131,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Demo(a)) => demo::run(a, &globals),
         Some(Command::Run(a)) => run::run(a, &globals),
         Some(Command::Init(a)) => init::run(a),
-        Some(Command::AgentShim(a)) => run::shim(a),
         Some(Command::Status(a)) => status::run(a, &globals),
         Some(Command::Record(a)) => record::run(a, &globals),
         Some(Command::Ask(a)) => human::ask(a, &globals),

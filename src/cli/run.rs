@@ -10,14 +10,13 @@
 //! 2 on bad input, 128+n when signal n stopped it (the run resumes with
 //! the next `loopwatch run`).
 
-use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 use super::Globals;
 use crate::engine::config::{Config, FILE_NAME};
@@ -47,28 +46,6 @@ pub struct RunArgs {
     pub headless: bool,
 }
 
-/// The hidden parent-death shim agents are started through.
-#[derive(Debug, Args)]
-pub struct ShimArgs {
-    /// The engine's pid.
-    pub engine_pid: String,
-    /// The agent program.
-    pub program: OsString,
-    /// Its arguments.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
-    pub args: Vec<OsString>,
-}
-
-/// Runs the shim: only returns when the agent could not be started.
-pub fn shim(a: ShimArgs) -> anyhow::Result<ExitCode> {
-    let e = crate::engine::child::shim_exec(&a.engine_pid, &a.program, &a.args);
-    eprintln!(
-        "loopwatch: cannot start {}: {e}",
-        crate::sanitize::terminal_text(a.program.as_encoded_bytes())
-    );
-    Ok(ExitCode::from(127))
-}
-
 /// What `run` needs before anything runs: the pipeline and the checked config.
 pub fn prepare(
     config: Option<PathBuf>,
@@ -85,7 +62,6 @@ pub fn prepare(
         config,
         pipeline,
         contract,
-        shim: std::env::current_exe().ok(),
     }))
 }
 
@@ -154,7 +130,7 @@ async fn headless(opts: Options) -> anyhow::Result<ExitCode> {
     })
     .await;
     if let Some(p) = printer {
-        p.finish().await;
+        p.finish();
     }
     Ok(match result {
         Ok(Finish::Ended(EndStatus::Complete | EndStatus::Partial)) => ExitCode::SUCCESS,
@@ -189,44 +165,48 @@ pub fn spawn_signal_watch(tx: watch::Sender<Option<i32>>) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// Follows the journal and prints each new event once.
+/// Follows the journal on a thread of its own (whatever the engine's
+/// runtime is busy with) and prints each new event once, as one line
+/// written and flushed by itself: a pipe, a file and a terminal see every
+/// line as soon as it is in the journal, and a `kill -9` loses none that
+/// was printed.
 struct Printer {
-    done: mpsc::UnboundedSender<()>,
-    task: tokio::task::JoinHandle<()>,
+    wake: std::sync::mpsc::Sender<bool>,
+    thread: std::thread::JoinHandle<()>,
 }
 
 impl Printer {
     fn start(pipeline: Pipeline) -> Option<Printer> {
-        let (tx, mut rx) = mpsc::unbounded_channel::<bool>();
+        let (tx, rx) = std::sync::mpsc::channel::<bool>();
         let wake = tx.clone();
         let watch = PipelineWatch::start(pipeline.dir(), move |_| {
             let _ = wake.send(false);
         })
         .ok()?;
-        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
         let mut reader = JournalReader::new(pipeline.journal_path());
         // What was there before this engine started is history, not news.
         let _ = reader.read_new();
-        let task = tokio::spawn(async move {
+        let thread = std::thread::spawn(move || {
             let _watch = watch;
             loop {
                 print_new(&mut reader);
-                tokio::select! {
-                    _ = rx.recv() => {}
-                    _ = done_rx.recv() => { print_new(&mut reader); return; }
+                // `true`: the engine is done; a second (guard) read every
+                // 2 s covers an event the watch did not report.
+                match rx.recv_timeout(std::time::Duration::from_secs(2)) {
+                    Ok(true) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        print_new(&mut reader);
+                        return;
+                    }
+                    Ok(false) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                 }
             }
         });
-        drop(tx);
-        Some(Printer {
-            done: done_tx,
-            task,
-        })
+        Some(Printer { wake: tx, thread })
     }
 
-    async fn finish(self) {
-        let _ = self.done.send(());
-        let _ = self.task.await;
+    fn finish(self) {
+        let _ = self.wake.send(true);
+        let _ = self.thread.join();
     }
 }
 
@@ -236,13 +216,17 @@ fn print_new(reader: &mut JournalReader) {
     };
     let mut out = std::io::stdout().lock();
     for ev in &batch.events {
-        let _ = writeln!(
-            out,
-            "{}",
-            crate::sanitize::terminal_text(line(ev).as_bytes())
-        );
+        let mut line = crate::sanitize::terminal_text(line(ev).as_bytes());
+        line.push('\n');
+        // One write and a flush per event: nothing waits in a buffer.
+        if out
+            .write_all(line.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            return;
+        }
     }
-    let _ = out.flush();
 }
 
 /// One line for an event: `#seq type what`.

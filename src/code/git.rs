@@ -1,19 +1,17 @@
-//! How this module runs git: a clean environment, fixed configuration
-//! overrides, a deadline, and its own process group so a hung git (or a
-//! filter it started) is killed whole.
+//! How this module runs git: through the process runner, with a clean
+//! environment, fixed configuration overrides and a deadline, so a hung
+//! git (or a filter it started) is stopped whole.
 //!
 //! Only plumbing commands are used and every result is parsed from
 //! NUL-separated or fixed-format output, so user configuration such as
 //! `color.ui=always`, `diff.mnemonicPrefix`, an external diff driver or a
 //! textconv filter cannot change what is read.
 
-use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::CodeError;
+use crate::process::{self, Exit, Sink};
 
 /// How long one git command may take before it is killed.
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -86,8 +84,8 @@ pub(crate) struct Git {
 pub(crate) struct GitOutput {
     /// Standard output.
     pub stdout: Vec<u8>,
-    /// Exit status.
-    pub status: ExitStatus,
+    /// How it ended.
+    pub status: Exit,
     /// Standard error, for messages.
     pub stderr: Vec<u8>,
 }
@@ -136,7 +134,7 @@ impl Git {
             command: describe,
             cwd,
             message: match stderr.trim() {
-                "" => format!("exit status {}", out.status),
+                "" => format!("exit status {}", out.status.shell_code()),
                 s => s.lines().take(5).collect::<Vec<_>>().join("; "),
             },
         })
@@ -144,138 +142,54 @@ impl Git {
 
     /// Runs it and returns whatever it exited with.
     pub fn run_any(self) -> Result<GitOutput, CodeError> {
-        let mut cmd = Command::new("git");
+        let mut cmd = process::Command::new("git", &self.cwd);
         for kv in CONFIG {
-            cmd.args(["-c", kv]);
+            cmd = cmd.args(["-c", kv]);
         }
-        cmd.args(&self.args)
-            .current_dir(&self.cwd)
+        cmd = cmd
+            .args(&self.args)
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_OPTIONAL_LOCKS", "0")
             .env("LC_ALL", "C");
         for k in INHERITED_GIT_ENV {
-            cmd.env_remove(k);
+            cmd = cmd.env_remove(k);
         }
-        for (k, v) in &self.envs {
-            cmd.env(k, v);
+        cmd = cmd.envs(self.envs.iter().map(|(k, v)| (k, v)));
+        if let Some(bytes) = self.input {
+            cmd = cmd.stdin(bytes);
         }
-        run_with_deadline(cmd, self.input, self.timeout).map_err(|e| match e {
-            Failure::Spawn(message) | Failure::Io(message) => CodeError::Git {
+        let ended = cmd
+            .deadline(self.timeout)
+            .grace(Duration::from_millis(200))
+            .stdout(Sink::capture(usize::MAX))
+            .stderr(Sink::capture(STDERR_KEPT))
+            .run()
+            .map_err(|e| CodeError::Git {
                 command: self.args.join(" "),
                 cwd: self.cwd.clone(),
-                message,
-            },
-            Failure::Timeout(after) => CodeError::Timeout {
+                message: e.to_string(),
+            })?;
+        if ended.timed_out() {
+            return Err(CodeError::Timeout {
                 command: self.args.join(" "),
                 cwd: self.cwd.clone(),
-                after,
-            },
+                after: self.timeout,
+            });
+        }
+        Ok(GitOutput {
+            stdout: ended.stdout.head,
+            status: ended.exit,
+            stderr: ended.stderr.head,
         })
     }
 }
 
-/// Why a child produced no output.
-#[derive(Debug)]
-pub(crate) enum Failure {
-    /// It could not be started.
-    Spawn(String),
-    /// Reading or writing its pipes failed.
-    Io(String),
-    /// It ran past its deadline and was killed.
-    Timeout(Duration),
-}
-
-/// Runs `cmd` in a process group of its own, feeding `input`, and kills the
-/// whole group when it is still running after `timeout`.
-pub(crate) fn run_with_deadline(
-    mut cmd: Command,
-    input: Option<Vec<u8>>,
-    timeout: Duration,
-) -> Result<GitOutput, Failure> {
-    cmd.stdin(if input.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .process_group(0);
-    let mut child = cmd.spawn().map_err(|e| Failure::Spawn(e.to_string()))?;
-    let writer = match (input, child.stdin.take()) {
-        (Some(bytes), Some(mut stdin)) => Some(std::thread::spawn(move || {
-            // A child that exits early closes the pipe: its status says why.
-            let _ = stdin.write_all(&bytes);
-        })),
-        _ => None,
-    };
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let deadline = Instant::now() + timeout;
-    let mut pause = Duration::from_micros(200);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                kill_group(child.id());
-                let _ = child.wait();
-                return Err(Failure::Timeout(timeout));
-            }
-            Ok(None) => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(20));
-            }
-            Err(e) => return Err(Failure::Io(e.to_string())),
-        }
-    };
-    if let Some(w) = writer {
-        let _ = w.join();
-    }
-    let join = |h: std::thread::JoinHandle<std::io::Result<Vec<u8>>>| {
-        h.join()
-            .map_err(|_| Failure::Io("reader thread panicked".into()))?
-            .map_err(|e| Failure::Io(e.to_string()))
-    };
-    Ok(GitOutput {
-        stdout: join(stdout)?,
-        status,
-        stderr: join(stderr)?,
-    })
-}
-
-fn drain<R: Read + Send + 'static>(
-    pipe: Option<R>,
-) -> std::thread::JoinHandle<std::io::Result<Vec<u8>>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut p) = pipe {
-            p.read_to_end(&mut buf)?;
-        }
-        Ok(buf)
-    })
-}
-
-fn kill_group(pid: u32) {
-    let pid = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw);
-    if let Some(pid) = pid {
-        // The group may already be gone: nothing left to kill.
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
-}
+/// Bytes of git's stderr kept for messages.
+const STDERR_KEPT: usize = 64 * 1024;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Alive and not a zombie.
-    fn running(pid: &str) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| !r.trim_start().starts_with('Z'))
-        })
-    }
 
     #[test]
     fn an_answer_is_the_trimmed_output_of_a_git_command_that_succeeded() {
@@ -297,33 +211,37 @@ mod tests {
     }
 
     #[test]
-    fn a_child_past_its_deadline_is_killed_with_its_group() {
+    fn a_git_past_its_deadline_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
-        let pidfile = dir.path().join("grandchild.pid");
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(format!("sleep 60 & echo $! > {}; wait", pidfile.display()));
-        let run = std::thread::spawn(move || run_with_deadline(cmd, None, Duration::from_secs(2)));
-        let err = run.join().unwrap().unwrap_err();
-        assert!(matches!(err, Failure::Timeout(_)), "{err:?}");
-        let pid = std::fs::read_to_string(&pidfile).unwrap();
-        let pid = pid.trim();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while running(pid) {
-            assert!(
-                Instant::now() < deadline,
-                "the grandchild {pid} outlived the kill"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        Git::new(dir.path(), &["init", "-q"]).run().unwrap();
+        // git reading a FIFO nobody writes hangs; its deadline stops it.
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        )
+        .unwrap();
+        let mut g = Git::new(dir.path(), &["hash-object", fifo.to_str().unwrap()]);
+        g.timeout = Duration::from_millis(300);
+        let err = g.run().unwrap_err();
+        assert!(matches!(err, CodeError::Timeout { .. }), "{err}");
+        assert!(err.to_string().contains("hash-object"), "{err}");
     }
 
     #[test]
     fn input_and_large_output_do_not_deadlock() {
-        let mut cmd = Command::new("cat");
-        cmd.arg("-");
+        let dir = tempfile::tempdir().unwrap();
+        Git::new(dir.path(), &["init", "-q"]).run().unwrap();
         let input = vec![b'x'; 4 << 20];
-        let out = run_with_deadline(cmd, Some(input.clone()), Duration::from_secs(60)).unwrap();
+        let sha = Git::new(dir.path(), &["hash-object", "-w", "--stdin"])
+            .input(input.clone())
+            .run()
+            .unwrap();
+        let sha = String::from_utf8(sha.stdout).unwrap();
+        let out = Git::new(dir.path(), &["cat-file", "blob", sha.trim()])
+            .run()
+            .unwrap();
         assert!(out.status.success());
         assert_eq!(out.stdout, input);
     }

@@ -29,7 +29,7 @@ use serde::Serialize;
 
 pub use diff::{DiffLimits, FileDiff, FileStatus, Hunk, diff, diff_with};
 pub use excerpt::{Excerpt, ExcerptLine, excerpt};
-pub use git::{answer as git_answer, stdout as git_stdout};
+pub use git::{GIT_TIMEOUT, answer as git_answer, stdout as git_stdout};
 pub use refs::{KeptSnapshot, keep, kept, ref_prefix, remove_kept};
 pub use run::{CodeChanges, RunTrees};
 pub use snapshot::{

@@ -17,7 +17,6 @@
 //! decisions steer it; with `--no-tui` a scripted person decides.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use anyhow::Context;
 
@@ -177,7 +176,6 @@ pub fn engine_options(paths: &DemoPaths, speed: f64) -> anyhow::Result<crate::en
         config,
         pipeline: crate::journal::Pipeline::at(paths.worktree.join(".pipeline")),
         contract: Some(paths.worktree.join(CONTRACT)),
-        shim: std::env::current_exe().ok(),
     })
 }
 
@@ -211,19 +209,16 @@ pub fn scripted_person(
                 .filter(|id| !handled.contains(id))
                 .collect();
             for id in open {
-                let _ = Command::new("bash")
+                let _ = crate::process::Command::new("bash", &paths.worktree)
                     .arg(paths.agents.join("person.sh"))
                     .arg(&id)
-                    .current_dir(&paths.worktree)
                     .env("LOOPWATCH", &exe)
                     .env("DEMO_SPEED", format!("{speed}"))
                     .env("DEMO_AGENTS", &paths.agents)
                     .env("DEMO_STATE", paths.agents.join("state"))
                     .env_remove("LOOPWATCH_PIPELINE")
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status();
+                    .deadline(std::time::Duration::from_secs(120))
+                    .run();
                 handled.push(id);
             }
             // Woken by the watch; the timeout only lets `done` be seen.

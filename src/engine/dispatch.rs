@@ -12,16 +12,22 @@ use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
 use super::adapter::{self, Answer, Request};
-use super::child::{self, MARKER_ENV, Spawn};
 use super::config::AgentConfig;
 use crate::journal::{AppendOptions, JournalError, Pipeline, TAIL_BYTES, append_with};
-use crate::model::event::{AgentFinished, AgentRole, AgentStarted, RunInfo};
+use crate::model::event::{AgentFinished, AgentRole, AgentStarted, RunInfo, SignalFrom};
 use crate::model::rules;
 use crate::model::*;
+use crate::process::{self, LogFile, Sink, tree::MARKER_ENV};
 use crate::recorder::evidence;
 
 /// Most stdout bytes an answer may have (the rest makes the answer unusable).
 pub const STDOUT_LIMIT: usize = 16 * 1024 * 1024;
+
+/// The end of an agent's stderr kept in memory, for its last words.
+const STDERR_TAIL: usize = 8 * 1024;
+
+/// Lines of an agent's stderr kept as its last words.
+const LAST_WORDS: usize = 5;
 
 /// What one dispatch serves.
 #[derive(Debug, Clone)]
@@ -58,8 +64,6 @@ pub struct Settings {
     pub grace: Duration,
     /// Bytes per agent log.
     pub log_limit: u64,
-    /// The `loopwatch` binary for the parent-death shim.
-    pub shim: Option<PathBuf>,
 }
 
 /// Runs one dispatch to its end (or the stop) and records it.
@@ -169,17 +173,16 @@ pub async fn dispatch_with(
         (MARKER_ENV.into(), format!("{}#{n}", pipeline_dir.display())),
     ];
     env.extend(extra_env.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
-    let spec = Spawn {
-        invocation,
-        cwd: worktree.clone(),
-        env,
-        log: log_path.clone(),
-        log_limit: set.log_limit,
-        stdout_limit: STDOUT_LIMIT,
-        timeout: job.agent.timeout,
-        grace: set.grace,
-        shim: set.shim.clone(),
-    };
+    let log = LogFile::create(&log_path, set.log_limit)
+        .map_err(DispatchError::io("create the log", &log_path))?;
+    let command = process::Command::new(&invocation.program, &worktree)
+        .args(&invocation.args)
+        .envs(env)
+        .stdin(invocation.stdin)
+        .deadline(job.agent.timeout)
+        .grace(set.grace)
+        .stdout(Sink::capture(STDOUT_LIMIT).log(&log))
+        .stderr(Sink::read().tail(STDERR_TAIL).log(&log));
     let mut started = AgentStarted {
         dispatch: n,
         role,
@@ -201,20 +204,22 @@ pub async fn dispatch_with(
                 .insert(field.into(), serde_json::Value::from(v.clone()));
         }
     }
-    // fork + exec on the blocking pool: lanes starting at once do not
-    // queue behind each other's spawn on the engine's thread.
-    let spawned = tokio::task::spawn_blocking(move || child::spawn(spec))
+    // The spawn waits for the supervisor's word that the agent runs: on
+    // the blocking pool, so lanes starting at once do not queue behind
+    // each other on the engine's thread.
+    let spawned = tokio::task::spawn_blocking(move || command.spawn())
         .await
         .unwrap_or_else(|e| {
-            Err(std::io::Error::other(format!(
-                "the spawn did not finish: {e}"
-            )))
+            Err(process::SpawnError::Io {
+                program: job.agent.command.clone(),
+                source: std::io::Error::other(format!("the spawn did not finish: {e}")),
+            })
         });
     let running = match spawned {
         Ok(r) => r,
         Err(e) => {
-            let why = format!("cannot start {}: {e}", job.agent.command);
-            let finished = unanswered(&started, false, why);
+            log.note(&format!("[loopwatch: {e}]"));
+            let finished = unanswered(&started, false, e.to_string());
             let answer = Answer::default();
             let mut bodies = with.with_start.clone();
             bodies.push(EventBody::from(started.clone()));
@@ -233,7 +238,7 @@ pub async fn dispatch_with(
         }
     };
     started.pid = running.pid();
-    started.pgid = running.pid();
+    started.pgid = running.group();
     let mut bodies = with.with_start.clone();
     bodies.push(EventBody::from(started.clone()));
     let r = Record {
@@ -241,13 +246,11 @@ pub async fn dispatch_with(
         ..Record::default()
     };
     commit(set, with.commit, r).await?;
-    let outcome = running
-        .finish(stop)
-        .await
-        .map_err(DispatchError::io("run the agent of", &log_path))?;
+    // The log stays the agent's own stream; how it ended is in `agent.finished`.
+    let ended = running.finish(stop).await;
     drop(slot);
-    let mut answer = adapter::answer(job.agent.adapter, &outcome.stdout);
-    if outcome.stdout_truncated {
+    let mut answer = adapter::answer(job.agent.adapter, &ended.stdout.head);
+    if ended.stdout.truncated {
         answer.error = Some(format!(
             "the agent printed more than {} MiB on stdout",
             STDOUT_LIMIT / (1024 * 1024)
@@ -261,10 +264,18 @@ pub async fn dispatch_with(
     let finished = AgentFinished {
         dispatch: n,
         role,
-        exit_code: outcome.exit_code,
-        duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
-        timed_out: outcome.timed_out,
-        interrupted: outcome.interrupted,
+        exit_code: ended.exit.code(),
+        duration_ms: u64::try_from(ended.duration.as_millis()).unwrap_or(u64::MAX),
+        timed_out: ended.timed_out(),
+        interrupted: ended.stopped().is_some(),
+        signal: ended.exit.signal(),
+        signal_from: ended.exit.signal().map(|_| match ended.cause {
+            Some(process::Cause::Deadline(_)) => SignalFrom::Deadline,
+            Some(process::Cause::Stop(_)) => SignalFrom::Stop,
+            None => SignalFrom::Outside,
+        }),
+        last_words: ended.stderr.last_lines(LAST_WORDS),
+        leftovers: u32::try_from(ended.leftovers).unwrap_or(u32::MAX),
         tokens_in: answer.tokens_in,
         tokens_out: answer.tokens_out,
         cost_usd: answer.cost_usd,
@@ -441,20 +452,7 @@ pub fn record_interrupted(pipeline: &Pipeline, d: &AgentStarted) -> Result<(), J
 /// The finish of a dispatch whose agent gave no answer: it never started,
 /// or the engine stopped while it ran (`interrupted`).
 fn unanswered(d: &AgentStarted, interrupted: bool, error: String) -> AgentFinished {
-    AgentFinished {
-        dispatch: d.dispatch,
-        role: d.role,
-        exit_code: None,
-        duration_ms: 0,
-        timed_out: false,
-        interrupted,
-        tokens_in: None,
-        tokens_out: None,
-        cost_usd: None,
-        error: Some(error),
-        answer: None,
-        extra: Default::default(),
-    }
+    AgentFinished::unanswered(d, interrupted, error)
 }
 
 /// Why a dispatch could not be run or recorded.

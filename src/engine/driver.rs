@@ -45,8 +45,6 @@ pub struct Options {
     pub pipeline: Pipeline,
     /// The contract, for a new run (a run in progress names its own).
     pub contract: Option<PathBuf>,
-    /// The `loopwatch` binary, to start agents through its parent-death shim.
-    pub shim: Option<PathBuf>,
 }
 
 /// How the engine stopped.
@@ -95,7 +93,8 @@ pub async fn run(
     mut stop: watch::Receiver<Option<i32>>,
     notice: &mut (dyn FnMut(String) + Send),
 ) -> Result<Finish, EngineError> {
-    // Absolute first: the engine moves to the worktree below.
+    // Absolute: every child runs in the worktree, wherever `loopwatch run`
+    // was started (the engine never changes its own folder).
     if let Ok(abs) = std::path::absolute(opts.pipeline.dir()) {
         opts.pipeline = Pipeline::at(abs);
     }
@@ -105,16 +104,6 @@ pub async fn run(
         *c = abs;
     }
     let lock = EngineLock::acquire(opts.pipeline.dir())?;
-    // GATE 0's checks and the agents run from the worktree root, wherever
-    // `loopwatch run` was started (the contract's CHECK: lines are written
-    // for it).
-    let worktree = opts.pipeline.worktree().to_path_buf();
-    std::env::set_current_dir(&worktree).map_err(|e| {
-        EngineError::Refused(format!(
-            "cannot enter the worktree {}: {e}",
-            worktree.display()
-        ))
-    })?;
     if let Some(pid) = lock.stale {
         notice(format!(
             "the engine lock named pid {pid}, which is gone: taken over (the run resumes)"
@@ -208,12 +197,11 @@ impl Engine {
             }
         }
         let grace = self.opts.config.run.grace;
-        let found = super::child::stop_marked(
-            &std::path::absolute(self.opts.pipeline.dir())
-                .unwrap_or(self.opts.pipeline.dir().to_path_buf()),
-            grace,
-        )
-        .await;
+        let dir = self.opts.pipeline.dir().to_path_buf();
+        let found =
+            tokio::task::spawn_blocking(move || crate::process::tree::stop_marked(&dir, grace))
+                .await
+                .unwrap_or(0);
         if found > 0 {
             notice(format!(
                 "stopped {found} process(es) left running by an earlier engine"
@@ -234,7 +222,6 @@ impl Engine {
                 run,
                 grace,
                 log_limit: self.opts.config.run.log_limit,
-                shim: self.opts.shim.clone(),
             });
         }
         Ok(())
@@ -343,20 +330,20 @@ impl Engine {
             self.recorder.start_round(GateName::Floor, false)?;
         }
         let timeout = self.gate0_timeout.clone();
-        let mut handle = tokio::task::spawn_blocking(move || gate0::run(&path, &timeout));
+        let checks =
+            gate0::exec::Checks::new(self.opts.pipeline.worktree(), &crate::process::Stop::new());
+        let halt = checks.stop.clone();
+        let mut handle = tokio::task::spawn_blocking(move || gate0::run(&path, &timeout, &checks));
         let outcome = tokio::select! {
             r = &mut handle => r,
             code = stopped(stop) => {
-                // Kills the running check's group; nothing is recorded.
-                let _ = tokio::task::spawn_blocking(move || gate0::exec::interrupt(code)).await;
+                // Stops the running check's tree; nothing is recorded.
+                halt.ask(code);
                 let _ = handle.await;
                 return Ok(Some(code));
             }
         };
         let outcome = outcome.map_err(|e| EngineError::Refused(format!("GATE 0 stopped: {e}")))?;
-        if let Some(code) = gate0::exec::interrupted() {
-            return Ok(Some(code));
-        }
         let result = recorder::floor_round(outcome.rows.clone(), outcome.verdict.clone());
         self.recorder
             .round(GateName::Floor, result, &outcome.report, false)?;

@@ -5,7 +5,6 @@
 
 pub mod adapter;
 pub mod attention;
-pub mod child;
 pub mod config;
 pub mod dispatch;
 pub mod driver;

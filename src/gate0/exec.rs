@@ -1,68 +1,46 @@
-//! Running one CHECK: `bash -c CHECK` in its own process group, stdin from
-//! `/dev/null`, stdout and stderr into one pipe read as a stream, under a
-//! wall-clock limit.
+//! Running one CHECK: `bash -c CHECK` through the process runner, from the
+//! folder the checks are written for, stdin from `/dev/null`, stdout and
+//! stderr into one pipe read as a stream, under a wall-clock limit.
 //!
 //! A timeout is decided by the clock, never by an exit code (a check that
-//! itself exits 124 is just a nonzero exit). On timeout the whole process
-//! group gets SIGTERM, then SIGKILL after [`KILL_GRACE`], so nothing the
-//! check started in the background outlives it. A check is done when its
-//! shell has exited and every writer of the pipe has closed it; a
-//! background process that keeps the pipe open past the limit is a timeout.
+//! itself exits 124 is just a nonzero exit). A check is done when its
+//! shell has exited and every writer of the pipe has closed it (a
+//! background job still printing belongs to the check, as in the
+//! reference's `$(…)`); a background process that keeps the pipe open past
+//! the limit is a timeout. Then the check's whole tree is stopped, what
+//! called `setsid` or daemonized included: TERM, [`KILL_GRACE`], KILL.
 
 use std::ffi::OsStr;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::mpsc;
-use std::thread;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal, kill_process_group};
+use super::evidence::{CheckOutcome, OutputSink};
+use crate::process::{self, AfterExit, Exit, Sink, Stop};
 
-use super::evidence::{CheckOutcome, OutputSink, SinkResult};
-
-/// Time between SIGTERM and SIGKILL of a timed-out check's process group.
+/// Time between SIGTERM and SIGKILL of a check's tree.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
 
-/// How long to wait for the pipe to close once the group was killed.
-const DRAIN_AFTER_KILL: Duration = Duration::from_secs(2);
-
-/// Process group id of the check running now (0: none).
-static RUNNING_GROUP: AtomicI32 = AtomicI32::new(0);
-
-/// Exit code asked for by an interrupt (0: not interrupted).
-static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
-
-/// Records an interrupt (`exit_code` is what the process should exit with)
-/// and kills the process group of the check running now, if any: SIGTERM,
-/// then SIGKILL after [`KILL_GRACE`]. No further check starts and `run`
-/// writes no evidence once this was called.
-pub fn interrupt(exit_code: i32) {
-    INTERRUPTED.store(exit_code, Ordering::SeqCst);
-    let Some(pgid) = Pid::from_raw(RUNNING_GROUP.load(Ordering::SeqCst)) else {
-        return;
-    };
-    let _ = kill_process_group(pgid, Signal::TERM);
-    thread::sleep(KILL_GRACE);
-    let _ = kill_process_group(pgid, Signal::KILL);
+/// Where the checks run and what stops them.
+#[derive(Debug, Clone)]
+pub struct Checks {
+    /// The folder every check runs in (the contract's `CHECK:` lines are
+    /// written for the worktree root; `loopwatch gate0 run` keeps the
+    /// reference's: the current folder).
+    pub cwd: PathBuf,
+    /// Asked for: the running check's tree is stopped, no other starts,
+    /// and no evidence is written.
+    pub stop: Stop,
 }
 
-/// The exit code given to [`interrupt`], if it was called.
-pub fn interrupted() -> Option<i32> {
-    match INTERRUPTED.load(Ordering::SeqCst) {
-        0 => None,
-        code => Some(code),
-    }
-}
-
-/// Clears [`RUNNING_GROUP`] when the check it names is over.
-struct RunningGuard;
-
-impl Drop for RunningGuard {
-    fn drop(&mut self) {
-        RUNNING_GROUP.store(0, Ordering::SeqCst);
+impl Checks {
+    /// Checks run in `cwd`, stopped by `stop`.
+    pub fn new(cwd: impl Into<PathBuf>, stop: &Stop) -> Self {
+        Checks {
+            cwd: cwd.into(),
+            stop: stop.clone(),
+        }
     }
 }
 
@@ -82,16 +60,43 @@ pub struct CheckRun {
 /// Runs `check` with `bash -c`, judging it against `expect`; `limit` of
 /// `None` means no time limit. A check that cannot be started ends as exit
 /// 127 with the reason as its output, as a missing shell would.
-pub fn run_check(check: &[u8], expect: &[u8], limit: Option<Duration>) -> CheckRun {
+pub fn run_check(check: &[u8], expect: &[u8], limit: Option<Duration>, at: &Checks) -> CheckRun {
     let started = Instant::now();
-    let (outcome, sink) = match spawn_and_wait(check, expect, limit, started) {
-        Ok(Finished::Exited(status, sink)) => (judge(status, &sink), Some(sink)),
-        Ok(Finished::TimedOut) => (CheckOutcome::TimedOut, None),
+    let sink = Arc::new(Mutex::new(OutputSink::new(expect)));
+    let feed = sink.clone();
+    let ran = process::Command::new("bash", &at.cwd)
+        .arg("-c")
+        .arg(OsStr::from_bytes(check))
+        .deadline_opt(limit)
+        .grace(KILL_GRACE)
+        .stdout(Sink::read().observe(move |chunk| {
+            if let Ok(mut s) = feed.lock() {
+                s.feed(chunk);
+            }
+        }))
+        .merge_stderr()
+        .after_exit(AfterExit::DrainOutput)
+        .stop(&at.stop)
+        .run();
+    let outcome = match ran {
+        Ok(ended) if ended.timed_out() => (CheckOutcome::TimedOut, None),
+        Ok(ended) => {
+            // The readers are done (or given up on): what they fed is final.
+            let result = sink
+                .lock()
+                .ok()
+                .map(|mut s| std::mem::replace(&mut *s, OutputSink::new(expect)).finish());
+            match result {
+                Some(r) => (judge(&ended.exit, &r), Some(r)),
+                None => (CheckOutcome::TimedOut, None),
+            }
+        }
         Err(e) => {
             let summary = super::evidence::summarize(format!("cannot start bash: {e}").as_bytes());
             (CheckOutcome::Nonzero { code: 127, summary }, None)
         }
     };
+    let (outcome, sink) = outcome;
     let (head, head_truncated) = sink.map_or((Vec::new(), false), |s| (s.head, s.head_truncated));
     CheckRun {
         outcome,
@@ -102,120 +107,12 @@ pub fn run_check(check: &[u8], expect: &[u8], limit: Option<Duration>) -> CheckR
 }
 
 /// Exit 0 and the marker: MET; otherwise the reason it is not.
-fn judge(status: ExitStatus, sink: &SinkResult) -> CheckOutcome {
+fn judge(exit: &Exit, sink: &super::evidence::SinkResult) -> CheckOutcome {
     let summary = sink.summary.clone();
-    match exit_code(status) {
+    match exit.shell_code() {
         0 if sink.marker_found => CheckOutcome::Met { summary },
         0 => CheckOutcome::MarkerAbsent { summary },
         code => CheckOutcome::Nonzero { code, summary },
-    }
-}
-
-/// The shell convention: the exit code, or 128 + the signal number.
-fn exit_code(status: ExitStatus) -> i32 {
-    status
-        .code()
-        .or_else(|| status.signal().map(|s| 128 + s))
-        .unwrap_or(128)
-}
-
-enum Finished {
-    Exited(ExitStatus, SinkResult),
-    TimedOut,
-}
-
-enum Event {
-    Exited(std::io::Result<ExitStatus>),
-    Drained(SinkResult),
-}
-
-fn spawn_and_wait(
-    check: &[u8],
-    expect: &[u8],
-    limit: Option<Duration>,
-    started: Instant,
-) -> std::io::Result<Finished> {
-    let (mut reader, writer) = std::io::pipe()?;
-    let mut child = Command::new("bash")
-        .arg("-c")
-        .arg(OsStr::from_bytes(check))
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone()?)
-        .stderr(writer)
-        .process_group(0)
-        .spawn()?;
-    // The Command (and its copies of the write end) is gone: only the
-    // child's processes hold the pipe open now.
-    let pgid = Pid::from_child(&child);
-    RUNNING_GROUP.store(pgid.as_raw_nonzero().get(), Ordering::SeqCst);
-    let _running = RunningGuard;
-    let (tx, rx) = mpsc::channel();
-    let tx_read = tx.clone();
-    let marker = expect.to_vec();
-    thread::spawn(move || {
-        let mut sink = OutputSink::new(&marker);
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => sink.feed(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        let _ = tx_read.send(Event::Drained(sink.finish()));
-    });
-    thread::spawn(move || {
-        let _ = tx.send(Event::Exited(child.wait()));
-    });
-
-    let deadline = limit.and_then(|l| started.checked_add(l));
-    let (mut status, mut sink) = (None, None);
-    while status.is_none() || sink.is_none() {
-        let event = match deadline {
-            None => rx.recv().ok(),
-            Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
-                Ok(ev) => Some(ev),
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    kill_group(pgid, &rx, status.is_some(), sink.is_some());
-                    return Ok(Finished::TimedOut);
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => None,
-            },
-        };
-        match event {
-            Some(Event::Exited(s)) => status = Some(s?),
-            Some(Event::Drained(r)) => sink = Some(r),
-            None => return Err(std::io::Error::other("check supervisor threads vanished")),
-        }
-    }
-    match (status, sink) {
-        (Some(s), Some(r)) => Ok(Finished::Exited(s, r)),
-        _ => Err(std::io::Error::other("check ended without status")),
-    }
-}
-
-/// SIGTERM to the group, a grace period for it to exit and close the pipe,
-/// then SIGKILL to whatever is left; waits (bounded) for the shell's exit.
-fn kill_group(pgid: Pid, rx: &mpsc::Receiver<Event>, mut exited: bool, mut drained: bool) {
-    let _ = kill_process_group(pgid, Signal::TERM);
-    let grace_end = Instant::now() + KILL_GRACE;
-    while !(exited && drained) {
-        match rx.recv_timeout(grace_end.saturating_duration_since(Instant::now())) {
-            Ok(Event::Exited(_)) => exited = true,
-            Ok(Event::Drained(_)) => drained = true,
-            Err(_) => break,
-        }
-    }
-    // Members that ignored SIGTERM, or that closed the pipe but linger.
-    let _ = kill_process_group(pgid, Signal::KILL);
-    let drain_end = Instant::now() + DRAIN_AFTER_KILL;
-    while !exited {
-        match rx.recv_timeout(drain_end.saturating_duration_since(Instant::now())) {
-            Ok(Event::Exited(_)) => exited = true,
-            Ok(Event::Drained(_)) => {}
-            Err(_) => break,
-        }
     }
 }
 
@@ -223,11 +120,16 @@ fn kill_group(pgid: Pid, rx: &mpsc::Receiver<Event>, mut exited: bool, mut drain
 mod tests {
     use super::*;
 
+    fn here() -> Checks {
+        Checks::new(std::env::temp_dir(), &Stop::new())
+    }
+
     fn run(check: &str, expect: &str, limit_ms: u64) -> CheckOutcome {
         run_check(
             check.as_bytes(),
             expect.as_bytes(),
             Some(Duration::from_millis(limit_ms)),
+            &here(),
         )
         .outcome
     }
@@ -270,14 +172,46 @@ mod tests {
 
     #[test]
     fn timeout_by_the_clock() {
-        let r = run_check(b"sleep 5", b"x", Some(Duration::from_millis(200)));
+        let r = run_check(b"sleep 5", b"x", Some(Duration::from_millis(200)), &here());
         assert_eq!(r.outcome, CheckOutcome::TimedOut);
         assert!(r.elapsed < Duration::from_secs(3), "{:?}", r.elapsed);
     }
 
     #[test]
+    fn a_background_job_still_printing_belongs_to_the_check() {
+        assert_eq!(
+            run("(sleep 0.2; echo late) & echo early", "late", 10_000),
+            met("early late")
+        );
+    }
+
+    #[test]
+    fn a_stop_ends_the_running_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = Checks::new(dir.path(), &Stop::new());
+        let stop = at.stop.clone();
+        let flag = dir.path().join("running");
+        std::thread::spawn(move || {
+            // Once the check runs (its file is there), the stop comes.
+            while !flag.exists() {
+                std::thread::yield_now();
+            }
+            stop.ask(143);
+        });
+        let r = run_check(b"touch running; sleep 30", b"x", None, &at);
+        assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
+        assert_eq!(
+            r.outcome,
+            CheckOutcome::Nonzero {
+                code: 143,
+                summary: String::new()
+            }
+        );
+    }
+
+    #[test]
     fn no_limit_waits_for_the_end() {
-        let r = run_check(b"sleep 0.2; echo late", b"late", None);
+        let r = run_check(b"sleep 0.2; echo late", b"late", None, &here());
         assert!(r.outcome.is_met());
     }
 }

@@ -93,14 +93,15 @@ pub enum Fatal {
 
 /// Parses and reports a contract; never executes, never writes.
 pub fn status(path: &Path, timeout: &Timeout) -> Gate0Outcome {
-    judge(Mode::Status, path, timeout)
+    judge(Mode::Status, path, timeout, None)
 }
 
 /// Runs every runnable criterion of a clean contract and writes each one's
 /// evidence into its `EVIDENCE:` line (atomically, every other byte kept).
-/// A malformed contract runs nothing and writes nothing.
-pub fn run(path: &Path, timeout: &Timeout) -> Gate0Outcome {
-    judge(Mode::Run, path, timeout)
+/// A malformed contract runs nothing and writes nothing; a run stopped by
+/// `at.stop` writes nothing either.
+pub fn run(path: &Path, timeout: &Timeout, at: &exec::Checks) -> Gate0Outcome {
+    judge(Mode::Run, path, timeout, Some(at))
 }
 
 /// The outcome of a fatal error: the one-line report, exit 2.
@@ -133,10 +134,10 @@ pub fn fatal_outcome(mode: Mode, path: &Path, fatal: &Fatal) -> Gate0Outcome {
 pub const CHANGED_WHILE_RUNNING: &str =
     "contract changed while the checks ran: evidence not written";
 
-/// Message of the error added when [`exec::interrupt`] stopped the run.
+/// Message of the error added when the checks' stop was asked for.
 pub const INTERRUPTED: &str = "interrupted: checks stopped, evidence not written";
 
-fn judge(mode: Mode, path: &Path, timeout: &Timeout) -> Gate0Outcome {
+fn judge(mode: Mode, path: &Path, timeout: &Timeout, at: Option<&exec::Checks>) -> Gate0Outcome {
     let bytes = match read_contract(path) {
         Ok(b) => b,
         Err(_) => {
@@ -155,14 +156,14 @@ fn judge(mode: Mode, path: &Path, timeout: &Timeout) -> Gate0Outcome {
     }
     let mut outcomes: Vec<Option<CheckOutcome>> = vec![None; contract.criteria.len()];
     let mut run_errors = Vec::new();
-    if mode == Mode::Run && contract.errors.is_empty() {
+    if let Some(at) = at.filter(|_| mode == Mode::Run && contract.errors.is_empty()) {
         for (slot, crit) in outcomes.iter_mut().zip(&contract.criteria) {
-            if crit.is_runnable() && exec::interrupted().is_none() {
-                let done = exec::run_check(&crit.check, &crit.expect, timeout.limit());
+            if crit.is_runnable() && at.stop.asked().is_none() {
+                let done = exec::run_check(&crit.check, &crit.expect, timeout.limit(), at);
                 *slot = Some(done.outcome);
             }
         }
-        if exec::interrupted().is_some() {
+        if at.stop.asked().is_some() {
             run_errors.push(INTERRUPTED.to_owned());
         } else if let Err(e) = write_back(path, &bytes, &contract, &outcomes, timeout.label()) {
             run_errors.push(e);

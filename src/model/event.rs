@@ -631,7 +631,7 @@ mod green;
 mod limits;
 mod notice;
 mod review;
-pub use agent::{AgentFinished, AgentRole, AgentStarted};
+pub use agent::{AgentFinished, AgentRole, AgentStarted, SignalFrom};
 pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
 pub use green::{GreenResult, VerifyGreen};
 pub use limits::MAX_VALUES_PER_LINE;

@@ -1,10 +1,9 @@
 //! `on_human_gate`: the configured shell command, run with the gate's
-//! notice as JSON on its stdin and its id in `LOOPWATCH_GATE`, in its own
-//! process group, killed (with the group) past its time limit.
+//! notice as JSON on its stdin and its id in `LOOPWATCH_GATE`, run in the
+//! gate's worktree through the process runner: its whole tree is stopped
+//! past its time limit.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::GateNotice;
 
@@ -31,59 +30,50 @@ pub enum HookError {
         secs: u64,
     },
     /// It failed.
-    #[error("on_human_gate `{command}` exited with {status}")]
+    #[error("on_human_gate `{command}` {status}")]
     Failed {
         /// The command.
         command: String,
-        /// Its exit status.
-        status: std::process::ExitStatus,
+        /// How it ended (`exited with status 1`).
+        status: String,
     },
 }
 
-/// Runs `command` for `notice`; blocks until it ends or `timeout` passes.
+/// Runs `command` for `notice`; blocks until it ends or `timeout` passes
+/// (then its whole tree is stopped).
 pub fn run(command: &str, notice: &GateNotice, timeout: Duration) -> Result<(), HookError> {
-    use std::os::unix::process::CommandExt;
-    let spawn_err = |source| HookError::Spawn {
-        command: command.into(),
-        source,
+    let mut json = serde_json::to_vec(notice).unwrap_or_default();
+    json.push(b'\n');
+    let worktree = std::path::Path::new(&notice.worktree);
+    let cwd = if worktree.is_dir() {
+        worktree.to_path_buf()
+    } else {
+        std::env::temp_dir()
     };
-    let mut child = Command::new("sh")
+    let ended = crate::process::Command::new("sh", cwd)
         .arg("-c")
         .arg(command)
         .env("LOOPWATCH_GATE", &notice.id)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(spawn_err)?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let mut json = serde_json::to_vec(notice).unwrap_or_default();
-        json.push(b'\n');
-        // A command that does not read its stdin closes the pipe: not an error.
-        let _ = stdin.write_all(&json);
+        .stdin(json)
+        .deadline(timeout)
+        .grace(Duration::from_millis(500))
+        .run()
+        .map_err(|e| HookError::Spawn {
+            command: command.into(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    if ended.timed_out() {
+        return Err(HookError::Timeout {
+            command: command.into(),
+            secs: timeout.as_secs(),
+        });
     }
-    let start = Instant::now();
-    loop {
-        match child.try_wait().map_err(spawn_err)? {
-            Some(status) if status.success() => return Ok(()),
-            Some(status) => {
-                return Err(HookError::Failed {
-                    command: command.into(),
-                    status,
-                });
-            }
-            None if start.elapsed() >= timeout => {
-                if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
-                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-                }
-                let _ = child.wait();
-                return Err(HookError::Timeout {
-                    command: command.into(),
-                    secs: timeout.as_secs(),
-                });
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
+    if ended.success() {
+        Ok(())
+    } else {
+        Err(HookError::Failed {
+            command: command.into(),
+            status: ended.describe(),
+        })
     }
 }

@@ -77,7 +77,7 @@ fn overwritten(line: &str) -> String {
 
 /// The line loopwatch ends the log of its own run with (docs/protocol.md §5b).
 static LOOPWATCH_END: LazyLock<Regex> = static_regex!(
-    r"^\[loopwatch: `(.+)` (?:exited with status -?\d+|killed by a signal) after \d+(?:\.\d+)? s\]$"
+    r"^\[loopwatch: `(.+)` (?:exited|killed|ended|stopped)\b.* after \d+(?:\.\d+)? s\]$"
 );
 
 /// The words of the command whose output the log is, when its last
@@ -405,7 +405,7 @@ mod tests {
         let lines: Vec<String> = [
             "✔ a (1ms)",
             "",
-            "[loopwatch: `NO_X=1 node --test --test-name-pattern '^a b$' test/a.test.mjs` exited with status 0 after 0.3 s]",
+            "[loopwatch: `NO_X=1 node --test --test-name-pattern '^a b$' test/a.test.mjs` killed by SIGSEGV (not sent by loopwatch) after 0.3 s]",
             "",
         ]
         .map(str::to_string)

@@ -8,7 +8,8 @@
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use crate::process::{self, Exit, Sink};
 
 use super::FloorGuardError;
 
@@ -139,25 +140,49 @@ fn checked(
     }
 }
 
+/// What a git command printed and how it ended.
+pub(super) struct Output {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: Exit,
+}
+
 /// Runs `git -c core.quotepath=off <args> [-- <pathspec>...]` in `cwd`
 /// (`--` is always given with a pathspec, even an empty one, so a ref can
-/// never be read as a path).
+/// never be read as a path), in the caller's environment as the reference
+/// does, through the process runner with the code module's git deadline.
 fn git(
     cwd: &Path,
     args: &[&str],
     pathspec: Option<&[OsString]>,
 ) -> Result<Output, FloorGuardError> {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(cwd)
+    let mut cmd = process::Command::new("git", cwd)
         .args(["-c", "core.quotepath=off"])
         .args(args);
     if let Some(pathspec) = pathspec {
-        cmd.arg("--").args(pathspec);
+        cmd = cmd.arg("--").args(pathspec);
     }
-    cmd.output().map_err(|e| FloorGuardError::Git {
+    let failed = |message: String| FloorGuardError::Git {
         command: describe(args, pathspec),
         cwd: cwd.to_path_buf(),
-        message: e.to_string(),
+        message,
+    };
+    let ended = cmd
+        .deadline(crate::code::GIT_TIMEOUT)
+        .stdout(Sink::capture(usize::MAX))
+        .stderr(Sink::capture(64 * 1024))
+        .run()
+        .map_err(|e| failed(e.to_string()))?;
+    if ended.timed_out() {
+        return Err(failed(format!(
+            "still running after {} s: stopped",
+            crate::code::GIT_TIMEOUT.as_secs()
+        )));
+    }
+    Ok(Output {
+        stdout: ended.stdout.head,
+        stderr: ended.stderr.head,
+        status: ended.exit,
     })
 }
 
@@ -172,7 +197,7 @@ fn failure(
         command: describe(args, pathspec),
         cwd: cwd.to_path_buf(),
         message: match stderr.trim() {
-            "" => format!("exit status {}", out.status),
+            "" => format!("exit status: {}", out.status.shell_code()),
             s => s.to_string(),
         },
     }

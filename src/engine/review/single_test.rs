@@ -147,6 +147,14 @@ pub struct Invocation {
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
+}
+
+/// The one-test command of a repro test: what runs it, and what judging
+/// the run needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneTest {
+    /// The command line that runs it (as the process runner takes it).
+    pub invocation: Invocation,
     /// The machine-readable report the run writes (to a file), `None` when
     /// its log is its report (cargo's libtest, go's `-json`, gradle,
     /// xcodebuild).

@@ -56,14 +56,14 @@ fn crate_tree() -> Files {
     ])
 }
 
-fn inv_in(tree: &Files, test: &str, file: &str, test_ref: &str) -> Invocation {
+fn inv_in(tree: &Files, test: &str, file: &str, test_ref: &str) -> OneTest {
     let cmd = detect(test).unwrap_or_else(|e| panic!("{test}: {e}"));
     invocation(&cmd, tree, file, test_ref, Path::new(REPORT))
         .unwrap_or_else(|e| panic!("{test} {file} {test_ref}: {e}"))
 }
 
 fn line_in(tree: &Files, test: &str, file: &str, test_ref: &str) -> String {
-    inv_in(tree, test, file, test_ref).display()
+    inv_in(tree, test, file, test_ref).invocation.display()
 }
 
 fn line(test: &str, file: &str, test_ref: &str) -> String {
@@ -74,7 +74,7 @@ fn refused(tree: &Files, test: &str, file: &str, test_ref: &str) -> String {
     let cmd = detect(test).unwrap_or_else(|e| panic!("{test}: {e}"));
     match invocation(&cmd, tree, file, test_ref, Path::new(REPORT)) {
         Err(e) => e.to_string(),
-        Ok(i) => panic!("{test} {file} {test_ref:?}: {}", i.display()),
+        Ok(i) => panic!("{test} {file} {test_ref:?}: {}", i.invocation.display()),
     }
 }
 
@@ -163,7 +163,10 @@ fn pytest_jest_vitest_and_node_select_the_file_and_the_full_name() {
         "tests/test_a.py",
         "test_x[a b-1]",
     );
-    assert_eq!(i.args.last().unwrap(), "tests/test_a.py::test_x[a b-1]");
+    assert_eq!(
+        i.invocation.args.last().unwrap(),
+        "tests/test_a.py::test_x[a b-1]"
+    );
     assert!(!i.selected.every_parametrization);
     let i = inv_in(&Files::default(), "pytest", "tests/test_a.py", "test_x");
     assert!(i.selected.every_parametrization);
@@ -223,7 +226,8 @@ fn node_widens_to_a_subtests_parents_only_when_asked() {
         "parent test > sub (x)",
     );
     assert_eq!(
-        i.args
+        i.invocation
+            .args
             .iter()
             .filter(|a| a.starts_with("--test-name-pattern"))
             .collect::<Vec<_>>(),
@@ -231,6 +235,7 @@ fn node_widens_to_a_subtests_parents_only_when_asked() {
     );
     let wide = widen(&i).unwrap();
     let patterns: Vec<&String> = wide
+        .invocation
         .args
         .iter()
         .filter(|a| a.starts_with("--test-name-pattern"))
@@ -242,7 +247,7 @@ fn node_widens_to_a_subtests_parents_only_when_asked() {
             "--test-name-pattern=^parent test$"
         ]
     );
-    assert_eq!(wide.args.last().unwrap(), "test/a.test.mjs");
+    assert_eq!(wide.invocation.args.last().unwrap(), "test/a.test.mjs");
     let top = inv_in(&Files::default(), "node --test", "test/a.test.mjs", "top");
     assert!(widen(&top).is_none());
 }
@@ -375,12 +380,12 @@ fn hostile_files_and_names_are_refused_or_passed_as_one_word() {
     assert!(invocation(&g, &t, "src/test/java/A.java", "*", Path::new(REPORT)).is_err());
     // A name with shell syntax is one argv word, never shell text.
     let inv = inv_in(&t, "cargo test", "tests/cart.rs", "a; rm -rf / $HOME `id`");
-    assert_eq!(inv.args[3], "a; rm -rf / $HOME `id`");
+    assert_eq!(inv.invocation.args[3], "a; rm -rf / $HOME `id`");
     // Regular-expression syntax, quotes, `$`, unicode and a thousand
     // characters are escaped, never read as a pattern.
     let name = format!("a.b*(c|d) [e] 'f' \"g\" $h ünï {}", "z".repeat(1000));
     let inv = inv_in(&t, "npx jest", "src/a.test.js", &name);
-    let pattern = inv.args.last().unwrap();
+    let pattern = inv.invocation.args.last().unwrap();
     assert!(
         pattern.starts_with(r#"^a\.b\*\(c\|d\) \[e\] 'f' "g" \$h ünï zzz"#),
         "{pattern}"
@@ -388,8 +393,10 @@ fn hostile_files_and_names_are_refused_or_passed_as_one_word() {
     assert!(pattern.ends_with("z$"));
     let go = inv_in(&t, "go test", "a/a_test.go", "TestA/x.y (z)");
     assert!(
-        go.args.contains(&r"^TestA$/^x\.y_\(z\)$".to_string()),
+        go.invocation
+            .args
+            .contains(&r"^TestA$/^x\.y_\(z\)$".to_string()),
         "{:?}",
-        go.args
+        go.invocation.args
     );
 }

@@ -1,7 +1,7 @@
-//! Running one repro test: under the worktree's build lock, in its own
-//! process group (the agents' [`child`] machinery: timeout, SIGTERM to the
-//! group, grace, SIGKILL, parent-death shim), its stdout and stderr into
-//! its own log, which ends with one line saying how the run ended.
+//! Running one repro test: under the worktree's build lock, through the
+//! process runner (its whole tree stopped at the deadline or a stop: TERM,
+//! grace, KILL), its stdout and stderr into its own log, which ends with
+//! one line saying how the run ended.
 //!
 //! The build lock is an exclusive file lock on `loopwatch-build.lock` in
 //! the worktree's git folder (`git rev-parse --absolute-git-dir`; the
@@ -11,16 +11,14 @@
 //! released when the test's group is gone.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
 use super::single_test::Invocation;
-use crate::engine::adapter;
-use crate::engine::child::{self, MARKER_ENV, Spawn};
 use crate::engine::dispatch::Settings;
+use crate::process::{self, LogFile, Sink, tree::MARKER_ENV};
 
 /// The lock file's name.
 pub const BUILD_LOCK: &str = "loopwatch-build.lock";
@@ -94,54 +92,47 @@ pub async fn run_test(
         ),
     ];
     env.extend(inv.env.iter().cloned());
-    let spec = Spawn {
-        invocation: adapter::Invocation {
-            program,
-            args: inv.args.iter().map(Into::into).collect(),
-            stdin: Vec::new(),
-        },
-        cwd: worktree,
-        env,
-        log: job.log.clone(),
-        log_limit: set.log_limit,
-        stdout_limit: 0,
-        timeout: job.deadline.saturating_duration_since(Instant::now()),
-        grace: set.grace,
-        shim: set.shim.clone(),
-    };
-    let running = match child::spawn(spec) {
+    let log = LogFile::create(&job.log, set.log_limit)?;
+    let running = process::Command::new(program, &worktree)
+        .args(&inv.args)
+        .envs(env)
+        .deadline(job.deadline.saturating_duration_since(Instant::now()))
+        .grace(set.grace)
+        .stdout(Sink::read().log(&log))
+        .merge_stderr()
+        .spawn();
+    let running = match running {
         Ok(r) => r,
         Err(e) => {
             let why = format!("cannot start `{}`: {e}", inv.display());
+            drop(log);
             write_log(&job.log, "", &format!("[loopwatch: {why}]"))?;
             drop(lock);
             return Ok(Ran::NotStarted(why));
         }
     };
-    let outcome = running.finish(stop).await?;
+    let ended = running.finish(stop).await;
     drop(lock);
     let secs = started.elapsed().as_secs_f64();
-    let (ran, end) = if outcome.interrupted {
+    let (ran, end) = if let Some(code) = ended.stopped() {
         (
-            Ran::Stopped(stop.borrow().unwrap_or(130)),
+            Ran::Stopped(code),
             "stopped: the run was asked to stop".to_string(),
         )
-    } else if outcome.timed_out {
+    } else if ended.timed_out() {
         (
             Ran::TimedOut { waiting: false },
             format!("stopped at the deadline after {secs:.1} s"),
         )
     } else {
-        let how = match outcome.exit_code {
-            Some(c) => format!("exited with status {c}"),
-            None => "killed by a signal".into(),
-        };
+        // `exited with status N`, `killed by SIGSEGV (not sent by loopwatch)`.
+        let how = ended.describe();
         (
-            Ran::Exited(outcome.exit_code),
+            Ran::Exited(ended.exit.code()),
             format!("{how} after {secs:.1} s"),
         )
     };
-    append_line(&job.log, &format!("[loopwatch: `{}` {end}]", inv.display()))?;
+    log.note(&format!("[loopwatch: `{}` {end}]", inv.display()));
     Ok(ran)
 }
 
@@ -201,11 +192,6 @@ fn write_log(path: &Path, body: &str, last: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     std::fs::write(path, format!("{body}{last}\n"))
-}
-
-fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
-    let mut f = OpenOptions::new().append(true).create(true).open(path)?;
-    writeln!(f, "\n{line}")
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use super::single_test::argv::Arg;
 use super::single_test::{
-    Invocation, Report, ReportFormat, Runner, Selected, SingleTestError, TestCommand, Worktree,
+    Invocation, OneTest, Report, ReportFormat, Runner, Selected, SingleTestError, TestCommand,
+    Worktree,
 };
 use super::single_test::{cargo, names};
 
@@ -24,7 +25,7 @@ pub fn invocation(
     file: &str,
     test_ref: &str,
     report: &Path,
-) -> Result<Invocation, SingleTestError> {
+) -> Result<OneTest, SingleTestError> {
     let file = names::check_file(file)?;
     let name = names::test_name(file, test_ref)?;
     let report_file = |format: ReportFormat| Report {
@@ -203,11 +204,13 @@ pub fn invocation(
             report_of = Some(r);
         }
     }
-    Ok(Invocation {
-        runner: cmd.runner,
-        env: cmd.env.clone(),
-        program: cmd.words[0].clone(),
-        args,
+    Ok(OneTest {
+        invocation: Invocation {
+            runner: cmd.runner,
+            env: cmd.env.clone(),
+            program: cmd.words[0].clone(),
+            args,
+        },
         report: report_of,
         selected,
     })
@@ -218,8 +221,8 @@ pub fn invocation(
 /// (a suite always runs to find its tests), so a subtest of `t.test()` runs
 /// only with this; it runs the parent's other subtests as well. `None` for
 /// other runners or a test without groups.
-pub fn widen(inv: &Invocation) -> Option<Invocation> {
-    if inv.runner != Runner::Node {
+pub fn widen(inv: &OneTest) -> Option<OneTest> {
+    if inv.invocation.runner != Runner::Node {
         return None;
     }
     let mut patterns: Vec<String> = Vec::new();
@@ -235,8 +238,9 @@ pub fn widen(inv: &Invocation) -> Option<Invocation> {
         return None;
     }
     let mut wide = inv.clone();
-    let at = wide.args.len().saturating_sub(1);
-    wide.args.splice(at..at, patterns);
+    let args = &mut wide.invocation.args;
+    let at = args.len().saturating_sub(1);
+    args.splice(at..at, patterns);
     Some(wide)
 }
 

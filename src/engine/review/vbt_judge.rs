@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use tokio::sync::watch;
 
-use super::single_test::{self, Dir, Invocation, Selected, TestCommand};
+use super::single_test::{self, Dir, OneTest, Selected, TestCommand};
 use super::vbt_answer::Repro;
 use super::vbt_exec::{self, Ran, TestJob};
 use crate::checks::evidence_gate::report::{self, Ran as Report};
@@ -68,7 +68,7 @@ pub(super) fn command(
     repro_file: &str,
     test_ref: &str,
     log: &Path,
-) -> Result<Invocation, String> {
+) -> Result<OneTest, String> {
     let cmd = runner.as_ref().map_err(ToString::to_string)?;
     let worktree = set.pipeline.worktree();
     let report = report_base(log);
@@ -125,7 +125,7 @@ pub(super) async fn verify_test(
         ),
         Ok(RunEnd::TimedOut { waiting: false }) => Judged::OutOfTime(format!(
             "timed out: `{}` was stopped when the step ran out of time",
-            inv.display()
+            inv.invocation.display()
         )),
         Ok(RunEnd::Judged(v)) => match v {
             RunVerdict::Failed => Judged::Done(AttemptResult::Confirmed, String::new()),
@@ -153,7 +153,7 @@ pub(super) struct TestRun<'a> {
 /// `t.test()` subtest runs only when its parent test is selected).
 pub(super) async fn run_one(
     run: &TestRun<'_>,
-    inv: &Invocation,
+    inv: &OneTest,
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> std::io::Result<RunEnd> {
     let end = run_once(run, inv, stop).await?;
@@ -167,7 +167,7 @@ pub(super) async fn run_one(
 
 async fn run_once(
     run: &TestRun<'_>,
-    inv: &Invocation,
+    inv: &OneTest,
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> std::io::Result<RunEnd> {
     let (set, log) = (run.set, run.log);
@@ -179,7 +179,7 @@ async fn run_once(
         }
     }
     let job = TestJob {
-        invocation: inv,
+        invocation: &inv.invocation,
         log: log.to_path_buf(),
         deadline: run.deadline,
         tag: run.tag.clone(),
@@ -210,13 +210,13 @@ async fn run_once(
 /// Judges one run of `inv` from its report (read from its file, or the
 /// log itself) and its log.
 pub(super) fn judge_run(
-    inv: &Invocation,
+    inv: &OneTest,
     log: &str,
     report_bytes: Option<Result<Vec<u8>, String>>,
     root: &Path,
     test_ref: &str,
 ) -> RunVerdict {
-    let runner = inv.runner.gate();
+    let runner = inv.invocation.runner.gate();
     let name = runner.as_str();
     let mut ran = match (&inv.report, report_bytes) {
         (Some(r), Some(Ok(bytes))) => match report::read(r.format, &bytes, root) {
@@ -240,7 +240,7 @@ pub(super) fn judge_run(
             }
         },
     };
-    if inv.runner == single_test::Runner::Node {
+    if inv.invocation.runner == single_test::Runner::Node {
         // node names no file: the run ran the one file it was given.
         for t in ran.tests.iter_mut().filter(|t| t.place.is_none()) {
             t.place = Some(Place::File(inv.selected.file.clone()));

@@ -42,7 +42,7 @@ fn judged(test: &str, name: &str, file: &str, test_ref: &str) -> RunVerdict {
     let mut log = String::from_utf8(fixture(&format!("evidence/{name}.log"))).unwrap();
     log.push_str(&format!(
         "\n[loopwatch: `{}` exited with status 1 after 0.4 s]\n",
-        inv.display()
+        inv.invocation.display()
     ));
     let report = inv.report.as_ref().map(|r| {
         let ext = r.format.extension();

@@ -141,6 +141,18 @@ pub struct AgentFinished {
     /// Stopped because the engine was stopped (or died).
     #[serde(default)]
     pub interrupted: bool,
+    /// The signal that ended the agent, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// Who sent that signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal_from: Option<SignalFrom>,
+    /// The agent's own last words: the last lines of its stderr (at most 5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_words: Vec<String>,
+    /// Processes of its tree still running once it had ended, stopped then.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub leftovers: u32,
     /// Input tokens, when the adapter reports them.
     #[serde(default)]
     pub tokens_in: Option<u64>,
@@ -162,30 +174,88 @@ pub struct AgentFinished {
     pub extra: Extra,
 }
 
+/// Who sent the signal that ended an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SignalFrom {
+    /// loopwatch, at the dispatch's timeout.
+    Deadline,
+    /// loopwatch, asked to stop (a signal to it, the TUI left).
+    Stop,
+    /// Not loopwatch (another process, the kernel's OOM killer, the agent itself).
+    Outside,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 impl AgentFinished {
+    /// The finish of a dispatch that did not run, or ran and was never
+    /// reaped by this engine: nothing but `error` is known.
+    pub fn unanswered(started: &AgentStarted, interrupted: bool, error: String) -> Self {
+        AgentFinished {
+            dispatch: started.dispatch,
+            role: started.role,
+            exit_code: None,
+            duration_ms: 0,
+            timed_out: false,
+            interrupted,
+            signal: None,
+            signal_from: None,
+            last_words: Vec::new(),
+            leftovers: 0,
+            tokens_in: None,
+            tokens_out: None,
+            cost_usd: None,
+            error: Some(error),
+            answer: None,
+            extra: Default::default(),
+        }
+    }
+
     /// True when the agent exited 0 on its own, in time, with no error.
     pub fn succeeded(&self) -> bool {
         self.exit_code == Some(0) && !self.timed_out && !self.interrupted && self.error.is_none()
     }
 
-    /// Why the dispatch did not succeed, in one line (`None` when it did).
+    /// Why the dispatch did not succeed, in one line (`None` when it did),
+    /// with the agent's last words when it left some: `exited with status
+    /// 1: error: 401 Unauthorized`, `killed by SIGKILL (not sent by
+    /// loopwatch)`, `timed out after 1200000 ms`.
     pub fn failure(&self) -> Option<String> {
         if self.succeeded() {
             return None;
         }
-        Some(if self.interrupted {
+        let how = if self.interrupted {
             "interrupted".to_string()
         } else if self.timed_out {
             format!("timed out after {} ms", self.duration_ms)
         } else {
             // A status says more than what the adapter could not read.
-            match (self.exit_code, &self.error) {
-                (Some(c), _) if c != 0 => format!("exited with status {c}"),
-                (_, Some(e)) => e.clone(),
-                (Some(c), None) => format!("exited with status {c}"),
-                (None, None) => "killed by a signal".to_string(),
+            match (self.exit_code, &self.error, self.signal) {
+                (Some(c), _, _) if c != 0 => format!("exited with status {c}"),
+                (_, Some(e), _) => e.clone(),
+                (Some(c), None, _) => format!("exited with status {c}"),
+                (None, None, Some(sig)) => format!(
+                    "killed by {}{}",
+                    crate::util::signal_name(sig),
+                    match self.signal_from {
+                        Some(SignalFrom::Outside) | None => " (not sent by loopwatch)",
+                        Some(_) => "",
+                    }
+                ),
+                (None, None, None) => "killed by a signal".to_string(),
             }
-        })
+        };
+        let words = self.last_words.join(" · ");
+        Some(
+            if self.interrupted || words.is_empty() || how.contains(&words) {
+                how
+            } else {
+                format!("{how}: {words}")
+            },
+        )
     }
 }
 

@@ -1,0 +1,415 @@
+//! `loopwatch run` with agents that take as long as real ones and start
+//! processes the way real ones do: a developer dispatch of more than 30 s;
+//! agents, GATE 0 checks and repro tests that leave a grandchild in a
+//! session of its own and a double-forked daemon behind, stopped whole
+//! after the dispatch, at a deadline, at a stop and after `kill -9` of
+//! `loopwatch run`; the headless output complete on a pipe while a person
+//! is awaited; and an agent's end recorded as it happened.
+
+mod engine_support;
+
+use std::io::BufRead;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use engine_support::*;
+
+/// Shell lines that start the two kinds of detached process, write their
+/// pids to `$TEST_OUT/<tag>-setsid.pid` and `<tag>-daemon.pid`, and wait
+/// until both are written.
+fn detach(tag: &str) -> String {
+    format!(
+        "setsid sh -c 'echo $$ > \"$TEST_OUT/{tag}-setsid.pid\"; exec sleep 300' </dev/null >/dev/null 2>&1 &\n\
+         sh -c 'sh -c \"echo \\$\\$ > \\\"\\$TEST_OUT/{tag}-daemon.pid\\\"; exec sleep 300\" </dev/null >/dev/null 2>&1 &'\n\
+         while [ ! -s \"$TEST_OUT/{tag}-setsid.pid\" ] || [ ! -s \"$TEST_OUT/{tag}-daemon.pid\" ]; do sleep 0.01; done\n"
+    )
+}
+
+/// The pids `detach(tag)` wrote (waited for, bounded).
+fn detached(p: &Project, tag: &str) -> Vec<u32> {
+    ["setsid", "daemon"]
+        .iter()
+        .map(|k| {
+            let path = p.out.join(format!("{tag}-{k}.pid"));
+            let until = Instant::now() + Duration::from_secs(60);
+            loop {
+                if let Some(pid) = std::fs::read_to_string(&path)
+                    .ok()
+                    .and_then(|s| s.trim().parse().ok())
+                {
+                    break pid;
+                }
+                assert!(Instant::now() < until, "{} never written", path.display());
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+        .collect()
+}
+
+fn assert_gone(pids: &[u32], what: &str) {
+    let alive: Vec<u32> = pids.iter().copied().filter(|&p| is_live(p)).collect();
+    assert!(alive.is_empty(), "{what}: still running: {alive:?}");
+}
+
+/// Waits up to `within` for every pid to be gone.
+fn wait_gone(pids: &[u32], within: Duration, what: &str) {
+    let until = Instant::now() + within;
+    while pids.iter().any(|&p| is_live(p)) {
+        assert!(
+            Instant::now() < until,
+            "{what}: still running after {within:?}: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn config(verifier_timeout: &str) -> String {
+    format!(
+        r#"[run]
+test = "true"
+grace = "1s"
+
+[agents.developer]
+command = "bash @AGENTS@/developer.sh developer"
+timeout = "2m"
+
+[agents.verifier]
+command = "bash @AGENTS@/verifier.sh verifier"
+timeout = "{verifier_timeout}"
+
+[agents.auditor]
+command = "bash @AGENTS@/agent.sh auditor"
+timeout = "1m"
+"#
+    )
+}
+
+/// A project whose developer and verifier run `developer` and `verifier`
+/// (after the prologue); the auditor passes.
+fn project(developer: &str, verifier: &str, verifier_timeout: &str) -> Project {
+    let p = Project::new(&config(verifier_timeout));
+    p.write_agent("developer.sh", developer);
+    p.write_agent("verifier.sh", verifier);
+    p
+}
+
+const WORK: &str = "mkdir -p src; echo 'total: 3.75 cents' > src/total.txt\necho done\n";
+
+#[test]
+fn a_developer_dispatch_of_more_than_30_s_completes() {
+    let p = project(&format!("sleep 31\n{WORK}"), "conforme\n", "1m");
+    let out = p.run_to_end();
+    p.assert_exit(&out, 0);
+    let dev = &p.of_type_where("agent.finished", "role", "developer")[0];
+    assert_eq!(dev["exitCode"], 0, "{dev}");
+    assert!(dev["durationMs"].as_u64().unwrap() >= 31_000, "{dev}");
+    assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
+}
+
+#[test]
+fn what_an_agent_leaves_behind_is_stopped_when_its_dispatch_ends() {
+    let p = project(&format!("{}{WORK}", detach("dev")), "conforme\n", "1m");
+    let run = p.spawn_run(true);
+    p.wait_for("the developer's finish", |e| {
+        e.iter()
+            .any(|e| e["type"] == "agent.finished" && e["role"] == "developer")
+    });
+    // The finish is recorded once the tree is gone.
+    assert_gone(&detached(&p, "dev"), "after the developer's dispatch");
+    let dev = &p.of_type_where("agent.finished", "role", "developer")[0];
+    assert!(dev["leftovers"].as_u64().unwrap() >= 2, "{dev}");
+    p.assert_exit(&run.wait_with_output(), 0);
+}
+
+#[test]
+fn what_an_agent_leaves_behind_is_stopped_at_its_deadline() {
+    let p = project(WORK, &format!("{}sleep 300\n", detach("ver")), "3s");
+    let run = p.spawn_run(true);
+    p.wait_for("the verifier's timed-out finish", |e| {
+        e.iter().any(|e| {
+            e["type"] == "agent.finished" && e["role"] == "verifier" && e["timedOut"] == true
+        })
+    });
+    assert_gone(&detached(&p, "ver"), "after the verifier's deadline");
+    let f = &p.of_type_where("agent.finished", "role", "verifier")[0];
+    assert_eq!(f["signal"], 15, "{f}");
+    assert_eq!(f["signalFrom"], "deadline", "{f}");
+    let round = &p.of_type_where("gate.finished", "gate", "conformity")[0];
+    assert!(
+        round["structural"]
+            .as_str()
+            .unwrap()
+            .starts_with("agent-failed: timed out"),
+        "{round}"
+    );
+    drop(run);
+}
+
+#[test]
+fn what_an_agent_leaves_behind_is_stopped_when_the_run_is_stopped() {
+    let p = project(
+        &format!("{}sleep 300\n", detach("stop")),
+        "conforme\n",
+        "1m",
+    );
+    let run = p.spawn_run(true);
+    let pids = detached(&p, "stop");
+    let pid = rustix::process::Pid::from_raw(run.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let out = run.wait_with_output();
+    assert_eq!(out.status.code(), Some(143));
+    assert_gone(&pids, "after SIGTERM to loopwatch run");
+    let f = &p.of_type_where("agent.finished", "role", "developer")[0];
+    assert_eq!(f["interrupted"], true, "{f}");
+    assert_eq!(f["signalFrom"], "stop", "{f}");
+}
+
+#[test]
+fn kill_9_of_loopwatch_run_stops_everything_it_started_within_5_s() {
+    let p = project(
+        &format!(
+            "if [ -f \"$TEST_OUT/resumed\" ]; then {WORK}exit 0; fi\n{}echo $$ > \"$TEST_OUT/agent.pid\"\nwhile :; do date >> \"$TEST_OUT/writes\"; sleep 0.1; done\n",
+            detach("k9")
+        ),
+        "conforme\n",
+        "1m",
+    );
+    let run = p.spawn_run(true);
+    let mut pids = detached(&p, "k9");
+    let agent_pid: u32 = loop {
+        if let Some(pid) = std::fs::read_to_string(p.out.join("agent.pid"))
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break pid;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    pids.push(agent_pid);
+    let pid = rustix::process::Pid::from_raw(run.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+    let killed = Instant::now();
+    drop(run);
+    wait_gone(
+        &pids,
+        Duration::from_secs(5),
+        "after kill -9 of loopwatch run",
+    );
+    assert!(killed.elapsed() < Duration::from_secs(5));
+    // Nothing writes any more.
+    let size = std::fs::metadata(p.out.join("writes")).unwrap().len();
+    let later = Instant::now() + Duration::from_millis(400);
+    while Instant::now() < later {
+        std::thread::yield_now();
+    }
+    assert_eq!(std::fs::metadata(p.out.join("writes")).unwrap().len(), size);
+    assert!(
+        p.marked_processes().is_empty(),
+        "{:?}",
+        p.marked_processes()
+    );
+    // The next `loopwatch run` records the dispatch interrupted and resumes.
+    std::fs::write(p.out.join("resumed"), "").unwrap();
+    let out = p.cmd().args(["run", "--headless"]).output().unwrap();
+    p.assert_exit(&out, 0);
+    let f = p.of_type_where("agent.finished", "role", "developer");
+    assert_eq!(f[0]["interrupted"], true, "{}", f[0]);
+    assert_eq!(f[1]["exitCode"], 0, "{}", f[1]);
+}
+
+#[test]
+fn a_gate0_check_that_detaches_is_stopped_whole() {
+    let p = project(WORK, "conforme\n", "1m");
+    let contract = std::fs::read_to_string(p.root.join(CONTRACT))
+        .unwrap()
+        .replace(
+            "CHECK: grep -q cents src/total.txt && echo CENTS_OK",
+            "CHECK: sh $TEST_OUT/check.sh && echo CENTS_OK",
+        );
+    std::fs::write(p.root.join(CONTRACT), contract).unwrap();
+    commit_all(&p.root, "a check that detaches");
+    std::fs::write(
+        p.out.join("check.sh"),
+        format!("{}sleep 300\n", detach("check")),
+    )
+    .unwrap();
+    let mut c = p.cmd();
+    c.args(["run", "--headless", CONTRACT])
+        .env("GATES_TIMEOUT", "3");
+    let run = Engine::spawn(&mut c);
+    p.wait_for("the floor round", |e| {
+        e.iter()
+            .any(|e| e["type"] == "gate.finished" && e["gate"] == "floor")
+    });
+    assert_gone(&detached(&p, "check"), "after the check's timeout");
+    let round = &p.of_type_where("gate.finished", "gate", "floor")[0];
+    assert_eq!(round["rows"][0]["state"], "NOT-MET", "{round}");
+    assert!(
+        round["rows"][0]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("timeout=3s"),
+        "{round}"
+    );
+    drop(run);
+}
+
+#[test]
+fn a_gate0_check_is_stopped_whole_when_the_run_is_stopped() {
+    let p = project(WORK, "conforme\n", "1m");
+    let contract = std::fs::read_to_string(p.root.join(CONTRACT))
+        .unwrap()
+        .replace(
+            "CHECK: grep -q cents src/total.txt && echo CENTS_OK",
+            "CHECK: sh $TEST_OUT/check.sh && echo CENTS_OK",
+        );
+    std::fs::write(p.root.join(CONTRACT), contract).unwrap();
+    commit_all(&p.root, "a check that detaches");
+    std::fs::write(
+        p.out.join("check.sh"),
+        format!("{}sleep 300\n", detach("halt")),
+    )
+    .unwrap();
+    let run = p.spawn_run(true);
+    let pids = detached(&p, "halt");
+    let pid = rustix::process::Pid::from_raw(run.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let out = run.wait_with_output();
+    assert_eq!(out.status.code(), Some(130));
+    assert_gone(&pids, "after SIGINT during GATE 0");
+    assert!(p.of_type_where("gate.finished", "gate", "floor").is_empty());
+}
+
+#[test]
+fn the_headless_output_on_a_pipe_is_complete_while_a_person_is_awaited() {
+    // The verifier flags a file out of scope: the run waits on a person.
+    let p = project(
+        &format!("{WORK}echo all: > Makefile\n"),
+        "printf 'VERIFY — VERDICT: ECARTS(1)\\nCONTRACT: %s\\nCRITERIA:\\n  1. The total shows cents — MET — ran the check\\nSCOPE: in-scope 1 files; out-of-scope: Makefile\\nFLOOR: clean\\nPROOF: read 2 files\\n' \"$LW_CONTRACT\"\n",
+        "1m",
+    );
+    let mut run = p.spawn_run(true);
+    let stdout = run.0.as_mut().unwrap().stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            let _ = tx.send(line);
+        }
+    });
+    let gate = p.wait_for_gate("the out-of-scope gate");
+    let seq = gate["seq"].as_u64().unwrap();
+    // Every event up to the gate is on the pipe while the gate waits.
+    let mut seen: Vec<u64> = Vec::new();
+    let until = Instant::now() + Duration::from_secs(20);
+    while !seen.contains(&seq) {
+        let left = until.saturating_duration_since(Instant::now());
+        let line = rx
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("printed so far: {seen:?}; the gate is #{seq}"));
+        let n: u64 = line
+            .strip_prefix('#')
+            .and_then(|l| l.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("not an event line: {line}"));
+        seen.push(n);
+    }
+    let first = seen[0];
+    let want: Vec<u64> = (first..=seq).collect();
+    assert_eq!(seen, want, "one line per event, in order, none missing");
+    assert!(
+        p.open_gates()
+            .contains(&gate["id"].as_str().unwrap().to_string())
+    );
+    drop(run);
+}
+
+#[test]
+fn an_agents_end_is_recorded_with_its_last_words() {
+    let p = project(
+        "echo 'connecting…' >&2\necho 'API Error: 401 Unauthorized · check your key' >&2\nexit 1\n",
+        "conforme\n",
+        "1m",
+    );
+    let run = p.spawn_run(true);
+    let gate = p.wait_for_gate("the developer's structural gate");
+    let f = &p.of_type_where("agent.finished", "role", "developer")[0];
+    assert_eq!(f["exitCode"], 1, "{f}");
+    assert_eq!(
+        f["lastWords"],
+        serde_json::json!([
+            "connecting…",
+            "API Error: 401 Unauthorized · check your key"
+        ]),
+        "{f}"
+    );
+    let summary = gate["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("exited with status 1: connecting… · API Error: 401 Unauthorized"),
+        "{summary}"
+    );
+    drop(run);
+}
+
+/// Repro tests run through the same runner: a test that detaches is
+/// stopped whole at its deadline and at a stop.
+#[test]
+fn a_repro_test_that_detaches_is_stopped_whole() {
+    use loopwatch::engine::dispatch::Settings;
+    use loopwatch::engine::review::single_test::{Invocation, Runner};
+    use loopwatch::engine::review::vbt_exec::{Ran, TestJob, run_test};
+    use loopwatch::journal::Pipeline;
+    use loopwatch::model::event::RunInfo;
+
+    let p = project(WORK, "conforme\n", "1m");
+    let settings = Settings {
+        pipeline: Pipeline::at(p.root.join(".pipeline")),
+        run: RunInfo::default(),
+        grace: Duration::from_millis(500),
+        log_limit: 1 << 20,
+    };
+    std::fs::create_dir_all(p.root.join(".pipeline")).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for (tag, stop_it) in [("vbt-deadline", false), ("vbt-stop", true)] {
+        let invocation = Invocation {
+            runner: Runner::Cargo,
+            env: vec![("TEST_OUT".into(), p.out.display().to_string())],
+            program: "sh".into(),
+            args: vec!["-c".into(), format!("{}sleep 300\n", detach(tag))],
+        };
+        let log = p.root.join(format!(".pipeline/{tag}.test.log"));
+        let (tx, mut rx) = tokio::sync::watch::channel(None);
+        let limit = if stop_it { 120 } else { 3 };
+        let job = TestJob {
+            invocation: &invocation,
+            log: log.clone(),
+            deadline: Instant::now() + Duration::from_secs(limit),
+            tag: tag.to_string(),
+        };
+        let out = p.out.clone();
+        let stopper = std::thread::spawn(move || {
+            if stop_it {
+                let f = out.join(format!("{tag}-daemon.pid"));
+                let until = Instant::now() + Duration::from_secs(60);
+                while !Path::new(&f).exists() && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let _ = tx.send(Some(143));
+            }
+            tx
+        });
+        let ran = rt.block_on(run_test(&settings, job, &mut rx)).unwrap();
+        let _tx = stopper.join().unwrap();
+        if stop_it {
+            assert_eq!(ran, Ran::Stopped(143));
+        } else {
+            assert_eq!(ran, Ran::TimedOut { waiting: false });
+        }
+        assert_gone(&detached(&p, tag), tag);
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(text.trim_end().ends_with(']'), "{text}");
+    }
+}
