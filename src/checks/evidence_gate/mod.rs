@@ -20,6 +20,7 @@ pub mod report;
 mod runners;
 mod text;
 
+use std::collections::HashSet;
 use std::fmt;
 
 pub use read::{LogError, MAX_LOG_BYTES, read_log};
@@ -275,42 +276,44 @@ fn tally(run: &RunnerLog, index: usize, runs: usize) -> Tally {
 /// failures (a build that failed, a suite that did not run) and no later
 /// run of the same runner ended whole without failure.
 fn unresolved(runs: &[RunnerLog]) -> Option<String> {
-    for (i, run) in runs.iter().enumerate() {
-        let later = &runs[i + 1..];
+    // From the last run back: the tests that passed in a later run, the
+    // runners with a later whole passing run. Linear in the log's tests.
+    let mut passed_later: HashSet<(Option<&runners::Place>, &[String])> = HashSet::new();
+    let mut whole_later: HashSet<Runner> = HashSet::new();
+    let mut earliest = None;
+    for (i, run) in runs.iter().enumerate().rev() {
         let failed: Vec<&runners::TestLine> = run
             .tests
             .iter()
             .filter(|t| t.outcome == Outcome::Failed)
             .collect();
-        for t in &failed {
-            let passed_later = later.iter().any(|l| {
-                l.tests
-                    .iter()
-                    .any(|u| u.outcome == Outcome::Passed && u.place == t.place && u.path == t.path)
-            });
-            if !passed_later {
-                return Some(format!(
-                    "test {} failed in run {} of the log",
-                    t.shown(),
-                    i + 1
-                ));
-            }
-        }
+        let unmade = failed
+            .iter()
+            .find(|t| !passed_later.contains(&(t.place.as_ref(), t.path.as_slice())));
         let unnamed = run.failed > failed.len() as u64 || run.failure_reported || run.errors > 0;
-        let made_good = later.iter().any(|l| {
-            l.runner == run.runner
-                && !l.cut
-                && !l.interrupted
-                && l.failed == 0
-                && !l.failure_reported
-                && l.errors == 0
-                && l.passed > 0
-        });
-        if unnamed && !made_good && !later.is_empty() {
-            return Some(format!("run {} of the log failed", i + 1));
+        if let Some(t) = unmade {
+            earliest = Some(format!(
+                "test {} failed in run {} of the log",
+                t.shown(),
+                i + 1
+            ));
+        } else if unnamed && i + 1 < runs.len() && !whole_later.contains(&run.runner) {
+            earliest = Some(format!("run {} of the log failed", i + 1));
+        }
+        for t in run.tests.iter().filter(|t| t.outcome == Outcome::Passed) {
+            passed_later.insert((t.place.as_ref(), t.path.as_slice()));
+        }
+        let whole = !run.cut
+            && !run.interrupted
+            && run.failed == 0
+            && !run.failure_reported
+            && run.errors == 0
+            && run.passed > 0;
+        if whole {
+            whole_later.insert(run.runner);
         }
     }
-    None
+    earliest
 }
 
 /// The occurrences of the named test in one run: exact names when there
@@ -478,6 +481,37 @@ mod tests {
             assert_eq!(judge(log, &claim(status, None)).to_string(), cut);
             assert_eq!(judge(log, &claim(status, Some("b"))).to_string(), cut);
         }
+    }
+
+    #[test]
+    fn every_earlier_failure_needs_a_later_pass() {
+        let session = |lines: &str, summary: &str| {
+            format!("=== test session starts ===\n{lines}=== {summary} in 0.1s ===\n")
+        };
+        let a_fails = session(
+            "t.py::a FAILED [50%]\nt.py::b PASSED [100%]\n",
+            "1 failed, 1 passed",
+        );
+        let b_fails = session(
+            "t.py::a PASSED [50%]\nt.py::b FAILED [100%]\n",
+            "1 failed, 1 passed",
+        );
+        let b_passes = session("t.py::b PASSED [100%]\n", "1 passed");
+        let passed = claim(ClaimStatus::Passed, None);
+        let log = format!("{a_fails}{b_fails}{b_passes}");
+        assert!(judge(&log, &passed).is_proven(), "{}", judge(&log, &passed));
+        let log = format!("{b_fails}{a_fails}{b_passes}");
+        assert_eq!(
+            judge(&log, &passed).to_string(),
+            "not proven: test t.py::a failed in run 2 of the log and no later run passed it (pytest: 1 passed, 0 failed, 0 skipped; the last of 3 runs in the log)"
+        );
+        // A run that failed without naming a test (a collection error)
+        // needs a later whole passing run.
+        let broken = session("ERROR t.py\n", "1 error");
+        let log = format!("{broken}{b_passes}");
+        assert!(judge(&log, &passed).is_proven());
+        let log = format!("{broken}{}", session("t.py::b FAILED [100%]\n", "1 failed"));
+        assert!(!judge(&log, &passed).is_proven());
     }
 
     #[test]
