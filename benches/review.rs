@@ -140,6 +140,7 @@ fn map_once(concurrency: usize, sleep: &str, base: &std::path::Path) -> Duration
         run,
         grace: Duration::from_secs(1),
         log_limit: 1 << 20,
+        contract: None,
     };
     let dispatches = Dispatches::from(1);
     let ctx = Ctx {

@@ -15,6 +15,8 @@
 //! - [`engine`]: `loopwatch run`, the loop itself: it dispatches the agents `model::rules` asks
 //!   for (own process groups, timeouts, journaled, resumable), the review stage's
 //!   finding-verifier graph and verify-by-test; it decides nothing the rules do not say.
+//!   `engine::roles` holds the role files shipped with loopwatch (`assets/agents/`), the
+//!   agents' instructions when `loopwatch.toml` names no `prompt_file`.
 //! - [`process`]: the one way a child process is run (agents, GATE 0's checks, repro tests, git,
 //!   hooks): its folder, environment, stdin, deadline, grace, output limits and stop, under a
 //!   supervisor that is the subreaper of its tree and ends it whole; the tree's `/proc` view.

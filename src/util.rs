@@ -18,7 +18,7 @@ pub use open::{
     size_text,
 };
 pub use replace::{
-    TEMP_PREFIX, TEMP_SUFFIX, process_alive, remove_dead_temps, replace_atomically,
+    TEMP_PREFIX, TEMP_SUFFIX, pipeline_dir, process_alive, remove_dead_temps, replace_atomically,
     replace_in_pipeline, resolve_target, sync_dir,
 };
 

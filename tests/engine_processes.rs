@@ -125,10 +125,13 @@ fn what_an_agent_leaves_behind_is_stopped_when_its_dispatch_ends() {
 fn what_an_agent_leaves_behind_is_stopped_at_its_deadline() {
     let p = project(WORK, &format!("{}sleep 300\n", detach("ver")), "3s");
     let run = p.spawn_run(true);
-    p.wait_for("the verifier's timed-out finish", |e| {
+    // The round is recorded in the append after the finish: wait for both.
+    p.wait_for("the verifier's timed-out finish and its round", |e| {
         e.iter().any(|e| {
             e["type"] == "agent.finished" && e["role"] == "verifier" && e["timedOut"] == true
-        })
+        }) && e
+            .iter()
+            .any(|e| e["type"] == "gate.finished" && e["gate"] == "conformity")
     });
     assert_gone(&detached(&p, "ver"), "after the verifier's deadline");
     let f = &p.of_type_where("agent.finished", "role", "verifier")[0];
@@ -367,6 +370,7 @@ fn a_repro_test_that_detaches_is_stopped_whole() {
         run: RunInfo::default(),
         grace: Duration::from_millis(500),
         log_limit: 1 << 20,
+        contract: None,
     };
     std::fs::create_dir_all(p.root.join(".pipeline")).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()

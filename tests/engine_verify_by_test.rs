@@ -173,6 +173,7 @@ impl Crate {
             run,
             grace: Duration::from_millis(500),
             log_limit: 8 << 20,
+            contract: None,
         };
         Crate {
             _tmp: tmp,

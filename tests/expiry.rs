@@ -349,10 +349,14 @@ fn an_expiry_applies_its_action_to_the_loop_and_is_never_a_decision() {
     assert_eq!(g.status, GateStatus::Decided);
     assert!(g.expired.is_none());
     assert_eq!(s.caps.conformity, 3);
-    assert_eq!(s.next.end.map(|e| e.as_str()), Some("aborted"));
+    assert_eq!(s.next.machine_line(), "stop aborted");
 
     // An expiry with abort stops the run, and says it expired.
     let aborting = expired.replace("extend", "abort");
     let s = fold(&[line(1, asked), line(2, &aborting)]);
-    assert!(s.next.why.contains("expired with abort"), "{}", s.next.why);
+    assert!(
+        s.next.why().contains("expired with abort"),
+        "{}",
+        s.next.why()
+    );
 }

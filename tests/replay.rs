@@ -181,15 +181,15 @@ fn the_demo_run_is_recorded_whole() {
         last.ended.as_ref().map(|e| e.status),
         Some(EndStatus::Complete)
     );
-    assert_eq!(h.iteration_starts(), vec![(1, 1), (2, 7), (3, 57), (4, 81)]);
-    assert_eq!(h.len(), 102);
+    assert_eq!(h.iteration_starts(), vec![(1, 1), (2, 8), (3, 59), (4, 83)]);
+    assert_eq!(h.len(), 104);
     assert_eq!(
         d.events.first().map(|e| e.at.as_str()),
         Some("2026-11-30T09:00:07Z")
     );
     assert_eq!(
         d.events.last().map(|e| e.at.as_str()),
-        Some("2026-11-30T09:11:54Z")
+        Some("2026-11-30T09:12:08Z")
     );
     assert!(d.pipeline.join("report.md").is_file());
 }
@@ -247,11 +247,11 @@ fn iteration_keys_home_and_end_land_on_iteration_starts() {
         r.press(KeyCode::Char(']'));
         seen.push(r.k);
     }
-    assert_eq!(seen, vec![2, 8, 58, 82]);
+    assert_eq!(seen, vec![2, 9, 60, 84]);
     r.press(KeyCode::Char('['));
-    assert_eq!(r.k, 58);
+    assert_eq!(r.k, 60);
     r.press(KeyCode::Char('['));
-    assert_eq!(r.k, 8);
+    assert_eq!(r.k, 9);
     r.press(KeyCode::Home);
     assert_eq!(r.k, 1);
     assert_eq!(r.app.state(), &fold_of(&events[..1]));
@@ -263,7 +263,7 @@ fn iteration_keys_home_and_end_land_on_iteration_starts() {
 fn end_leaves_replay_for_the_whole_run() {
     let events = &demo().events;
     let mut r = Replayer::new(events.clone(), ReplayStart::Seq(11));
-    assert!(r.frame(100, 30).contains("REPLAY  event 11/102"));
+    assert!(r.frame(100, 30).contains("REPLAY  event 11/104"));
     r.press(KeyCode::End);
     assert_eq!(r.app.state(), &fold_of(events));
     assert!(
@@ -278,8 +278,8 @@ fn start_positions_follow_seq_and_iteration() {
     assert_eq!(start_position(&h, ReplayStart::First), 1);
     assert_eq!(start_position(&h, ReplayStart::Seq(12)), 12);
     assert_eq!(start_position(&h, ReplayStart::Seq(0)), 1);
-    assert_eq!(start_position(&h, ReplayStart::Seq(999)), 102);
-    assert_eq!(start_position(&h, ReplayStart::Iteration(3)), 58);
+    assert_eq!(start_position(&h, ReplayStart::Seq(999)), 104);
+    assert_eq!(start_position(&h, ReplayStart::Iteration(3)), 60);
     assert_eq!(start_position(&h, ReplayStart::Iteration(9)), 1);
     assert_eq!(
         start_position(&History::new(Vec::new()), ReplayStart::First),
@@ -302,19 +302,19 @@ macro_rules! screens {
 
 screens! {
     screen_at_the_first_event: ReplayStart::First => "demo_first_event_120x32";
-    screen_at_the_floor_unmet_of_iteration_1: ReplayStart::Seq(6) => "demo_seq6_floor_unmet_120x32";
-    screen_at_the_out_of_scope_gate: ReplayStart::Seq(17) => "demo_seq17_out_of_scope_120x32";
-    screen_at_the_unverifiable_criterion: ReplayStart::Seq(68) => "demo_seq68_unverifiable_120x32";
-    screen_at_the_last_event: ReplayStart::Seq(102) => "demo_last_event_120x32";
+    screen_at_the_floor_unmet_of_iteration_1: ReplayStart::Seq(7) => "demo_seq7_floor_unmet_120x32";
+    screen_at_the_out_of_scope_gate: ReplayStart::Seq(18) => "demo_seq18_out_of_scope_120x32";
+    screen_at_the_unverifiable_criterion: ReplayStart::Seq(70) => "demo_seq70_unverifiable_120x32";
+    screen_at_the_last_event: ReplayStart::Seq(104) => "demo_last_event_120x32";
     // F1 VERIFIED, F2 FALSE, F3 rejected once and dispatched again, F4 verifying.
-    screen_of_the_finding_lanes_running: ReplayStart::Seq(42), '2' => "demo_seq42_lanes_120x32";
-    screen_of_the_security_block: ReplayStart::Seq(80), '3' => "demo_seq80_security_120x32";
+    screen_of_the_finding_lanes_running: ReplayStart::Seq(44), '2' => "demo_seq44_lanes_120x32";
+    screen_of_the_security_block: ReplayStart::Seq(82), '3' => "demo_seq82_security_120x32";
 }
 
 #[test]
 fn screen_at_the_start_of_iteration_3() {
     let r = Replayer::new(demo().events.clone(), ReplayStart::Iteration(3));
-    assert_eq!(r.k, 58);
+    assert_eq!(r.k, 60);
     insta::assert_snapshot!("demo_iteration3_start_120x32", r.frame(120, 32));
 }
 

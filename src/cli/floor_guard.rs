@@ -62,7 +62,10 @@ pub fn after_run(report: &FloorGuardReport, globals: &Globals) {
     let Some(pipeline) = globals.existing_pipeline() else {
         return;
     };
-    if let Err(e) = crate::recorder::Recorder::new(pipeline).floor_guard(report.to_result(0)) {
+    let recorded = crate::recorder::admit(&pipeline, crate::recorder::Caller::Orchestrator)
+        .map_err(crate::recorder::RecordError::from)
+        .and_then(|()| crate::recorder::Recorder::new(pipeline).floor_guard(report.to_result(0)));
+    if let Err(e) = recorded {
         super::output::warn(&format!("loopwatch floor-guard: not recorded: {e}"));
     }
 }

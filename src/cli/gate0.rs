@@ -70,6 +70,10 @@ pub fn run(args: Gate0Args, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// refusal (a gate out of order) never changes what the floor prints.
 fn before_run(globals: &Globals) -> Option<Recorder> {
     let rec = Recorder::new(globals.existing_pipeline()?);
+    if let Err(e) = crate::recorder::admit(rec.pipeline(), crate::recorder::Caller::Orchestrator) {
+        not_recorded(&e.into());
+        return None;
+    }
     match rec.start_round(GateName::Floor, false) {
         Ok(_) => Some(rec),
         Err(e) => {

@@ -152,6 +152,8 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let rec = Recorder::new(globals.pipeline_for_writing()?).with_expiry(expiry_policy()?);
+    crate::recorder::admit(rec.pipeline(), crate::recorder::Caller::Person)
+        .map_err(crate::recorder::RecordError::from)?;
     let (id, out) = rec.ask_expiring(
         GateRequest {
             kind: a.kind,
@@ -182,6 +184,8 @@ pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind
 /// Runs `decide`.
 pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = globals.pipeline_for_reading()?;
+    crate::recorder::admit(&pipeline, crate::recorder::Caller::Person)
+        .map_err(crate::recorder::RecordError::from)?;
     let rec = Recorder::new(pipeline);
     // The evidence the dialog would show, saved and hashed the same way;
     // recomputed first, as the dialog does when it opens.
@@ -238,6 +242,8 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// Runs `await`.
 pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = globals.pipeline_for_reading()?;
+    crate::recorder::admit(&pipeline, crate::recorder::Caller::Person)
+        .map_err(crate::recorder::RecordError::from)?;
     // Bounded by the parser; checked anyway, an overflow waits forever.
     let deadline = a.timeout.and_then(|t| Instant::now().checked_add(t));
     // The same watch/read/fold path as the TUI: the folder and its parent are

@@ -1,12 +1,19 @@
-//! `loopwatch init [--preset claude|codex|commands] [--force] [FILE]`:
-//! writes a commented `loopwatch.toml` with every key, the chosen preset's
-//! agents active and the two other presets ready below, commented out.
+//! `loopwatch init [--preset claude|codex|commands] [--force] [--agents-only] [FILE]`:
+//! writes the role files (`agents/<role>.md`, loopwatch's built-in
+//! instructions of every role, for editing) beside a commented
+//! `loopwatch.toml` with every key, the chosen preset's agents active and
+//! pointing at them, and the two other presets ready below, commented out.
+//! An existing role file is kept unless `--force`; an existing
+//! `loopwatch.toml` stops everything unless `--force` (or `--agents-only`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+
+use crate::engine::roles::{self, ROLE_FILES};
+use crate::model::event::AgentRole;
 
 /// The agents a new configuration starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -19,25 +26,46 @@ pub enum Preset {
     Commands,
 }
 
+impl Preset {
+    fn name(self) -> &'static str {
+        match self {
+            Preset::Claude => "claude",
+            Preset::Codex => "codex",
+            Preset::Commands => "commands",
+        }
+    }
+}
+
 /// `init`.
 #[derive(Debug, Args)]
-#[command(
-    after_long_help = "Exit codes: 0 written, 2 the file exists (pass --force) or cannot be written."
-)]
+#[command(after_long_help = "\
+Writes loopwatch.toml and, in agents/ beside it, one Markdown file per role (developer,
+verifier, auditor, reviewer, finding-verifier, triage, verify-by-test): what the role is for,
+what it may touch, the inputs loopwatch sends it and the exact answer its gate accepts. The
+claude and codex presets point every agent at its file (prompt_file); edit them freely. A role
+without a prompt_file gets the same text built into loopwatch (claude and codex adapters).
+An existing role file is kept (--force replaces it). `loopwatch run --dry-run` shows what each
+agent would be started with and sent.
+
+Exit codes: 0 written, 2 loopwatch.toml exists (pass --force) or a file cannot be written.")]
 pub struct InitArgs {
     /// Where to write (default: loopwatch.toml in the current directory).
     pub file: Option<PathBuf>,
     /// Which agents are active.
     #[arg(long, value_enum, default_value_t = Preset::Claude)]
     pub preset: Preset,
-    /// Replace an existing file.
+    /// Replace an existing loopwatch.toml and existing role files.
     #[arg(long)]
     pub force: bool,
+    /// Write only the role files (agents/*.md), not loopwatch.toml.
+    #[arg(long)]
+    pub agents_only: bool,
 }
 
 const HEADER: &str = r#"# loopwatch.toml: how `loopwatch run` drives the verify + secure loop.
 # Every key is shown; the commented ones have their default value.
 # Paths are relative to this file's folder. Durations: 90s, 20m, 1h 30m, 500ms.
+# `loopwatch run --dry-run CONTRACT` shows each agent's command line, instructions and inputs.
 
 [run]
 # TEST handed to the verifier (and the only command the read-only agents may run).
@@ -56,51 +84,58 @@ test = "cargo test"
 #                with LW_ROLE, LW_CONTRACT, LW_DIFF, LW_TEST, LW_ITERATION, LW_PIPELINE set;
 #                the answer on stdout). claude / codex: the executable (default claude / codex).
 #   adapter      generic (default) | claude | codex
-#   prompt_file  the agent's own instructions, put before its inputs (optional)
+#   prompt_file  the role's instructions, handed to the agent with its inputs. Without one,
+#                claude and codex agents get loopwatch's built-in role (the text of
+#                agents/<role>.md as `loopwatch init` wrote it); a generic command gets none.
 #   model        passed to the adapters that take one (optional)
 #   timeout      one dispatch, default 20m; past it the agent and its children are stopped
 # developer, verifier and auditor are required.
 "#;
 
 const CLAUDE: &str = r#"# Preset: Claude Code (headless: claude -p --output-format stream-json --verbose).
+# Each agent's instructions are its role file in agents/: edit them freely.
 [agents.developer]
 adapter = "claude"
 model = "sonnet"
-# prompt_file = "agents/developer.md"
+prompt_file = "agents/developer.md"
 timeout = "30m"
 
 [agents.verifier]
 adapter = "claude"
 model = "sonnet"
-# prompt_file = "agents/verifier.md"
+prompt_file = "agents/verifier.md"
 timeout = "20m"
 
 [agents.auditor]
 adapter = "claude"
 model = "sonnet"
-# prompt_file = "agents/auditor.md"
+prompt_file = "agents/auditor.md"
 timeout = "20m"
 "#;
 
 const CODEX: &str = r#"# Preset: Codex CLI (codex exec --json; read-only sandbox for the verifier and auditor).
+# Each agent's instructions are its role file in agents/: edit them freely.
 [agents.developer]
 adapter = "codex"
 # model = "gpt-5-codex"
-# prompt_file = "agents/developer.md"
+prompt_file = "agents/developer.md"
 timeout = "30m"
 
 [agents.verifier]
 adapter = "codex"
-# prompt_file = "agents/verifier.md"
+prompt_file = "agents/verifier.md"
 timeout = "20m"
 
 [agents.auditor]
 adapter = "codex"
-# prompt_file = "agents/auditor.md"
+prompt_file = "agents/auditor.md"
 timeout = "20m"
 "#;
 
-const COMMANDS: &str = r#"# Preset: your own commands (the generic adapter).
+const COMMANDS: &str = r#"# Preset: your own commands (the generic adapter): the inputs on stdin, the answer on stdout.
+# agents/<role>.md says what each role receives and the exact answer its gate accepts.
+# A command gets no instructions unless its table says prompt_file = "agents/<role>.md"
+# (for a command that hands its stdin to a model; a script reading its inputs does not).
 [agents.developer]
 command = "./agents/developer.sh"
 timeout = "30m"
@@ -114,21 +149,14 @@ command = "./agents/auditor.sh"
 timeout = "20m"
 "#;
 
-const REVIEW: &str = r#"
+const REVIEW_HEAD: &str = r#"
 # The review stage (after GATE 1, before GATE 2): the reviewer's review,
 # each finding checked by the finding verifier (max_concurrency at once),
 # triage (derived from the verdicts without [agents.triage]), and, when
 # enabled, one repro test per accepted blocking finding, run by loopwatch.
-# [agents.reviewer]
-# command = "./agents/reviewer.sh"
-# [agents.finding-verifier]
-# command = "./agents/finding-verifier.sh"
-# max_concurrency = 4
-# [agents.triage]
-# command = "./agents/triage.sh"
-# [agents.verify-by-test]
-# command = "./agents/verify-by-test.sh"
-# [verify_by_test]
+"#;
+
+const NOTIFY: &str = r#"# [verify_by_test]
 # enabled = false
 # max_findings = 3
 # step_timeout = "600s"
@@ -145,6 +173,39 @@ const REVIEW: &str = r#"
 # after = "30m"
 # action = "deny"
 "#;
+
+/// The review stage's roles, in the order their tables are written.
+const REVIEW_ROLES: [AgentRole; 4] = [
+    AgentRole::Reviewer,
+    AgentRole::FindingVerifier,
+    AgentRole::Triage,
+    AgentRole::VerifyByTest,
+];
+
+/// The review stage's tables for `preset`, commented out.
+fn review(preset: Preset) -> String {
+    let mut out = String::from(REVIEW_HEAD);
+    for role in REVIEW_ROLES {
+        out.push_str(&format!("# [agents.{role}]\n"));
+        match preset {
+            Preset::Claude | Preset::Codex => {
+                out.push_str(&format!("# adapter = \"{}\"\n", preset.name()));
+                if preset == Preset::Claude {
+                    out.push_str("# model = \"sonnet\"\n");
+                }
+                out.push_str(&format!("# prompt_file = \"{}\"\n", roles::init_path(role)));
+            }
+            Preset::Commands => {
+                out.push_str(&format!("# command = \"./agents/{role}.sh\"\n"));
+            }
+        }
+        if role == AgentRole::FindingVerifier {
+            out.push_str("# max_concurrency = 4\n");
+        }
+    }
+    out.push_str(NOTIFY);
+    out
+}
 
 fn commented(block: &str) -> String {
     block
@@ -168,8 +229,7 @@ pub fn template(preset: Preset) -> String {
         (Preset::Commands, COMMANDS),
     ];
     let mut out = String::from(HEADER);
-    for (p, text) in all.iter().filter(|(p, _)| *p == preset) {
-        let _ = p;
+    for (_, text) in all.iter().filter(|(p, _)| *p == preset) {
         out.push('\n');
         out.push_str(text);
     }
@@ -178,8 +238,37 @@ pub fn template(preset: Preset) -> String {
         out.push_str(&commented(text));
         out.push('\n');
     }
-    out.push_str(REVIEW);
+    out.push_str(&review(preset));
     out
+}
+
+/// What became of one role file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// Written (`true`: an existing file was replaced).
+    Wrote(PathBuf, bool),
+    /// Left as it was: it exists and `--force` was not given.
+    Kept(PathBuf),
+}
+
+/// Writes every role file into `dir` (created if needed), keeping the
+/// existing ones unless `force`.
+pub fn write_role_files(dir: &Path, force: bool) -> anyhow::Result<Vec<Written>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    let mut out = Vec::new();
+    for f in &ROLE_FILES {
+        let path = dir.join(f.file_name);
+        // A link counts as there: it is someone's file.
+        let exists = path.symlink_metadata().is_ok();
+        if exists && !force {
+            out.push(Written::Kept(path));
+            continue;
+        }
+        crate::util::replace_atomically(&path, f.text.as_bytes())
+            .with_context(|| format!("write {}", path.display()))?;
+        out.push(Written::Wrote(path, exists));
+    }
+    Ok(out)
 }
 
 /// Runs `init`.
@@ -187,16 +276,43 @@ pub fn run(a: InitArgs) -> anyhow::Result<ExitCode> {
     let path = a
         .file
         .unwrap_or_else(|| PathBuf::from(crate::engine::config::FILE_NAME));
-    if path.exists() && !a.force {
+    if !a.agents_only && path.exists() && !a.force {
         super::output::warn(&format!(
-            "loopwatch: {} exists; pass --force to replace it",
+            "loopwatch: {} exists; pass --force to replace it (or --agents-only to write only the role files)",
             path.display()
         ));
         return Ok(ExitCode::from(2));
     }
+    let base = path.parent().unwrap_or(Path::new(""));
+    // The role files first: a configuration is never left pointing at
+    // files that are not there.
+    let mut kept = 0;
+    for w in write_role_files(&base.join("agents"), a.force)? {
+        match w {
+            Written::Wrote(p, false) => super::output::say(&format!("wrote {}", p.display())),
+            Written::Wrote(p, true) => super::output::say(&format!("replaced {}", p.display())),
+            Written::Kept(p) => {
+                kept += 1;
+                super::output::say(&format!("kept {} (it exists)", p.display()));
+            }
+        }
+    }
+    if kept > 0 {
+        super::output::say("(--force replaces existing role files with loopwatch's)");
+    }
+    if a.agents_only {
+        return Ok(ExitCode::SUCCESS);
+    }
     crate::util::replace_atomically(&path, template(a.preset).as_bytes())
         .with_context(|| format!("write {}", path.display()))?;
-    super::output::say(&format!("wrote {} ({:?} preset)", path.display(), a.preset));
+    super::output::say(&format!(
+        "wrote {} ({} preset)",
+        path.display(),
+        a.preset.name()
+    ));
+    super::output::say(
+        "commit loopwatch.toml and agents/ (or ignore them) before the first run: the verifier counts files that differ from the run's base as part of the change",
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -204,26 +320,39 @@ pub fn run(a: InitArgs) -> anyhow::Result<ExitCode> {
 mod tests {
     use super::*;
     use crate::engine::config::{AdapterKind, Config};
-    use crate::model::event::AgentRole;
 
-    /// Every preset parses, and so does each commented-out one once swapped in.
+    fn executable(p: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// `# key = value` lines of `text` switched on.
+    fn uncommented(text: &str) -> String {
+        text.lines()
+            .map(|l| match l.strip_prefix("# ") {
+                Some(t) if t.starts_with('[') || t.contains(" = ") => t,
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Every preset parses with the role files `init` writes, and so does
+    /// its review stage once switched on; the claude and codex presets point
+    /// every agent at its role file.
     #[test]
-    fn every_preset_is_a_valid_configuration() {
+    fn every_preset_is_a_valid_configuration_pointing_at_its_role_files() {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("bin");
-        std::fs::create_dir_all(bin.join("../agents")).unwrap();
-        for exe in [
-            "bin/claude",
-            "bin/codex",
-            "agents/developer.sh",
-            "agents/verifier.sh",
-            "agents/auditor.sh",
-        ] {
-            let p = dir.path().join(exe);
-            std::fs::write(&p, "#!/bin/sh\n").unwrap();
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for exe in ["bin/claude", "bin/codex"] {
+            executable(&dir.path().join(exe));
         }
+        for role in AgentRole::ALL {
+            executable(&dir.path().join(format!("agents/{role}.sh")));
+        }
+        write_role_files(&dir.path().join("agents"), false).unwrap();
         let file = dir.path().join("loopwatch.toml");
         for (preset, adapter) in [
             (Preset::Claude, AdapterKind::Claude),
@@ -236,38 +365,56 @@ mod tests {
             assert_eq!(c.agent(AgentRole::Verifier).unwrap().adapter, adapter);
             assert_eq!(c.run.test, "cargo test");
             assert!(text.contains("# [agents.finding-verifier]"));
+            for a in c.agents.values() {
+                let want =
+                    (preset != Preset::Commands).then(|| dir.path().join(roles::init_path(a.role)));
+                assert_eq!(a.prompt_file, want, "{preset:?} {}", a.role);
+            }
+            // The preset's own tables with its review stage, notifications
+            // and expiry switched on (the other presets stay out).
+            let own = text
+                .split("\n# Other preset, ready to swap in:\n")
+                .next()
+                .unwrap();
+            let full = format!("{own}\n{}\n", uncommented(&review(preset)))
+                .replace("enabled = false", "enabled = true");
+            let c = Config::parse(&file, &full, Some(bin.as_os_str()))
+                .unwrap_or_else(|e| panic!("{preset:?} with its review stage: {e}\n{full}"));
+            assert_eq!(c.agents.len(), 7, "{preset:?}");
+            assert_eq!(
+                c.agent(AgentRole::FindingVerifier).unwrap().max_concurrency,
+                4
+            );
+            assert_eq!(c.agent(AgentRole::Triage).unwrap().adapter, adapter);
+            assert!(c.verify_by_test.enabled);
+            assert!(c.notify.webhook.is_some());
+            assert_eq!(c.expiry.len(), 1);
         }
-        // The commented review stage, notifications and expiry, switched on.
-        for exe in [
-            "agents/reviewer.sh",
-            "agents/finding-verifier.sh",
-            "agents/triage.sh",
-            "agents/verify-by-test.sh",
-        ] {
-            let p = dir.path().join(exe);
-            std::fs::write(&p, "#!/bin/sh\n").unwrap();
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        let on: String = REVIEW
-            .lines()
-            .map(|l| match l.strip_prefix("# ") {
-                Some(t) if t.starts_with('[') || t.contains(" = ") => t,
-                _ => l,
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        let text = format!("{}\n{on}\n", template(Preset::Commands))
-            .replace("enabled = false", "enabled = true");
-        let c =
-            Config::parse(&file, &text, Some(bin.as_os_str())).unwrap_or_else(|e| panic!("{e}"));
-        assert!(c.agent(AgentRole::Reviewer).is_some());
+    }
+
+    #[test]
+    fn role_files_are_written_once_and_replaced_only_by_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let agents = dir.path().join("agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        std::fs::write(agents.join("verifier.md"), "mine\n").unwrap();
+        let w = write_role_files(&agents, false).unwrap();
+        assert_eq!(w.len(), 7);
+        assert!(w.contains(&Written::Kept(agents.join("verifier.md"))));
+        assert!(w.contains(&Written::Wrote(agents.join("auditor.md"), false)));
         assert_eq!(
-            c.agent(AgentRole::FindingVerifier).unwrap().max_concurrency,
-            4
+            std::fs::read_to_string(agents.join("verifier.md")).unwrap(),
+            "mine\n"
         );
-        assert!(c.verify_by_test.enabled);
-        assert!(c.notify.webhook.is_some());
-        assert_eq!(c.expiry.len(), 1);
+        assert_eq!(
+            std::fs::read_to_string(agents.join("auditor.md")).unwrap(),
+            roles::role_file(AgentRole::Auditor).text
+        );
+        let w = write_role_files(&agents, true).unwrap();
+        assert!(w.contains(&Written::Wrote(agents.join("verifier.md"), true)));
+        assert_eq!(
+            std::fs::read_to_string(agents.join("verifier.md")).unwrap(),
+            roles::role_file(AgentRole::Verifier).text
+        );
     }
 }

@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 
 pub mod config;
 pub mod demo;
+pub mod dry_run;
 pub mod evidence_gate;
 pub mod exit;
 pub mod floor_guard;
@@ -110,7 +111,7 @@ pub fn main() -> ExitCode {
         None | Some(Command::Replay(_)) => true,
         Some(Command::Watch(w)) => !w.headless,
         Some(Command::Demo(d)) => !d.no_tui,
-        Some(Command::Run(r)) => !r.headless,
+        Some(Command::Run(r)) => !r.headless && r.dry_run.is_none(),
         _ => false,
     };
     let _log_guard = logging::init(owns_terminal);

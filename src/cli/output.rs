@@ -122,5 +122,5 @@ pub fn finish_lines(appended: &Appended) -> Vec<String> {
 /// what the orchestrator does next.
 pub fn finish(appended: &Appended, to_stderr: bool) -> ExitCode {
     say_to(to_stderr, &finish_lines(appended).join("\n"));
-    ExitCode::from(appended.state.next.action.exit_code())
+    ExitCode::from(appended.state.next.action().exit_code())
 }

@@ -209,6 +209,11 @@ fn parse_outcome(s: &str) -> Result<VerifyOutcome, String> {
 pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let rec =
         Recorder::new(globals.pipeline_for_writing()?).with_expiry(super::human::expiry_policy()?);
+    let caller = match args.what {
+        RecordCommand::Note(_) => crate::recorder::Caller::Person,
+        _ => crate::recorder::Caller::Orchestrator,
+    };
+    crate::recorder::admit(rec.pipeline(), caller).map_err(crate::recorder::RecordError::from)?;
     match args.what {
         RecordCommand::RunStart(a) => super::record_run::run_start(&rec, a),
         RecordCommand::Gate(a) => gate(&rec, a),
@@ -226,13 +231,7 @@ pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 
 fn gate(rec: &Recorder, a: GateArgs) -> anyhow::Result<ExitCode> {
     let (name, bytes) = read_input(&a.output)?;
-    let result = match a.gate {
-        GateName::Conformity => crate::parse::parse_conformity(&name, &bytes),
-        GateName::Security => crate::parse::parse_security(&name, &bytes),
-        GateName::Floor => {
-            crate::parse::parse_gate0_report(&name, &bytes).map(|r| r.to_gate_output())
-        }
-    };
+    let result = crate::recorder::gates::Gate::of(a.gate).read(&name, &bytes);
     if let Err(st) = &result {
         warn(&format!("structural failure: {}", shown(&st.to_string())));
     }

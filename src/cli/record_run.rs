@@ -9,7 +9,7 @@ use anyhow::Context;
 use super::output::{finish, say, shown};
 use super::record::{RunEndArgs, RunStartArgs};
 use crate::model::event::RunInfo;
-use crate::model::*;
+
 use crate::recorder::{RecordError, Recorder, Refusal};
 
 /// Largest contract read at `run-start`.
@@ -58,8 +58,8 @@ pub(super) fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitC
 }
 
 pub(super) fn run_end(rec: &Recorder, a: RunEndArgs) -> anyhow::Result<ExitCode> {
-    let path = rec.pipeline().dir().join("report.md");
-    let out = match rec.run_end(a.status, Some("report.md".into())) {
+    let path = rec.pipeline().dir().join(crate::recorder::REPORT);
+    let out = match rec.run_end(a.status) {
         Ok(out) => out,
         // `run.ended` is recorded but the report was never written (the
         // writer died between the two): write it now, append nothing.
@@ -77,29 +77,22 @@ pub(super) fn run_end(rec: &Recorder, a: RunEndArgs) -> anyhow::Result<ExitCode>
                     ended.map_or("?", |e| e.as_str())
                 );
             }
-            write_report(rec, &snap.state, &path)?;
+            rec.write_report(&snap.state)?;
             say(&format!(
                 "run already ended: {}; its missing report was written ({})",
                 a.status.as_str(),
                 shown(&path.display().to_string())
             ));
-            return Ok(ExitCode::from(snap.state.next.action.exit_code()));
+            return Ok(ExitCode::from(snap.state.next.action().exit_code()));
         }
         Err(e) => return Err(e.into()),
     };
-    write_report(rec, &out.state, &path)?;
     say(&format!(
         "run ended: {} (report: {})",
         a.status.as_str(),
         shown(&path.display().to_string())
     ));
     Ok(finish(&out, false))
-}
-
-fn write_report(rec: &Recorder, state: &State, path: &std::path::Path) -> anyhow::Result<()> {
-    let report = crate::report::markdown(state, Some(rec.pipeline().dir()));
-    crate::util::replace_in_pipeline(path, report.as_bytes())
-        .with_context(|| format!("write {}", path.display()))
 }
 
 /// The contract path as recorded: relative to the worktree when it is inside it.

@@ -44,6 +44,14 @@ pub struct RunArgs {
     /// No TUI: one line per event on stdout.
     #[arg(long)]
     pub headless: bool,
+    /// The pipeline's run has ended: archive it under `.pipeline/runs/<run-id>/`
+    /// and start a new run on CONTRACT (a journal holds one run).
+    #[arg(long)]
+    pub new: bool,
+    /// Print each agent's command line, instructions and first inputs (every
+    /// role, or only ROLE's); start, lock and write nothing.
+    #[arg(long, value_name = "ROLE", num_args = 0..=1, require_equals = true, default_missing_value = super::dry_run::ALL)]
+    pub dry_run: Option<String>,
 }
 
 /// What `run` needs before anything runs: the pipeline and the checked config.
@@ -62,18 +70,22 @@ pub fn prepare(
         config,
         pipeline,
         contract,
+        new: false,
     }))
 }
 
 /// Runs `run`.
 pub fn run(a: RunArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let opts = match prepare(a.config, a.contract, globals)? {
-        Ok(o) => o,
+        Ok(o) => Options { new: a.new, ..o },
         Err(msg) => {
             super::output::warn(&format!("loopwatch: {msg}"));
             return Ok(ExitCode::from(2));
         }
     };
+    if let Some(only) = &a.dry_run {
+        return super::dry_run::run(&opts, only);
+    }
     use std::io::IsTerminal;
     if !a.headless && std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         return with_tui(opts);

@@ -10,6 +10,7 @@
 mod entry;
 mod error;
 mod file;
+pub mod judged;
 mod scope;
 mod text;
 

@@ -176,6 +176,7 @@ pub fn engine_options(paths: &DemoPaths, speed: f64) -> anyhow::Result<crate::en
         config,
         pipeline: crate::journal::Pipeline::at(paths.worktree.join(".pipeline")),
         contract: Some(paths.worktree.join(CONTRACT)),
+        new: false,
     })
 }
 

@@ -73,7 +73,8 @@ pub struct AgentConfig {
     pub command: String,
     /// The adapter.
     pub adapter: AdapterKind,
-    /// The agent's own instructions, put before its inputs.
+    /// The agent's instructions, handed over with its inputs (without one,
+    /// the role's built-in instructions: see [`super::roles`]).
     pub prompt_file: Option<PathBuf>,
     /// The model, for adapters that take one.
     pub model: Option<String>,
@@ -480,7 +481,19 @@ impl Cx<'_> {
         if let Some(p) = program
             && !command_exists(&p, base, path_env)
         {
-            let msg = format!("command not found: '{p}' (not a file, not on PATH)");
+            let msg = match adapter {
+                AdapterKind::Generic => {
+                    format!("command not found: '{p}' (not a file, not on PATH)")
+                }
+                AdapterKind::Claude => format!(
+                    "command not found: '{p}' (not a file, not on PATH): the claude adapter runs Claude Code (npm @anthropic-ai/claude-code, tested with {})",
+                    super::adapter::CLAUDE_TESTED
+                ),
+                AdapterKind::Codex => format!(
+                    "command not found: '{p}' (not a file, not on PATH): the codex adapter runs Codex (npm @openai/codex, tested with {})",
+                    super::adapter::CODEX_TESTED
+                ),
+            };
             return Err(match &a.command {
                 Some(c) => self.err(c.span(), msg),
                 None => at_table(msg),
@@ -496,6 +509,12 @@ impl Cx<'_> {
                         format!("{} is not a readable file", full.display()),
                     ));
                 }
+                // Read as every dispatch reads it: a file no dispatch could
+                // use stops the run before anything runs.
+                let text = super::roles::read_prompt_file(&full)
+                    .map_err(|e| self.err(p.span(), format!("{}: {e}", full.display())))?;
+                super::roles::check(role, &text)
+                    .map_err(|e| self.err(p.span(), format!("{}: {e}", full.display())))?;
                 Some(full)
             }
         };

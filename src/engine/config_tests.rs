@@ -233,3 +233,51 @@ fn notify_and_expiry_are_read_and_their_errors_name_the_line_and_key() {
         }
     }
 }
+
+#[test]
+fn a_prompt_file_no_dispatch_could_use_is_refused_before_anything_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("loopwatch.toml");
+    let fv = d.path().join("fv.md");
+    let with = |prompt: &str| {
+        let text = GOOD.replace(
+            "max_concurrency = 8",
+            &format!("max_concurrency = 8\nprompt_file = \"{prompt}\""),
+        );
+        let path = std::env::var_os("PATH");
+        Config::parse(&file, &text, path.as_deref())
+    };
+    std::fs::write(
+        &fv,
+        "Shared.\n<!-- step: parse -->\nP\n<!-- step: verify -->\nV\n",
+    )
+    .unwrap();
+    let c = with("fv.md").unwrap();
+    assert_eq!(
+        c.agent(AgentRole::FindingVerifier)
+            .unwrap()
+            .prompt_file
+            .as_deref(),
+        Some(fv.as_path())
+    );
+    std::fs::write(
+        &fv,
+        "Shared.\n<!-- step: parse -->\nP\n<!-- step: check -->\nV\n",
+    )
+    .unwrap();
+    let e = with("fv.md").unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (22, "agents.finding-verifier.prompt_file"),
+        "{e}"
+    );
+    assert!(
+        e.message.ends_with(
+            "fv.md: line 4: `<!-- step: check -->` names no step of the finding-verifier (the steps of the finding-verifier are parse, verify)"
+        ),
+        "{e}"
+    );
+    std::fs::write(&fv, b"caf\xe9\n").unwrap();
+    let e = with("fv.md").unwrap_err();
+    assert!(e.message.ends_with("fv.md: line 1: not UTF-8 text"), "{e}");
+}

@@ -17,7 +17,7 @@ use crate::journal::{AppendOptions, JournalError, Pipeline, TAIL_BYTES, append_w
 use crate::model::event::{AgentFinished, AgentRole, AgentStarted, RunInfo, SignalFrom};
 use crate::model::rules;
 use crate::model::*;
-use crate::process::{self, LogFile, Sink, tree::MARKER_ENV};
+use crate::process::{self, LogFile, Sink};
 use crate::recorder::evidence;
 
 /// Most stdout bytes an answer may have (the rest makes the answer unusable).
@@ -64,6 +64,9 @@ pub struct Settings {
     pub grace: Duration,
     /// Bytes per agent log.
     pub log_limit: u64,
+    /// The contract as judged, checked after every dispatch (`None`: the
+    /// caller checks nothing, as a test of one step may).
+    pub contract: Option<std::sync::Arc<std::sync::Mutex<super::contract::ContractWatch>>>,
 }
 
 /// Runs one dispatch to its end (or the stop) and records it.
@@ -130,26 +133,49 @@ pub async fn dispatch_with(
     let extra_env = with.env;
     let slot = with.slot;
     let role = job.agent.role;
-    let instructions = match &job.agent.prompt_file {
-        Some(p) => {
-            Some(std::fs::read_to_string(p).map_err(DispatchError::io("read the prompt file", p))?)
+    // The prompt file, else the role's embedded instructions (of its step).
+    let step = extra_env
+        .iter()
+        .find(|(k, _)| *k == STEP_ENV)
+        .map(|(_, v)| v.as_str());
+    let instructions = super::roles::instructions(job.agent, step)
+        .map_err(DispatchError::io(
+            "read the prompt file",
+            job.agent.prompt_file.clone().unwrap_or_default(),
+        ))?
+        .map(|i| i.text);
+    let worktree = set.pipeline.worktree().to_path_buf();
+    let n = job.dispatch;
+    let agents_dir = set.pipeline.dir().join("agents");
+    crate::util::pipeline_dir(&agents_dir).map_err(DispatchError::io("write into", &agents_dir))?;
+    let stem = format!("{n:03}-{role}");
+    // The instructions in a file of their own (a CLI reads its system
+    // prompt from it: never argv), and the read-only roles' build folder.
+    let instructions_file = match instructions.as_deref().filter(|i| !i.trim().is_empty()) {
+        Some(text) => {
+            let p = agents_dir.join(format!("{stem}.instructions"));
+            write_file(p.clone(), text.as_bytes().to_vec()).await?;
+            Some(std::path::absolute(&p).unwrap_or(p))
         }
         None => None,
     };
-    let worktree = set.pipeline.worktree().to_path_buf();
+    let build_dir = adapter::needs_build_dir(job.agent).then(|| adapter::build_dir(&worktree));
+    if let Some(d) = &build_dir {
+        for f in adapter::build_folders(d) {
+            std::fs::create_dir_all(&f).map_err(DispatchError::io("create", &f))?;
+        }
+    }
     let req = Request {
         agent: job.agent,
         instructions: instructions.as_deref(),
+        instructions_file: instructions_file.as_deref(),
         inputs: &job.inputs,
         test: &set.run.test,
         worktree: &worktree,
+        build_dir: build_dir.as_deref(),
     };
     let full = req.full_text();
     let invocation = adapter::invocation(&req);
-    let n = job.dispatch;
-    let agents_dir = set.pipeline.dir().join("agents");
-    std::fs::create_dir_all(&agents_dir).map_err(DispatchError::io("create", &agents_dir))?;
-    let stem = format!("{n:03}-{role}");
     let input_path = agents_dir.join(format!("{stem}.input"));
     write_file(input_path.clone(), full.as_bytes().to_vec()).await?;
     let log_path = agents_dir.join(format!("{stem}.log"));
@@ -170,9 +196,9 @@ pub async fn dispatch_with(
                 .to_string(),
         ),
         ("LW_DISPATCH".into(), n.to_string()),
-        (MARKER_ENV.into(), format!("{}#{n}", pipeline_dir.display())),
     ];
     env.extend(extra_env.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
+    env.extend(invocation.env.iter().cloned());
     let log = LogFile::create(&log_path, set.log_limit)
         .map_err(DispatchError::io("create the log", &log_path))?;
     let command = process::Command::new(&invocation.program, &worktree)
@@ -182,7 +208,8 @@ pub async fn dispatch_with(
         .deadline(job.agent.timeout)
         .grace(set.grace)
         .stdout(Sink::capture(STDOUT_LIMIT).log(&log))
-        .stderr(Sink::read().tail(STDERR_TAIL).log(&log));
+        .stderr(Sink::read().tail(STDERR_TAIL).log(&log))
+        .on_behalf_of(process::tree::marker(set.pipeline.dir(), &n.to_string()));
     let mut started = AgentStarted {
         dispatch: n,
         role,
@@ -249,11 +276,25 @@ pub async fn dispatch_with(
     // The log stays the agent's own stream; how it ended is in `agent.finished`.
     let ended = running.finish(stop).await;
     drop(slot);
-    let mut answer = adapter::answer(job.agent.adapter, &ended.stdout.head);
+    // What the agent did to the contract's judged parts is put back.
+    let tampered = match &set.contract {
+        Some(watch) => match watch.lock() {
+            Ok(mut w) => w.after_dispatch().unwrap_or_else(|e| vec![e]),
+            Err(_) => Vec::new(),
+        },
+        None => Vec::new(),
+    };
+    let mut answer = adapter::answer(job.agent.adapter, &ended.stdout.head, &ended.stderr.tail);
     if ended.stdout.truncated {
         answer.error = Some(format!(
             "the agent printed more than {} MiB on stdout",
             STDOUT_LIMIT / (1024 * 1024)
+        ));
+    }
+    if !tampered.is_empty() {
+        answer.error = Some(format!(
+            "changed the contract's judged parts (put back): {}",
+            tampered.join("; ")
         ));
     }
     // The answer is kept before the finish is recorded: an engine that
@@ -276,11 +317,13 @@ pub async fn dispatch_with(
         }),
         last_words: ended.stderr.last_lines(LAST_WORDS),
         leftovers: u32::try_from(ended.leftovers).unwrap_or(u32::MAX),
+        tampered,
         tokens_in: answer.tokens_in,
         tokens_out: answer.tokens_out,
         cost_usd: answer.cost_usd,
         error: answer.error.clone(),
         answer: Some(answer_rel),
+        normalized: answer.normalized.clone(),
         extra: Default::default(),
     };
     let after = match with.after_finish {
@@ -292,8 +335,17 @@ pub async fn dispatch_with(
     } else {
         read_log_tail(&set.pipeline, log_path).await
     };
+    // What the CLI reported without failing (retries, reconnects, refused
+    // tool calls) goes in the finish's append, before it.
+    let notes = answer
+        .notes
+        .iter()
+        .map(|t| EventBody::Note {
+            text: format!("{role} #{n}: {t}"),
+        })
+        .collect();
     let r = Record {
-        bodies: Vec::new(),
+        bodies: notes,
         finish: Some((started, finished.clone())),
         after,
         log_tail,
@@ -325,14 +377,21 @@ async fn read_log_tail(pipeline: &Pipeline, log: PathBuf) -> Vec<String> {
 /// engine's thread (the finding lanes).
 async fn write_file(path: PathBuf, bytes: Vec<u8>) -> Result<(), DispatchError> {
     let target = path.clone();
-    let done =
-        tokio::task::spawn_blocking(move || crate::util::replace_atomically(&target, &bytes))
-            .await
-            .unwrap_or_else(|e| {
-                Err(std::io::Error::other(format!(
-                    "the write did not finish: {e}"
-                )))
-            });
+    // Its folder is checked again each time: an agent may have replaced
+    // `agents/` by a link since the last write.
+    let write = move || {
+        if let Some(dir) = target.parent() {
+            crate::util::pipeline_dir(dir)?;
+        }
+        crate::util::replace_in_pipeline(&target, &bytes)
+    };
+    let done = tokio::task::spawn_blocking(write)
+        .await
+        .unwrap_or_else(|e| {
+            Err(std::io::Error::other(format!(
+                "the write did not finish: {e}"
+            )))
+        });
     done.map_err(DispatchError::io("write", path))
 }
 

@@ -24,15 +24,16 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use super::config::{AgentConfig, Config};
+use super::contract::{ContractWatch, Look};
 use super::dispatch::{self, DispatchError, Job, Settings};
 use super::lock::{EngineLock, EngineLockError};
 use super::review::{self as stage, Ctx, Dispatches};
 use crate::gate0;
 use crate::journal::{JournalError, Pipeline};
 use crate::model::event::{AgentRole, ReviewInfo, RunInfo};
-use crate::model::rules::{self, NextAction, ReviewStep};
+use crate::model::rules::{self, ReviewStep};
 use crate::model::*;
-use crate::parse::{Structural, StructuralKind};
+use crate::recorder::gates::{Gate, Judge};
 use crate::recorder::{self, Recorder};
 use crate::watch::{Feed, PipelineWatch, WatchEvent};
 
@@ -45,6 +46,8 @@ pub struct Options {
     pub pipeline: Pipeline,
     /// The contract, for a new run (a run in progress names its own).
     pub contract: Option<PathBuf>,
+    /// Archive an ended run (`.pipeline/runs/<run-id>/`) and start anew.
+    pub new: bool,
 }
 
 /// How the engine stopped.
@@ -94,10 +97,12 @@ pub async fn run(
     notice: &mut (dyn FnMut(String) + Send),
 ) -> Result<Finish, EngineError> {
     // Absolute: every child runs in the worktree, wherever `loopwatch run`
-    // was started (the engine never changes its own folder).
+    // was started (the engine never changes its own folder). Guarded: the
+    // journal is this engine's to write while it runs.
     if let Ok(abs) = std::path::absolute(opts.pipeline.dir()) {
         opts.pipeline = Pipeline::at(abs);
     }
+    opts.pipeline = opts.pipeline.clone().guarded(others_may_append);
     if let Some(c) = opts.contract.as_mut()
         && let Ok(abs) = std::path::absolute(&*c)
     {
@@ -145,15 +150,24 @@ struct Engine {
 }
 
 impl Engine {
-    fn state(&mut self) -> State {
+    /// The state of the journal, once what other writers appended since
+    /// the last look was checked (see [`crate::journal::Guard`]).
+    fn state(&mut self) -> Result<State, EngineError> {
+        crate::journal::check_guard(&self.opts.pipeline)?;
         self.feed.refresh();
-        self.feed.state().clone()
+        Ok(self.feed.state().clone())
     }
 
     async fn start(&mut self, notice: &mut (dyn FnMut(String) + Send)) -> Result<(), EngineError> {
-        let s = self.state();
+        let s = self.state()?;
         let worktree = self.opts.pipeline.worktree().to_path_buf();
         match (&s.run, &s.ended) {
+            (Some(run), None) if self.opts.new => {
+                return Err(EngineError::Refused(format!(
+                    "run {} is still in progress: `loopwatch run` resumes it; --new starts anew only after a run ended",
+                    run.id
+                )));
+            }
             (Some(run), None) => {
                 if !run.engine {
                     return Err(EngineError::Refused(format!(
@@ -175,9 +189,25 @@ impl Engine {
                     run.id, s.seq
                 ));
             }
-            (Some(run), Some(end)) if self.opts.contract.is_none() => {
+            (Some(run), Some(end)) if !self.opts.new => {
+                let hint = format!(
+                    "`loopwatch run --new CONTRACT` archives it under {}/ and starts a new run",
+                    self.opts
+                        .pipeline
+                        .dir()
+                        .join(ARCHIVE)
+                        .join(&run.id)
+                        .display()
+                );
+                if self.opts.contract.is_some() {
+                    return Err(EngineError::Refused(format!(
+                        "run {} already ended {} in this pipeline, and a journal holds one run: {hint}",
+                        run.id,
+                        end.status.as_str()
+                    )));
+                }
                 notice(format!(
-                    "run {} already ended {}: give a CONTRACT to start a new one",
+                    "run {} already ended {}: {hint}",
                     run.id,
                     end.status.as_str()
                 ));
@@ -189,7 +219,16 @@ impl Engine {
                             .into(),
                     ));
                 };
-                let info = self.run_info(&worktree, &c)?;
+                if let (Some(run), Some(_)) = (&s.run, &s.ended) {
+                    let to = archive(&self.opts.pipeline, &run.id)?;
+                    notice(format!("run {} archived in {}", run.id, to.display()));
+                    // A journal anew: what was there is the archive's now.
+                    if let Some(g) = self.opts.pipeline.guard() {
+                        g.forget();
+                    }
+                    self.feed = Feed::new(self.opts.pipeline.clone());
+                }
+                let info = new_run_info(&self.opts.config, &worktree, &c)?;
                 if let Some(off) = self.opts.config.verify_by_test_off() {
                     notice(off);
                 }
@@ -207,7 +246,7 @@ impl Engine {
                 "stopped {found} process(es) left running by an earlier engine"
             ));
         }
-        let s = self.state();
+        let s = self.state()?;
         for d in s.agents.iter().filter(|d| d.is_running()) {
             dispatch::record_interrupted(&self.opts.pipeline, &d.started)?;
             notice(format!(
@@ -215,59 +254,103 @@ impl Engine {
                 d.started.dispatch, d.started.role
             ));
         }
-        let s = self.state();
+        let s = self.state()?;
         if let Some(run) = s.run.clone() {
+            let watch = self.watch_contract(&s, &run.contract, notice)?;
             self.settings = Some(Settings {
                 pipeline: self.opts.pipeline.clone(),
                 run,
                 grace,
                 log_limit: self.opts.config.run.log_limit,
+                contract: Some(std::sync::Arc::new(std::sync::Mutex::new(watch))),
             });
         }
         Ok(())
     }
 
-    fn run_info(&self, worktree: &Path, contract: &Path) -> Result<RunInfo, EngineError> {
-        let rel = relative_contract(worktree, contract)?;
-        let full = worktree.join(&rel);
-        let text = std::fs::read_to_string(&full)
-            .map_err(|e| EngineError::Refused(format!("contract {}: {e}", full.display())))?;
-        let cfg = &self.opts.config.run;
-        let diff = match &cfg.diff {
-            Some(d) => d.clone(),
-            None => crate::code::git_answer(worktree, &["rev-parse", "HEAD"]).ok_or_else(|| {
-                EngineError::Refused(format!(
-                    "cannot read HEAD in {} (is it a git worktree with a commit?): set [run] diff in {}",
-                    worktree.display(),
-                    self.opts.config.path.display()
-                ))
-            })?,
+    /// The contract as judged: recorded when the run has no record yet
+    /// (it just started, or it began before contracts were recorded), else
+    /// taken up from the record. A contract whose judged parts differ from
+    /// the record (a person's edit while no engine ran) is put to a person
+    /// by the first look of [`Engine::look_at_contract`].
+    fn watch_contract(
+        &mut self,
+        s: &State,
+        rel: &str,
+        notice: &mut (dyn FnMut(String) + Send),
+    ) -> Result<ContractWatch, EngineError> {
+        let refused = |e: String| EngineError::Refused(e);
+        match &s.contract {
+            Some(recorded) => match ContractWatch::resume(&self.opts.pipeline, recorded) {
+                Ok(w) => Ok(w),
+                Err(e) => {
+                    notice(format!("{e}: the contract is judged as it is now"));
+                    let (w, payload) = ContractWatch::record_now(
+                        &self.opts.pipeline,
+                        rel,
+                        "resumed: the record could not be matched",
+                    )
+                    .map_err(refused)?;
+                    self.recorder.contract_judged(payload)?;
+                    Ok(w)
+                }
+            },
+            None => {
+                let why = if s.agents.is_empty() {
+                    "run start"
+                } else {
+                    "resumed: first record"
+                };
+                let (w, payload) =
+                    ContractWatch::record_now(&self.opts.pipeline, rel, why).map_err(refused)?;
+                self.recorder.contract_judged(payload)?;
+                Ok(w)
+            }
+        }
+    }
+
+    /// Between steps: applies what people decided about the contract (an
+    /// approved file tagged into FILE SCOPE, an adopted or reverted change),
+    /// then asks a person about any other change of its judged parts.
+    fn look_at_contract(&mut self, s: &State) -> Result<(), EngineError> {
+        let Some(watch) = self.settings.as_ref().and_then(|x| x.contract.clone()) else {
+            return Ok(());
         };
-        let id = Path::new(&rel)
-            .file_stem()
-            .map_or_else(|| "run".to_string(), |s| s.to_string_lossy().into_owned());
-        Ok(RunInfo {
-            id,
-            flow: header_field(&text, "flow").unwrap_or_else(|| "feat".into()),
-            branch: crate::code::git_answer(worktree, &["rev-parse", "--abbrev-ref", "HEAD"])
-                .unwrap_or_default(),
-            contract: rel,
-            diff,
-            test: cfg.test.clone(),
-            worktree: worktree.display().to_string(),
-            max_rounds: Some(cfg.max_rounds),
-            engine: true,
-            review: self
-                .opts
-                .config
-                .agent(AgentRole::Reviewer)
-                .map(|_| ReviewInfo {
-                    verify_by_test: self.opts.config.verify_by_test_off().is_none()
-                        && self.opts.config.verify_by_test.enabled,
-                    max_findings: self.opts.config.verify_by_test.max_findings,
-                }),
-            extra: Default::default(),
-        })
+        let mut w = watch
+            .lock()
+            .map_err(|_| EngineError::Refused("the contract's watch failed".into()))?;
+        let refused = |e: String| EngineError::Refused(e);
+        for g in s
+            .human_gates
+            .iter()
+            .filter(|g| !g.is_open() && g.contract_applied.is_none())
+        {
+            let id = g.request.id.clone();
+            let payload = match (g.effect(), &g.decision) {
+                (Some(Effect::JoinScope), Some(d)) if d.decision.contract_edit.is_some() => {
+                    let why = format!("{id}: {} approved into FILE SCOPE", g.request.subject);
+                    w.join_scope(&g.request.subject, &d.decision.reason, &why, id)
+                        .map_err(refused)?
+                }
+                (Some(Effect::AdoptContract), _) => {
+                    let why = format!("{id}: a person adopted the change");
+                    w.adopt(&why, Some(id), true).map_err(refused)?
+                }
+                (Some(Effect::RevertContract), _) => {
+                    w.put_back().map_err(refused)?;
+                    let why = format!("{id}: a person put the contract back");
+                    w.payload(&why, Some(id), false)
+                }
+                _ => continue,
+            };
+            self.recorder.contract_judged(payload)?;
+        }
+        if let Look::Changed(changes) = w.look().map_err(refused)? {
+            let rel = w.rel().to_string();
+            drop(w);
+            self.recorder.contract_changed(&rel, &changes)?;
+        }
+        Ok(())
     }
 
     async fn drive(
@@ -278,30 +361,25 @@ impl Engine {
             if let Some(code) = *stop.borrow() {
                 return Ok(Finish::Stopped(code));
             }
-            let s = self.state();
-            let next = s.next.clone();
-            let step = match next.action {
-                NextAction::Done | NextAction::Stop => {
+            let s = self.state()?;
+            self.look_at_contract(&s)?;
+            let s = self.state()?;
+            let step = match s.next.clone() {
+                Next::Done { end, .. } | Next::Stop { end, .. } => {
                     if let Some(e) = &s.ended {
                         return Ok(Finish::Ended(e.status));
                     }
-                    let status = next.end.unwrap_or(EndStatus::Complete);
-                    let out = self.recorder.run_end(status, Some("report.md".into()))?;
-                    // The same report `record run-end` writes.
-                    let report =
-                        crate::report::markdown(&out.state, Some(self.opts.pipeline.dir()));
-                    let path = self.opts.pipeline.dir().join("report.md");
-                    crate::util::replace_atomically(&path, report.as_bytes())
-                        .map_err(DispatchError::io("write", &path))?;
-                    return Ok(Finish::Ended(status));
+                    self.recorder.run_end(end)?;
+                    return Ok(Finish::Ended(end));
                 }
-                NextAction::Human => self.await_human(next.human.as_deref(), stop).await?,
-                NextAction::Dev => self.developer(&s, stop).await?,
-                NextAction::Review => self.review(next.step, &s, stop).await?,
-                NextAction::NextGate | NextAction::Retry => {
-                    match next.gate.unwrap_or(GateName::Floor) {
-                        GateName::Floor => self.floor(&s, stop).await?,
-                        g => self.judge(g, &s, stop).await?,
+                Next::Human { id, .. } => self.await_human(&id, stop).await?,
+                Next::Dev { .. } => self.developer(&s, stop).await?,
+                Next::Review { step, .. } => self.review(step, &s, stop).await?,
+                Next::Gate { gate, .. } | Next::Retry { gate, .. } => {
+                    let gate = Gate::of(gate);
+                    match gate.judge {
+                        None => self.floor(&s, stop).await?,
+                        Some(judge) => self.judge(gate, judge, &s, stop).await?,
                     }
                 }
             };
@@ -330,8 +408,12 @@ impl Engine {
             self.recorder.start_round(GateName::Floor, false)?;
         }
         let timeout = self.gate0_timeout.clone();
-        let checks =
+        let mut checks =
             gate0::exec::Checks::new(self.opts.pipeline.worktree(), &crate::process::Stop::new());
+        checks.on_behalf_of = Some(crate::process::tree::marker(
+            self.opts.pipeline.dir(),
+            "gate0",
+        ));
         let halt = checks.stop.clone();
         let mut handle = tokio::task::spawn_blocking(move || gate0::run(&path, &timeout, &checks));
         let outcome = tokio::select! {
@@ -353,15 +435,16 @@ impl Engine {
     /// GATE 1 or 2: the verifier or auditor, its answer recorded as the round.
     async fn judge(
         &mut self,
-        gate: GateName,
+        spec: &Gate,
+        judge: Judge,
         s: &State,
         stop: &mut watch::Receiver<Option<i32>>,
     ) -> Result<Option<i32>, EngineError> {
-        let role = AgentRole::for_gate(gate).unwrap_or(AgentRole::Verifier);
+        let (gate, role) = (spec.name, judge.role);
         if s.current_gate.as_ref().map(|c| c.gate) != Some(gate) {
             self.recorder.start_round(gate, false)?;
         }
-        let s = self.state();
+        let s = self.state()?;
         let (iteration, round) = s
             .current_gate
             .as_ref()
@@ -372,10 +455,7 @@ impl Engine {
         let (finished, raw) = match rules::unrecorded_answer(&s, gate) {
             Some(f) => (f.clone(), dispatch::saved_answer(&self.opts.pipeline, f)),
             None => {
-                let inputs = match gate {
-                    GateName::Security => rules::auditor_input(&set.run),
-                    _ => rules::verifier_input(&set.run),
-                };
+                let inputs = (judge.input)(&set.run);
                 let agent = self.agent(role)?;
                 let job = Job {
                     agent: &agent,
@@ -393,16 +473,8 @@ impl Engine {
         };
         let name = format!("{role} dispatch #{}", finished.dispatch);
         let result = match finished.failure() {
-            Some(why) => Err(Structural::new(
-                &name,
-                StructuralKind::AgentFailed,
-                None,
-                why,
-            )),
-            None => match gate {
-                GateName::Security => crate::parse::parse_security(&name, &raw),
-                _ => crate::parse::parse_conformity(&name, &raw),
-            },
+            Some(why) => spec.failed(&name, why),
+            None => spec.read(&name, &raw),
         };
         self.recorder.round(gate, result, &raw, false)?;
         Ok(None)
@@ -448,7 +520,7 @@ impl Engine {
     /// A step of the review stage (carried out by [`stage::step`]).
     async fn review(
         &mut self,
-        step: Option<ReviewStep>,
+        step: ReviewStep,
         s: &State,
         stop: &mut watch::Receiver<Option<i32>>,
     ) -> Result<Option<i32>, EngineError> {
@@ -460,28 +532,25 @@ impl Engine {
             config: &self.opts.config,
             dispatches: &dispatches,
         };
-        stage::step(&ctx, step.unwrap_or(ReviewStep::Review), s, stop).await
+        stage::step(&ctx, step, s, stop).await
     }
 
     /// Sleeps on the filesystem watch until the gate is decided or expires
     /// (or the stop), sending its notifications when due.
     async fn await_human(
         &mut self,
-        id: Option<&str>,
+        id: &str,
         stop: &mut watch::Receiver<Option<i32>>,
     ) -> Result<Option<i32>, EngineError> {
         let mut attention =
             super::attention::Attention::new(self.opts.pipeline.clone(), &self.opts.config);
         loop {
-            let s = self.state();
-            let open = match id {
-                Some(id) => s.human_gate(id).is_some_and(|g| g.is_open()),
-                None => s.open_human_gates().next().is_some(),
-            };
+            let s = self.state()?;
+            let open = s.human_gate(id).is_some_and(|g| g.is_open());
             if !open {
                 return Ok(None);
             }
-            let wake = attention.look(&s, id)?;
+            let wake = attention.look(&s, Some(id))?;
             if wake.is_zero() {
                 continue;
             }
@@ -513,10 +582,90 @@ impl Engine {
     }
 }
 
+/// What another writer may append while the engine drives the run: a
+/// person's decision or an expiry of a gate that took it (open, and one of
+/// its options), a notification's claim, a note. Anything else is the
+/// engine's alone to write.
+fn others_may_append(ev: &Event, s: &State) -> Result<(), String> {
+    let took = |id: &str, seq: Option<u64>| match (s.human_gate(id), seq) {
+        (None, _) => Err(format!("{id} is not a gate of this run")),
+        (Some(_), Some(at)) if at == ev.seq => Ok(()),
+        (Some(_), _) => Err(format!(
+            "{id} does not take it (decided or expired before, or not one of its options)"
+        )),
+    };
+    match &ev.body {
+        EventBody::HumanDecided(d) => took(
+            &d.id,
+            s.human_gate(&d.id)
+                .and_then(|g| g.decision.as_ref())
+                .map(|r| r.seq),
+        )
+        .map_err(|why| format!("a decision of {}: {why}", d.id)),
+        EventBody::HumanExpired(x) => took(
+            &x.id,
+            s.human_gate(&x.id)
+                .and_then(|g| g.expired.as_ref())
+                .map(|r| r.seq),
+        )
+        .map_err(|why| format!("an expiry of {}: {why}", x.id)),
+        EventBody::NotifySent(_) | EventBody::Note { .. } => Ok(()),
+        other => Err(format!(
+            "a `{}` event, which only loopwatch run writes while it drives the run",
+            other.type_name()
+        )),
+    }
+}
+
 /// `[agents.<role>]` of `config`, or the refusal naming the file.
 pub fn required_agent(config: &Config, role: AgentRole) -> Result<&AgentConfig, EngineError> {
     config.agent(role).ok_or_else(|| {
         EngineError::Refused(format!("{} has no [agents.{role}]", config.path.display()))
+    })
+}
+
+/// The `run` of a new run on `contract` in `worktree` (`run.started`): the
+/// contract relative to the worktree (refused outside it), DIFF (`[run] diff`,
+/// else HEAD now), TEST and the review stage of `config`.
+pub fn new_run_info(
+    config: &Config,
+    worktree: &Path,
+    contract: &Path,
+) -> Result<RunInfo, EngineError> {
+    let rel = relative_contract(worktree, contract)?;
+    let full = worktree.join(&rel);
+    let text = std::fs::read_to_string(&full)
+        .map_err(|e| EngineError::Refused(format!("contract {}: {e}", full.display())))?;
+    let cfg = &config.run;
+    let diff = match &cfg.diff {
+        Some(d) => d.clone(),
+        None => crate::code::git_answer(worktree, &["rev-parse", "HEAD"]).ok_or_else(|| {
+            EngineError::Refused(format!(
+                "cannot read HEAD in {} (is it a git worktree with a commit?): set [run] diff in {}",
+                worktree.display(),
+                config.path.display()
+            ))
+        })?,
+    };
+    let id = Path::new(&rel)
+        .file_stem()
+        .map_or_else(|| "run".to_string(), |s| s.to_string_lossy().into_owned());
+    Ok(RunInfo {
+        id,
+        flow: header_field(&text, "flow").unwrap_or_else(|| "feat".into()),
+        branch: crate::code::git_answer(worktree, &["rev-parse", "--abbrev-ref", "HEAD"])
+            .unwrap_or_default(),
+        contract: rel,
+        diff,
+        test: cfg.test.clone(),
+        worktree: worktree.display().to_string(),
+        max_rounds: Some(cfg.max_rounds),
+        engine: true,
+        review: config.agent(AgentRole::Reviewer).map(|_| ReviewInfo {
+            verify_by_test: config.verify_by_test_off().is_none() && config.verify_by_test.enabled,
+            max_findings: config.verify_by_test.max_findings,
+        }),
+        extra: Default::default(),
     })
 }
 
@@ -537,8 +686,57 @@ fn next_dispatch(s: &State) -> u32 {
         + 1
 }
 
+/// Where `--new` archives ended runs, inside `.pipeline/`.
+pub const ARCHIVE: &str = "runs";
+
+/// Moves everything of an ended run out of `.pipeline/` into
+/// `.pipeline/runs/<run-id>/` (`-2`, `-3`… when that is taken), under the
+/// writer lock; the locks and `.gitignore` stay.
+fn archive(pipeline: &Pipeline, run_id: &str) -> Result<PathBuf, EngineError> {
+    let io = |what: &str, p: &Path, e: std::io::Error| {
+        EngineError::Refused(format!(
+            "cannot archive the ended run: {what} {}: {e}",
+            p.display()
+        ))
+    };
+    let _lock = crate::journal::PipelineLock::acquire(
+        &pipeline.lock_path(),
+        crate::journal::PipelineLock::timeout_from_env()?,
+    )?;
+    let base = pipeline.dir().join(ARCHIVE);
+    std::fs::create_dir_all(&base).map_err(|e| io("create", &base, e))?;
+    let safe: String = run_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let mut to = base.join(&safe);
+    let mut n = 2;
+    while to.exists() {
+        to = base.join(format!("{safe}-{n}"));
+        n += 1;
+    }
+    std::fs::create_dir(&to).map_err(|e| io("create", &to, e))?;
+    let keep = [ARCHIVE, "lock", crate::journal::ENGINE_LOCK, ".gitignore"];
+    let entries = std::fs::read_dir(pipeline.dir()).map_err(|e| io("list", pipeline.dir(), e))?;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if keep.iter().any(|k| name == *k) {
+            continue;
+        }
+        let dest = to.join(&name);
+        std::fs::rename(e.path(), &dest).map_err(|err| io("move", &e.path(), err))?;
+    }
+    Ok(to)
+}
+
 /// The contract's path relative to the worktree; refused outside it.
-fn relative_contract(worktree: &Path, contract: &Path) -> Result<String, EngineError> {
+pub fn relative_contract(worktree: &Path, contract: &Path) -> Result<String, EngineError> {
     let abs = std::fs::canonicalize(contract)
         .or_else(|_| std::fs::canonicalize(worktree.join(contract)))
         .map_err(|e| EngineError::Refused(format!("contract {}: {e}", contract.display())))?;

@@ -1,15 +1,17 @@
-//! One engine per pipeline: `.pipeline/engine.lock`, an exclusive file lock
-//! held for the engine's whole life (beside the journal's writer lock, which
-//! is only held for one append), naming the holder's pid. The lock dies with
-//! its process, so a lock file whose lock is free is stale: it is reported
-//! and taken over.
+//! One engine per pipeline: an exclusive file lock on the `.pipeline`
+//! folder itself, held for the engine's whole life (beside the journal's
+//! writer lock, which is only held for one append), and
+//! `.pipeline/engine.lock` naming the holder's pid. The lock is on the
+//! folder, not on a file in it, so deleting or replacing `engine.lock`
+//! cannot free it: it dies with its process only. A pid file whose lock is
+//! free is stale: it is reported and taken over.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The lock file's name inside `.pipeline/`.
-pub const FILE_NAME: &str = "engine.lock";
+pub const FILE_NAME: &str = crate::journal::ENGINE_LOCK;
 
 /// Why the engine lock was not taken.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +40,7 @@ pub enum EngineLockError {
 #[derive(Debug)]
 pub struct EngineLock {
     file: File,
+    _dir: File,
     /// The pid named by a stale lock that was taken over.
     pub stale: Option<u32>,
 }
@@ -52,6 +55,17 @@ impl EngineLock {
             source,
         };
         std::fs::create_dir_all(dir).map_err(|e| io("create", e))?;
+        let folder = File::open(dir).map_err(|e| io("open the folder of", e))?;
+        match folder.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(EngineLockError::Held {
+                    holder: crate::journal::engine_holder(dir),
+                    path,
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(io("lock the folder of", e)),
+        }
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -59,22 +73,16 @@ impl EngineLock {
             .truncate(false)
             .open(&path)
             .map_err(|e| io("open", e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(EngineLockError::Held {
-                    holder: read_pid(&mut file),
-                    path,
-                });
-            }
-            Err(TryLockError::Error(e)) => return Err(io("lock", e)),
-        }
         let stale = read_pid(&mut file).filter(|&p| p != std::process::id());
         file.set_len(0).map_err(|e| io("truncate", e))?;
         file.rewind().map_err(|e| io("rewind", e))?;
         writeln!(file, "{}", std::process::id()).map_err(|e| io("write", e))?;
         file.flush().map_err(|e| io("write", e))?;
-        Ok(EngineLock { file, stale })
+        Ok(EngineLock {
+            file,
+            _dir: folder,
+            stale,
+        })
     }
 }
 
@@ -82,7 +90,6 @@ impl Drop for EngineLock {
     fn drop(&mut self) {
         // The pid goes first so a reader never names a holder that left.
         let _ = self.file.set_len(0);
-        let _ = self.file.unlock();
     }
 }
 
@@ -110,7 +117,18 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        // Deleting the pid file does not free the lock.
+        std::fs::remove_file(dir.path().join(FILE_NAME)).unwrap();
+        assert!(matches!(
+            EngineLock::acquire(dir.path()),
+            Err(EngineLockError::Held { .. })
+        ));
+        assert_eq!(
+            crate::journal::running_engine(dir.path()),
+            Some(std::process::id())
+        );
         drop(first);
+        assert_eq!(crate::journal::running_engine(dir.path()), None);
         let again = EngineLock::acquire(dir.path()).unwrap();
         assert_eq!(again.stale, None);
     }

@@ -6,9 +6,11 @@
 pub mod adapter;
 pub mod attention;
 pub mod config;
+pub mod contract;
 pub mod dispatch;
 pub mod driver;
 pub mod lock;
 pub mod review;
+pub mod roles;
 
 pub use driver::{EngineError, Finish, Options, run};

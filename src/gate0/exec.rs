@@ -32,6 +32,9 @@ pub struct Checks {
     /// Asked for: the running check's tree is stopped, no other starts,
     /// and no evidence is written.
     pub stop: Stop,
+    /// The run the checks work for, when `loopwatch run` runs them (see
+    /// [`process::Command::on_behalf_of`]).
+    pub on_behalf_of: Option<String>,
 }
 
 impl Checks {
@@ -40,6 +43,7 @@ impl Checks {
         Checks {
             cwd: cwd.into(),
             stop: stop.clone(),
+            on_behalf_of: None,
         }
     }
 }
@@ -64,7 +68,11 @@ pub fn run_check(check: &[u8], expect: &[u8], limit: Option<Duration>, at: &Chec
     let started = Instant::now();
     let sink = Arc::new(Mutex::new(OutputSink::new(expect)));
     let feed = sink.clone();
-    let ran = process::Command::new("bash", &at.cwd)
+    let mut command = process::Command::new("bash", &at.cwd);
+    if let Some(m) = &at.on_behalf_of {
+        command = command.on_behalf_of(m.clone());
+    }
+    let ran = command
         .arg("-c")
         .arg(OsStr::from_bytes(check))
         .deadline_opt(limit)

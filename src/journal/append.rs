@@ -62,6 +62,7 @@ where
     let mut journal = open_pipeline_file(&journal_path, true, true)
         .map_err(|e| JournalError::io("open", &journal_path, e))?;
     repair_partial_tail(&mut journal, &journal_path)?;
+    guarded(pipeline, &mut journal, &journal_path)?;
 
     let (mut state, stale) = load_state(pipeline, &journal_path)?;
     if stale {
@@ -132,6 +133,9 @@ where
     journal
         .sync_data()
         .map_err(|e| JournalError::io("fsync", &journal_path, e))?;
+    if let Some(g) = pipeline.guard() {
+        g.wrote(&mut journal, &journal_path)?;
+    }
 
     for ev in &events {
         state.apply(ev);
@@ -148,6 +152,35 @@ where
         }));
     }
     Ok(Appended { events, state })
+}
+
+/// Under the lock, what other writers appended since the guarded
+/// pipeline's last look (see [`super::Guard`]): nothing for an unguarded
+/// pipeline; the lines it may not keep are moved out and `state.json` put
+/// back as the journal now is, then refused with [`JournalError::Foreign`].
+pub fn check_guard(pipeline: &Pipeline) -> Result<(), JournalError> {
+    if pipeline.guard().is_none() || !pipeline.journal_path().exists() {
+        return Ok(());
+    }
+    let _lock = PipelineLock::acquire(&pipeline.lock_path(), PipelineLock::timeout_from_env()?)?;
+    let path = pipeline.journal_path();
+    let mut journal =
+        open_pipeline_file(&path, false, true).map_err(|e| JournalError::io("open", &path, e))?;
+    repair_partial_tail(&mut journal, &path)?;
+    guarded(pipeline, &mut journal, &path)
+}
+
+fn guarded(pipeline: &Pipeline, journal: &mut File, path: &Path) -> Result<(), JournalError> {
+    let Some(g) = pipeline.guard() else {
+        return Ok(());
+    };
+    let Some(foreign) = g.check(journal, path)? else {
+        return Ok(());
+    };
+    // The snapshot may hold the foreign lines: it is the journal's again.
+    let batch = read_all(path).map_err(|e| JournalError::io("read", path, e))?;
+    write_state(pipeline, &fold(&batch.events))?;
+    Err(JournalError::Foreign(foreign))
 }
 
 /// Appends fixed payloads.

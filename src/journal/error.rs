@@ -71,6 +71,19 @@ pub enum JournalError {
         /// What was appended, for the caller to report as usual.
         appended: Box<Appended>,
     },
+    /// While `loopwatch run` drives the pipeline, the journal was replaced,
+    /// cut or rewritten at its end by another writer.
+    #[error("{}: {why}: the journal is written by `loopwatch run` alone while it drives the run; it stops here (restore the journal, then `loopwatch run` resumes)", path.display())]
+    Replaced {
+        /// The journal.
+        path: PathBuf,
+        /// What changed.
+        why: String,
+    },
+    /// Another writer appended lines the engine does not take (see
+    /// [`super::Guard`]); they were moved out of the journal.
+    #[error("{} line(s) written into the journal by another writer while `loopwatch run` drives it{}: {}; moved to {} and the journal put back as loopwatch wrote it; the run stops here (`loopwatch run` resumes it)", .0.lines, .0.first_seq.map(|s| format!(" (from seq {s})")).unwrap_or_default(), .0.why, .0.kept.display())]
+    Foreign(super::Foreign),
     /// A line could not be serialised (should never happen).
     #[error("could not serialise an event: {0}")]
     Serialise(#[from] serde_json::Error),

@@ -7,16 +7,20 @@
 
 mod append;
 mod error;
+mod guard;
 mod lock;
 mod pipeline;
 mod reader;
 mod snapshot;
 mod tail;
 
-pub use append::{AppendOptions, Appended, MAX_STATE_BYTES, append, append_with, write_state};
+pub use append::{
+    AppendOptions, Appended, MAX_STATE_BYTES, append, append_with, check_guard, write_state,
+};
 pub use error::{JournalError, LockHolder, PathError};
+pub use guard::{Allowed, Foreign, Guard};
 pub use lock::{DEFAULT_LOCK_TIMEOUT, MAX_LOCK_TIMEOUT_SECS, PipelineLock, parse_timeout};
-pub use pipeline::Pipeline;
+pub use pipeline::{ENGINE_LOCK, Pipeline, engine_holder, running_engine};
 pub use reader::{
     JournalReader, LineProblem, MAX_LINE_BYTES, ReadBatch, read_all, version_problem,
 };

@@ -4,11 +4,21 @@ use std::path::{Path, PathBuf};
 
 use super::{JournalError, PathError};
 
-/// A `.pipeline` folder (it may not exist yet).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A `.pipeline` folder (it may not exist yet). Two pipelines are equal
+/// when they name the same folder, guarded or not.
+#[derive(Debug, Clone)]
 pub struct Pipeline {
     dir: PathBuf,
+    guard: Option<super::Guard>,
 }
+
+impl PartialEq for Pipeline {
+    fn eq(&self, other: &Self) -> bool {
+        self.dir == other.dir
+    }
+}
+
+impl Eq for Pipeline {}
 
 impl Pipeline {
     /// The folder name.
@@ -16,7 +26,23 @@ impl Pipeline {
 
     /// A pipeline at exactly this folder.
     pub fn at(dir: impl Into<PathBuf>) -> Self {
-        Pipeline { dir: dir.into() }
+        Pipeline {
+            dir: dir.into(),
+            guard: None,
+        }
+    }
+
+    /// The same pipeline, its journal guarded (see [`super::Guard`]): what
+    /// other writers append is checked before each append and each
+    /// [`super::check_guard`]. Clones share the guard.
+    pub fn guarded(mut self, allowed: super::Allowed) -> Self {
+        self.guard = Some(super::Guard::new(allowed));
+        self
+    }
+
+    /// The guard, when the pipeline is guarded.
+    pub fn guard(&self) -> Option<&super::Guard> {
+        self.guard.as_ref()
     }
 
     /// Interprets a path given by a person: a `.pipeline` folder itself (its
@@ -142,6 +168,47 @@ impl Pipeline {
         }
         Ok(self.dir.join(p))
     }
+}
+
+/// The pid file `loopwatch run` keeps beside its lock on the folder.
+pub const ENGINE_LOCK: &str = "engine.lock";
+
+/// The pid of the `loopwatch run` driving the pipeline in `dir`, while one
+/// does (`Some(0)` when its pid cannot be told); `None` when none does.
+pub fn running_engine(dir: &Path) -> Option<u32> {
+    let folder = std::fs::File::open(dir).ok()?;
+    match folder.try_lock_shared() {
+        Ok(()) => {
+            let _ = folder.unlock();
+            None
+        }
+        Err(std::fs::TryLockError::WouldBlock) => Some(engine_holder(dir).unwrap_or(0)),
+        Err(std::fs::TryLockError::Error(_)) => None,
+    }
+}
+
+/// Who holds the folder's lock: the pid in `engine.lock` when that process
+/// is alive, else the one the kernel names in `/proc/locks`.
+pub fn engine_holder(dir: &Path) -> Option<u32> {
+    let named = std::fs::File::open(dir.join(ENGINE_LOCK))
+        .ok()
+        .and_then(|f| {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::Read::take(f, 32), &mut s).ok()?;
+            s.trim().parse().ok()
+        })
+        .filter(|&p| crate::util::process_alive(p));
+    named.or_else(|| {
+        use std::os::unix::fs::MetadataExt;
+        let ino = std::fs::metadata(dir).ok()?.ino();
+        let locks = std::fs::read_to_string("/proc/locks").ok()?;
+        locks.lines().find_map(|l| {
+            // `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (pid, id) = (f.get(4)?, f.get(5)?);
+            (id.rsplit(':').next()?.parse::<u64>().ok()? == ino).then(|| pid.parse().ok())?
+        })
+    })
 }
 
 /// What `.pipeline/.gitignore` holds.

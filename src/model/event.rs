@@ -154,6 +154,9 @@ pub enum EventBody {
     /// A red test handed to the developer, run again after its dispatch.
     #[serde(rename = "verify.green")]
     VerifyGreen(Box<VerifyGreen>),
+    /// The contract as `loopwatch run` judges it.
+    #[serde(rename = "contract.judged")]
+    ContractJudged(Box<ContractJudged>),
     /// A type this version does not know (kept, shown raw).
     #[serde(skip)]
     Unknown {
@@ -190,6 +193,7 @@ boxed_body!(
     VerifyGreen(VerifyGreen),
     FindingLane(FindingLane),
     ReviewFinished(ReviewFinished),
+    ContractJudged(ContractJudged),
 );
 
 impl EventBody {
@@ -208,6 +212,7 @@ impl EventBody {
             EventBody::VerifyGreen(g) => &mut g.extra,
             EventBody::FindingLane(l) => &mut l.extra,
             EventBody::ReviewFinished(r) => &mut r.extra,
+            EventBody::ContractJudged(c) => &mut c.extra,
             _ => return,
         };
         for k in ["v", "seq", "at"] {
@@ -239,6 +244,7 @@ impl EventBody {
             EventBody::ReviewFinished(_) => "review.finished",
             EventBody::Note { .. } => "note",
             EventBody::VerifyGreen(_) => "verify.green",
+            EventBody::ContractJudged(_) => "contract.judged",
             EventBody::Unknown { type_name, .. } => type_name,
         }
     }
@@ -626,12 +632,14 @@ pub struct RunEnded {
 }
 
 mod agent;
+mod contract;
 mod expiry;
 mod green;
 mod limits;
 mod notice;
 mod review;
 pub use agent::{AgentFinished, AgentRole, AgentStarted, SignalFrom};
+pub use contract::ContractJudged;
 pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
 pub use green::{GreenResult, VerifyGreen};
 pub use limits::MAX_VALUES_PER_LINE;
@@ -795,7 +803,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 21] = [
+pub const KNOWN_TYPES: [&str; 22] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -817,6 +825,7 @@ pub const KNOWN_TYPES: [&str; 21] = [
     "review.finished",
     "note",
     "verify.green",
+    "contract.judged",
 ];
 
 fn is_known_type(t: &str) -> bool {

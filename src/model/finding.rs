@@ -6,7 +6,7 @@
 
 use super::event::VerifyResult;
 use super::state::{Iteration, State};
-use super::types::{Decision, Finding, VerifyOutcome};
+use super::types::{Finding, VerifyOutcome};
 
 /// A triage bucket of a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +89,7 @@ impl State {
         // A decision or an expiry whose action accepts the partial delivery.
         self.human_gates
             .iter()
-            .any(|g| g.outcome() == Some(Decision::AcceptPartial))
+            .any(|g| g.effect() == Some(crate::model::kinds::Effect::PartialDelivery))
     }
 }
 

@@ -6,6 +6,7 @@
 //! types are counted.
 
 use super::event::*;
+use super::kinds::Effect;
 use super::rules;
 use super::state::*;
 use super::types::*;
@@ -134,6 +135,7 @@ impl State {
                         expired: None,
                         notified: 0,
                         notified_at: None,
+                        contract_applied: None,
                     });
                 }
             }
@@ -154,6 +156,19 @@ impl State {
                     seq: ev.seq,
                 });
             }),
+            EventBody::ContractJudged(c) => {
+                if c.rerun {
+                    self.marks.last_contract_seq = ev.seq;
+                }
+                if let Some(g) = c
+                    .gate
+                    .as_deref()
+                    .and_then(|id| self.human_gates.iter_mut().find(|g| g.request.id == id))
+                {
+                    g.contract_applied = Some(ev.seq);
+                }
+                self.contract = Some(ContractJudged::clone(c));
+            }
             EventBody::NotifySent(n) => {
                 if let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == n.id) {
                     gate.notified = gate.notified.max(n.n);
@@ -223,39 +238,39 @@ impl State {
         let asked_by = gate.request.gate;
         let developer = rules::is_developer_gate(&gate.request);
         let review = rules::review::gate_role(&gate.request);
-        self.apply_review_outcome(outcome, review);
-        self.apply_outcome(outcome, asked_by, developer);
+        // An outcome that is not an option of the kind changes nothing.
+        let Some(effect) = gate.request.kind.effect(outcome) else {
+            return;
+        };
+        self.apply_review_outcome(effect, review);
+        self.apply_outcome(effect, asked_by, developer);
     }
 
     /// What a gate's outcome (decided or expired) changes in the counters.
-    fn apply_outcome(&mut self, outcome: Decision, asked_by: Option<GateName>, developer: bool) {
-        if developer && matches!(outcome, Decision::Retry | Decision::Extend) {
+    fn apply_outcome(&mut self, effect: Effect, asked_by: Option<GateName>, developer: bool) {
+        if developer && effect.resets_failures() {
             // A person let the developer try again: its failures count anew.
             self.dev_strikes = 0;
         }
         let Some(g) = asked_by else { return };
-        match outcome {
-            Decision::Extend => {
-                *self.caps.get_mut(g) += 1;
-                *self.structural_strikes.get_mut(g) = 0;
-            }
-            Decision::Retry => *self.structural_strikes.get_mut(g) = 0,
-            _ => {}
+        if effect == Effect::OneMoreRound {
+            *self.caps.get_mut(g) += 1;
+        }
+        if effect.resets_failures() {
+            *self.structural_strikes.get_mut(g) = 0;
         }
     }
 
-    /// What a review gate's outcome changes: `extend` on the review's cap
-    /// gate allows one more round; `retry` or `extend` on the reviewer's
-    /// structural gate lets it try again.
-    fn apply_review_outcome(&mut self, outcome: Decision, gate: Option<rules::review::ReviewGate>) {
+    /// What a review gate's outcome changes: one more round on the
+    /// review's cap gate raises its cap; any second chance on the
+    /// reviewer's structural gate lets it try again.
+    fn apply_review_outcome(&mut self, effect: Effect, gate: Option<rules::review::ReviewGate>) {
         let (Some(gate), Some(c)) = (gate, self.review.as_mut()) else {
             return;
         };
-        match (gate, outcome) {
-            (rules::review::ReviewGate::Cap, Decision::Extend) => c.cap += 1,
-            (rules::review::ReviewGate::Reviewer, Decision::Retry | Decision::Extend) => {
-                c.strikes = 0
-            }
+        match gate {
+            rules::review::ReviewGate::Cap if effect == Effect::OneMoreRound => c.cap += 1,
+            rules::review::ReviewGate::Reviewer if effect.resets_failures() => c.strikes = 0,
             _ => {}
         }
     }

@@ -9,6 +9,7 @@
 pub mod event;
 pub mod finding;
 pub mod fold;
+pub mod kinds;
 pub mod rules;
 pub mod state;
 pub mod triage;
@@ -17,6 +18,7 @@ pub mod types;
 pub use event::{Event, EventBody};
 pub use finding::{Bucket, severity_rank};
 pub use fold::fold;
+pub use kinds::{Choice, Effect};
 pub use rules::Next;
 pub use state::{GateStatus, HumanGate, Iteration, State};
 pub use types::*;

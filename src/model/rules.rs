@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::event::*;
+use super::kinds::Effect;
 use super::state::*;
 use super::types::*;
 
@@ -69,68 +70,235 @@ impl NextAction {
     }
 }
 
-/// What happens next, and why.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Next {
-    /// The action.
-    pub action: NextAction,
-    /// The gate to run (next-gate, retry).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gate: Option<GateName>,
-    /// The human gate to await (human).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub human: Option<String>,
-    /// One line for people.
-    #[serde(default)]
-    pub why: String,
-    /// For done and stop: the status the run should end with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub end: Option<EndStatus>,
-    /// The review step to carry out (review).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<ReviewStep>,
+/// What happens next: each step with what it needs, and why (one line
+/// for people).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "NextWire", try_from = "NextWire")]
+pub enum Next {
+    /// Run `gate` (the next one in loop order, or GATE 0 after new work).
+    Gate {
+        /// The gate.
+        gate: GateName,
+        /// Why.
+        why: String,
+    },
+    /// Run the same gate again (structural failure, contract error).
+    Retry {
+        /// The gate.
+        gate: GateName,
+        /// Why.
+        why: String,
+    },
+    /// Hand the gaps back to the developer.
+    Dev {
+        /// Why.
+        why: String,
+    },
+    /// Await the human gate `id`.
+    Human {
+        /// The gate's id.
+        id: String,
+        /// The loop's gate that asked, when one did.
+        gate: Option<GateName>,
+        /// Why.
+        why: String,
+    },
+    /// A step of the review stage.
+    Review {
+        /// The step.
+        step: ReviewStep,
+        /// Why.
+        why: String,
+    },
+    /// The loop is over: record the end of the run with `end`.
+    Done {
+        /// The status the run ends with.
+        end: EndStatus,
+        /// Why.
+        why: String,
+    },
+    /// A person stopped the run: record its end with `end`, do nothing else.
+    Stop {
+        /// The status the run ends with.
+        end: EndStatus,
+        /// Why.
+        why: String,
+    },
+}
+
+impl Default for Next {
+    /// A run starts at GATE 0.
+    fn default() -> Self {
+        Next::Gate {
+            gate: GateName::Floor,
+            why: String::new(),
+        }
+    }
 }
 
 impl Next {
-    fn new(action: NextAction, gate: Option<GateName>, why: impl Into<String>) -> Self {
-        Next {
-            action,
-            gate,
-            human: None,
-            why: why.into(),
-            end: None,
-            step: None,
+    /// The action's token and exit code.
+    pub fn action(&self) -> NextAction {
+        match self {
+            Next::Gate { .. } => NextAction::NextGate,
+            Next::Retry { .. } => NextAction::Retry,
+            Next::Dev { .. } => NextAction::Dev,
+            Next::Human { .. } => NextAction::Human,
+            Next::Review { .. } => NextAction::Review,
+            Next::Done { .. } => NextAction::Done,
+            Next::Stop { .. } => NextAction::Stop,
         }
     }
 
-    /// The same, with the status the run should end with.
-    fn ending(mut self, end: EndStatus) -> Self {
-        self.end = Some(end);
-        self
+    /// One line for people.
+    pub fn why(&self) -> &str {
+        match self {
+            Next::Gate { why, .. }
+            | Next::Retry { why, .. }
+            | Next::Dev { why }
+            | Next::Human { why, .. }
+            | Next::Review { why, .. }
+            | Next::Done { why, .. }
+            | Next::Stop { why, .. } => why,
+        }
     }
 
-    /// `<action> [gate | human id | end status]`, for scripts (`status --next`).
+    /// The gate the step runs or waits on, when there is one.
+    pub fn gate(&self) -> Option<GateName> {
+        match self {
+            Next::Gate { gate, .. } | Next::Retry { gate, .. } => Some(*gate),
+            Next::Human { gate, .. } => *gate,
+            _ => None,
+        }
+    }
+
+    /// `<action> [gate | human id | end status | step]`, for scripts (`status --next`).
     pub fn machine_line(&self) -> String {
-        let arg = match self.action {
-            NextAction::Human => self.human.clone(),
-            NextAction::NextGate | NextAction::Retry => self.gate.map(|g| g.as_str().to_string()),
-            NextAction::Done | NextAction::Stop => self.end.map(|e| e.as_str().to_string()),
-            NextAction::Review => self.step.map(|s| s.as_str().to_string()),
-            NextAction::Dev => None,
-        };
-        match arg {
-            Some(a) => format!("{} {a}", self.action.as_str()),
-            None => self.action.as_str().to_string(),
+        let action = self.action().as_str();
+        match self {
+            Next::Gate { gate, .. } | Next::Retry { gate, .. } => format!("{action} {gate}"),
+            Next::Human { id, .. } => format!("{action} {id}"),
+            Next::Done { end, .. } | Next::Stop { end, .. } => {
+                format!("{action} {}", end.as_str())
+            }
+            Next::Review { step, .. } => format!("{action} {}", step.as_str()),
+            Next::Dev { .. } => action.to_string(),
         }
     }
 
     /// The `NEXT: ...` line of a recording command.
     pub fn line(&self) -> String {
-        match (&self.action, &self.human) {
-            (NextAction::Human, Some(id)) => format!("NEXT: human {id}"),
-            (NextAction::Review, _) => format!("NEXT: {}", self.machine_line()),
-            (a, _) => format!("NEXT: {}", a.as_str()),
+        match self {
+            Next::Human { .. } | Next::Review { .. } => format!("NEXT: {}", self.machine_line()),
+            _ => format!("NEXT: {}", self.action().as_str()),
         }
+    }
+}
+
+// `Next` as `state.json` and `status --json` write it.
+/// What happens next, and why.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "Next")]
+struct NextWire {
+    /// The action.
+    action: NextAction,
+    /// The gate to run (next-gate, retry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gate: Option<GateName>,
+    /// The human gate to await (human).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    human: Option<String>,
+    /// One line for people.
+    #[serde(default)]
+    why: String,
+    /// For done and stop: the status the run should end with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    end: Option<EndStatus>,
+    /// The review step to carry out (review).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    step: Option<ReviewStep>,
+}
+
+impl From<Next> for NextWire {
+    fn from(n: Next) -> Self {
+        let action = n.action();
+        let gate = n.gate();
+        match n {
+            Next::Gate { why, .. } | Next::Retry { why, .. } | Next::Dev { why } => NextWire {
+                action,
+                gate,
+                why,
+                ..NextWire::default()
+            },
+            Next::Human { id, why, .. } => NextWire {
+                action,
+                gate,
+                human: Some(id),
+                why,
+                ..NextWire::default()
+            },
+            Next::Review { step, why } => NextWire {
+                action,
+                why,
+                step: Some(step),
+                ..NextWire::default()
+            },
+            Next::Done { end, why } | Next::Stop { end, why } => NextWire {
+                action,
+                why,
+                end: Some(end),
+                ..NextWire::default()
+            },
+        }
+    }
+}
+
+impl TryFrom<NextWire> for Next {
+    type Error = String;
+    /// A `next` read from a `state.json` (possibly a foreign one): each
+    /// action needs its field, except `next-gate`, which without a gate
+    /// means the start of the loop, GATE 0.
+    fn try_from(w: NextWire) -> Result<Self, String> {
+        let missing = |field: &str| format!("next: {} without `{field}`", w.action.as_str());
+        let why = w.why.clone();
+        Ok(match w.action {
+            NextAction::NextGate => Next::Gate {
+                gate: w.gate.unwrap_or(GateName::Floor),
+                why,
+            },
+            NextAction::Retry => Next::Retry {
+                gate: w.gate.ok_or_else(|| missing("gate"))?,
+                why,
+            },
+            NextAction::Dev => Next::Dev { why },
+            NextAction::Human => Next::Human {
+                id: w.human.clone().ok_or_else(|| missing("human"))?,
+                gate: w.gate,
+                why,
+            },
+            NextAction::Review => Next::Review {
+                step: w.step.ok_or_else(|| missing("step"))?,
+                why,
+            },
+            NextAction::Done => Next::Done {
+                end: w.end.ok_or_else(|| missing("end"))?,
+                why,
+            },
+            NextAction::Stop => Next::Stop {
+                end: w.end.ok_or_else(|| missing("end"))?,
+                why,
+            },
+        })
+    }
+}
+
+impl JsonSchema for Next {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        NextWire::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        NextWire::json_schema(generator)
     }
 }
 
@@ -412,7 +580,7 @@ pub fn assign_ids(
                 iteration,
                 subject: r.subject,
                 summary: r.summary,
-                options: r.kind.options().to_vec(),
+                options: r.kind.options(),
                 evidence: r.evidence,
                 expires: None,
                 extra: Default::default(),
@@ -424,118 +592,98 @@ pub fn assign_ids(
 /// What the orchestrator does next, from the state alone.
 pub fn next(s: &State) -> Next {
     if let Some(e) = &s.ended {
-        return Next::new(NextAction::Done, None, "the run has ended").ending(e.status);
-    }
-    if let Some(g) = s.open_human_gates().next() {
-        return Next {
-            action: NextAction::Human,
-            gate: g.request.gate,
-            human: Some(g.request.id.clone()),
-            why: format!("waiting on a person: {} ({})", g.request.id, g.request.kind),
-            end: None,
-            step: None,
+        return Next::Done {
+            end: e.status,
+            why: "the run has ended".into(),
         };
     }
-    if let Some((id, d, how)) = s.human_gates.iter().find_map(|g| {
+    if let Some(g) = s.open_human_gates().next() {
+        return Next::Human {
+            id: g.request.id.clone(),
+            gate: g.request.gate,
+            why: format!("waiting on a person: {} ({})", g.request.id, g.request.kind),
+        };
+    }
+    if let Some((id, d, how, end)) = s.human_gates.iter().find_map(|g| {
         let d = g.outcome()?;
+        let end = g.request.kind.effect(d)?.ends()?;
         let how = if g.expired.is_some() {
             "expired with"
         } else {
             "decided"
         };
-        matches!(d, Decision::TakeOver | Decision::Abort | Decision::Reject).then_some((
-            &g.request.id,
-            d,
-            how,
-        ))
+        Some((&g.request.id, d, how, end))
     }) {
-        let end = match d {
-            Decision::Reject => EndStatus::NotConformant,
-            Decision::Abort => EndStatus::Aborted,
-            _ => EndStatus::Stopped,
+        return Next::Stop {
+            end,
+            why: format!("{id} {how} {d}: record the end of the run"),
         };
-        return Next::new(
-            NextAction::Stop,
-            None,
-            format!("{id} {how} {d}: record the end of the run"),
-        )
-        .ending(end);
     }
     if s.run.is_none() && s.seq == 0 {
-        return Next::new(NextAction::NextGate, Some(GateName::Floor), "no run yet");
+        return gate(GateName::Floor, "no run yet");
     }
     if s.run.as_ref().is_some_and(|r| r.engine) && dev_handed_off(s) {
         // A run driven by `loopwatch run`: every iteration opens with a
         // developer dispatch, and its gates wait for that dispatch to succeed.
         let n = s.iteration_number().max(1);
         if !dev_done(s, n) {
-            return Next::new(
-                NextAction::Dev,
-                None,
-                format!("iteration {n}: the developer's work has not finished"),
-            );
+            return Next::Dev {
+                why: format!("iteration {n}: the developer's work has not finished"),
+            };
         }
         if let Some(green) = review::green_step(s) {
             return green;
         }
     }
     let Some(g) = s.latest_round() else {
-        return Next::new(
-            NextAction::NextGate,
-            Some(GateName::Floor),
-            "GATE 0 has not run yet",
-        );
+        return gate(GateName::Floor, "GATE 0 has not run yet");
     };
     if s.marks.last_dev_seq > s.marks.last_gate_seq {
-        return Next::new(
-            NextAction::NextGate,
-            Some(GateName::Floor),
-            "new developer work: re-run from GATE 0",
+        return gate(GateName::Floor, "new developer work: re-run from GATE 0");
+    }
+    if s.marks.last_contract_seq > s.marks.last_gate_seq {
+        return gate(
+            GateName::Floor,
+            "the contract as judged changed: re-run from GATE 0",
         );
     }
-    let decided = |kind: HumanGateKind, want: Decision| {
-        s.human_gates.iter().any(|h| {
-            h.request.kind == kind
-                && h.request.gate == Some(g.gate)
+    // Gates of this round whose outcome hands their subject back.
+    let to_developer = s
+        .human_gates
+        .iter()
+        .filter(|h| {
+            h.request.gate == Some(g.gate)
                 && h.request.iteration == g.iteration
-                && h.outcome() == Some(want)
+                && h.effect() == Some(Effect::ToDeveloper)
         })
-    };
+        .count();
     match round_outcome(g) {
         RoundOutcome::Structural => {
-            return Next::new(
-                NextAction::Retry,
-                Some(g.gate),
-                format!(
+            return Next::Retry {
+                gate: g.gate,
+                why: format!(
                     "GATE {} output was not usable: run it again",
                     g.gate.number()
                 ),
-            );
+            };
         }
         RoundOutcome::Contract => {
-            return Next::new(
-                NextAction::Retry,
-                Some(g.gate),
-                "the contract is malformed: fix it, then re-run GATE 0",
-            );
+            return Next::Retry {
+                gate: g.gate,
+                why: "the contract is malformed: fix it, then re-run GATE 0".into(),
+            };
         }
         RoundOutcome::Failed | RoundOutcome::Passed => {}
     }
-    let mut gaps = dev_gaps_in_round(g);
-    if g.gate == GateName::Conformity {
-        gaps += usize::from(decided(HumanGateKind::Abandoned, Decision::Lift));
-        gaps += usize::from(decided(HumanGateKind::OutOfScope, Decision::Deny));
-    }
+    let gaps = dev_gaps_in_round(g) + to_developer;
     if gaps > 0 {
-        return Next::new(
-            NextAction::Dev,
-            None,
-            format!(
+        return Next::Dev {
+            why: format!(
                 "GATE {} {}: {gaps} gap(s) back to the developer",
                 g.gate.number(),
                 g.verdict
             ),
-        );
+        };
     }
     if g.gate == GateName::Conformity
         && let Some(n) = review::after_conformity(s, g.iteration)
@@ -543,24 +691,25 @@ pub fn next(s: &State) -> Next {
         return n;
     }
     match g.gate.next() {
-        Some(n) => Next::new(
-            NextAction::NextGate,
-            Some(n),
+        Some(n) => gate(
+            n,
             format!("GATE {} passed: run GATE {}", g.gate.number(), n.number()),
         ),
-        None => {
-            let end = if s.accepted_partial() {
+        None => Next::Done {
+            end: if s.accepted_partial() {
                 EndStatus::Partial
             } else {
                 EndStatus::Complete
-            };
-            Next::new(
-                NextAction::Done,
-                None,
-                "every gate passed: record the end of the run",
-            )
-            .ending(end)
-        }
+            },
+            why: "every gate passed: record the end of the run".into(),
+        },
+    }
+}
+
+fn gate(gate: GateName, why: impl Into<String>) -> Next {
+    Next::Gate {
+        gate,
+        why: why.into(),
     }
 }
 

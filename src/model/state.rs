@@ -231,6 +231,10 @@ pub struct HumanGate {
     /// When the last one was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notified_at: Option<String>,
+    /// Seq of the `contract.judged` that applied its outcome to the
+    /// contract as judged, once one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract_applied: Option<u64>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -250,6 +254,12 @@ impl HumanGate {
             .as_ref()
             .map(|d| d.decision.decision)
             .or(self.expired.as_ref().map(|x| x.action))
+    }
+
+    /// What its outcome does to the loop (`None` while open, or when the
+    /// outcome is not one of the kind's options).
+    pub fn effect(&self) -> Option<crate::model::kinds::Effect> {
+        self.request.kind.effect(self.outcome()?)
     }
 }
 
@@ -309,6 +319,9 @@ pub struct State {
     /// Review rounds and reviewer strikes (runs with a review stage only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ReviewCounters>,
+    /// The contract as `loopwatch run` judges it (its last `contract.judged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<crate::model::event::ContractJudged>,
     /// What the loop does next.
     pub next: Next,
 }
@@ -321,6 +334,13 @@ pub struct Marks {
     pub last_gate_seq: u64,
     /// Seq of the last `dev.dispatched` or `iteration.started`.
     pub last_dev_seq: u64,
+    /// Seq of the last `contract.judged` after which GATE 0 judges again.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub last_contract_seq: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Default for State {
@@ -344,6 +364,7 @@ impl Default for State {
             usage: RunUsage::default(),
             dev_strikes: 0,
             review: None,
+            contract: None,
             next: Next::default(),
         }
     }

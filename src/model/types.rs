@@ -427,16 +427,19 @@ pub enum HumanGateKind {
     CapReached,
     /// A verifier or auditor failed structurally twice.
     Structural,
+    /// A person changed the contract's judged parts while the engine runs.
+    ContractChanged,
 }
 
 impl HumanGateKind {
     /// All kinds.
-    pub const ALL: [HumanGateKind; 5] = [
+    pub const ALL: [HumanGateKind; 6] = [
         HumanGateKind::Abandoned,
         HumanGateKind::Unverifiable,
         HumanGateKind::OutOfScope,
         HumanGateKind::CapReached,
         HumanGateKind::Structural,
+        HumanGateKind::ContractChanged,
     ];
 
     /// The name used in files and on the command line.
@@ -447,18 +450,7 @@ impl HumanGateKind {
             HumanGateKind::OutOfScope => "out-of-scope",
             HumanGateKind::CapReached => "cap-reached",
             HumanGateKind::Structural => "structural",
-        }
-    }
-
-    /// The decisions a person may take on a gate of this kind (PROTOCOL §1).
-    pub fn options(self) -> &'static [Decision] {
-        use Decision::*;
-        match self {
-            HumanGateKind::Abandoned => &[Lift, AcceptPartial],
-            HumanGateKind::Unverifiable => &[Accept, Reject],
-            HumanGateKind::OutOfScope => &[Approve, Deny],
-            HumanGateKind::CapReached => &[Extend, TakeOver, Abort],
-            HumanGateKind::Structural => &[Retry, Extend, TakeOver, Abort],
+            HumanGateKind::ContractChanged => "contract-changed",
         }
     }
 }
@@ -477,7 +469,7 @@ impl std::str::FromStr for HumanGateKind {
             .find(|k| k.as_str() == s)
             .ok_or_else(|| {
                 format!(
-                    "unknown human gate kind '{s}' (expected abandoned, unverifiable, out-of-scope, cap-reached or structural)"
+                    "unknown human gate kind '{s}' (expected abandoned, unverifiable, out-of-scope, cap-reached, structural or contract-changed)"
                 )
             })
     }
@@ -507,11 +499,15 @@ pub enum Decision {
     Abort,
     /// structural: run the gate again.
     Retry,
+    /// contract-changed: the changed contract is the one judged.
+    Adopt,
+    /// contract-changed: the contract is put back as it was judged.
+    Revert,
 }
 
 impl Decision {
     /// All decisions.
-    pub const ALL: [Decision; 10] = [
+    pub const ALL: [Decision; 12] = [
         Decision::Lift,
         Decision::AcceptPartial,
         Decision::Accept,
@@ -522,6 +518,8 @@ impl Decision {
         Decision::TakeOver,
         Decision::Abort,
         Decision::Retry,
+        Decision::Adopt,
+        Decision::Revert,
     ];
 
     /// The token.
@@ -537,6 +535,8 @@ impl Decision {
             Decision::TakeOver => "take-over",
             Decision::Abort => "abort",
             Decision::Retry => "retry",
+            Decision::Adopt => "adopt",
+            Decision::Revert => "revert",
         }
     }
 
@@ -553,6 +553,8 @@ impl Decision {
             Decision::TakeOver => "take over",
             Decision::Abort => "abort",
             Decision::Retry => "retry",
+            Decision::Adopt => "adopt",
+            Decision::Revert => "put back",
         }
     }
 }
@@ -568,7 +570,7 @@ impl std::str::FromStr for Decision {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Decision::ALL.into_iter().find(|d| d.as_str() == s).ok_or_else(|| {
             format!(
-                "unknown decision '{s}' (expected one of: lift, accept-partial, accept, reject, approve, deny, extend, take-over, abort, retry)"
+                "unknown decision '{s}' (expected one of: lift, accept-partial, accept, reject, approve, deny, extend, take-over, abort, retry, adopt, revert)"
             )
         })
     }

@@ -205,6 +205,7 @@ mod tests {
             expired: None,
             notified,
             notified_at: notified_at.map(Into::into),
+            contract_applied: None,
         }
     }
 

@@ -105,6 +105,19 @@ pub fn read(
     }
 }
 
+/// True when some line of `text` is a gate's VERDICT line (`VERIFY —
+/// VERDICT: …`, `SECURITY — VERDICT: …`, also with markdown emphasis on
+/// the key) or the finding verifier's results marker: an agent's message
+/// that answers, as opposed to one that only talks about what it does.
+pub fn holds_verdict(text: &str) -> bool {
+    text.lines().any(|l| {
+        let mut one = vec![l.trim().to_string()];
+        strip_emphasis(&mut one);
+        let t = one[0].trim_start_matches(['>', '`', ' ', '\t']);
+        VERDICT_ANY.is_match(t) || t.starts_with(super::json::MARKER)
+    })
+}
+
 /// The lines of `text`, a final line ending opening no extra line.
 fn split_keep(text: &str) -> Vec<&str> {
     let body = text.strip_suffix('\n').unwrap_or(text);

@@ -12,10 +12,15 @@
 //!   [`findings_from_verdicts`]: the finding verifier's JSON and the
 //!   verdict-gate rules.
 //!
+//! - [`agent_stream`]: the event streams of the agent CLIs (Claude Code's
+//!   `stream-json`, Codex's `exec --json`), typed, and read as a transcript.
+//! - [`holds_verdict`]: whether an agent's message holds a gate's VERDICT line.
+//!
 //! Every gate reader returns `Result<GateOutput, Structural>`: a
 //! [`Structural`] error is a gate that did not follow its format, which the
 //! loop treats as a failure of the gate, never as a pass.
 
+pub mod agent_stream;
 mod body;
 mod conformity;
 mod error;
@@ -38,6 +43,7 @@ pub use findings::{
 };
 pub use gate0_report::{FloorReport, Handoff, Runnable, parse_gate0_report};
 pub use json::{JsonInputError, kind_of};
+pub use lenient::holds_verdict;
 
 /// Reads a GATE 1 output named `input` (wrappings models add are removed
 /// first and named in [`GateOutput::normalized`]).

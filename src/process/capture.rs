@@ -177,7 +177,7 @@ impl LogFile {
     /// link and only as a regular file (it is under `.pipeline/`).
     pub fn create(path: &Path, limit: u64) -> std::io::Result<LogFile> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            crate::util::pipeline_dir(dir)?;
         }
         let file = crate::util::open_pipeline_file(path, true, false)?;
         file.set_len(0)?;

@@ -21,6 +21,9 @@
 //! Nothing here depends on which thread started the child (a parent-death
 //! signal would: it fires when the forking *thread* exits).
 //!
+//! The exception is [`terminal::run_in_terminal`]: a program a person uses
+//! on the terminal (the TUI's pager), which needs the terminal itself.
+//!
 //! Without the `loopwatch` binary at hand (the library's own unit tests
 //! built alone), a child runs in a process group of its own instead, and
 //! the group is what is stopped.
@@ -29,6 +32,7 @@ mod capture;
 mod running;
 mod stop;
 pub mod supervise;
+pub mod terminal;
 pub mod tree;
 
 use std::ffi::{OsStr, OsString};
@@ -61,6 +65,7 @@ pub struct Command {
     stop: Option<Stop>,
     after_exit: AfterExit,
     supervisor: Supervisor,
+    on_behalf_of: Option<String>,
 }
 
 /// What the runner waits for once the child itself has exited, before its
@@ -104,7 +109,20 @@ impl Command {
             stop: None,
             after_exit: AfterExit::EndTree,
             supervisor: Supervisor::Located,
+            on_behalf_of: None,
         }
+    }
+
+    /// The child works for a run (`<pipeline>#<what>`, the dispatch
+    /// marker): set in its environment as `LOOPWATCH_DISPATCH` and in its
+    /// supervisor's command line, so that nothing in its tree may record
+    /// into that run or decide its gates (see [`tree::dispatch_of`]).
+    pub fn on_behalf_of(mut self, marker: impl Into<String>) -> Self {
+        let marker = marker.into();
+        self.env
+            .push((tree::MARKER_ENV.into(), Some(marker.clone().into())));
+        self.on_behalf_of = Some(marker);
+        self
     }
 
     /// Adds an argument.

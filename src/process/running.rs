@@ -92,6 +92,7 @@ pub(super) fn spawn(cmd: Command) -> Result<Running, SpawnError> {
                 supervise::Args {
                     grace: cmd.grace,
                     stdin: stdin_file.as_ref().map(|p| p.as_os_str().to_os_string()),
+                    on_behalf_of: cmd.on_behalf_of.clone().map(Into::into),
                     program: cmd.program.clone(),
                     args: cmd.args.clone(),
                 }

@@ -1,7 +1,7 @@
 //! The supervisor: `loopwatch __supervise …`, one per child loopwatch runs.
 //!
 //! ```text
-//! loopwatch __supervise --protocol 1 --grace-ms N [--stdin FILE] -- PROGRAM ARGS…
+//! loopwatch __supervise --protocol 1 --grace-ms N [--stdin FILE] [--for MARKER] -- PROGRAM ARGS…
 //! ```
 //!
 //! It makes itself the subreaper of its tree, starts PROGRAM (stdin from
@@ -37,6 +37,9 @@ use super::tree;
 /// The hidden subcommand.
 pub const SUBCOMMAND: &str = "__supervise";
 
+/// The option naming the run a child works for.
+pub const FOR: &str = "--for";
+
 /// The protocol spoken on the socket; a supervisor of another version
 /// refuses to start rather than misunderstand.
 pub const PROTOCOL: &str = "1";
@@ -48,6 +51,11 @@ pub struct Args {
     pub grace: Duration,
     /// The file PROGRAM reads as stdin.
     pub stdin: Option<OsString>,
+    /// The run this child works for (`<pipeline>#<what>`): its whole tree
+    /// is inside that run, which `loopwatch record`, `ask` and `decide`
+    /// refuse (see [`super::tree::dispatch_of`]). In the supervisor's own
+    /// command line, so clearing the environment does not hide it.
+    pub on_behalf_of: Option<OsString>,
     /// PROGRAM.
     pub program: OsString,
     /// Its arguments.
@@ -67,6 +75,10 @@ impl Args {
             v.push("--stdin".into());
             v.push(f.clone());
         }
+        if let Some(m) = &self.on_behalf_of {
+            v.push(FOR.into());
+            v.push(m.clone());
+        }
         v.push("--".into());
         v.push(self.program.clone());
         v.extend(self.args.iter().cloned());
@@ -78,6 +90,7 @@ impl Args {
         let mut it = argv.iter();
         let mut grace = None;
         let mut stdin = None;
+        let mut on_behalf_of = None;
         let mut protocol = None;
         loop {
             let Some(a) = it.next() else {
@@ -95,6 +108,7 @@ impl Args {
                     grace = Some(Duration::from_millis(ms));
                 }
                 Some("--stdin") => stdin = Some(it.next().cloned().ok_or("--stdin needs a file")?),
+                Some(FOR) => on_behalf_of = Some(it.next().cloned().ok_or("--for needs a marker")?),
                 _ => return Err(format!("unknown argument {}", a.to_string_lossy())),
             }
         }
@@ -108,6 +122,7 @@ impl Args {
         Ok(Args {
             grace: grace.ok_or("no --grace-ms")?,
             stdin,
+            on_behalf_of,
             program,
             args: it.cloned().collect(),
         })
@@ -310,6 +325,7 @@ mod tests {
         let a = Args {
             grace: Duration::from_millis(1500),
             stdin: Some("/tmp/in put".into()),
+            on_behalf_of: Some("/w/.pipeline#3".into()),
             program: "--weird".into(),
             args: vec!["--".into(), "-x".into(), "".into()],
         };

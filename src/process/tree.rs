@@ -151,7 +151,7 @@ pub const MARKER_ENV: &str = "LOOPWATCH_DISPATCH";
 /// returns how many were found. Only processes of the same user are
 /// visible. Blocks up to `grace` and a little.
 pub fn stop_marked(pipeline_dir: &std::path::Path, grace: Duration) -> usize {
-    let prefix = format!("{MARKER_ENV}={}#", pipeline_dir.display());
+    let prefix = format!("{MARKER_ENV}={}", marker(pipeline_dir, ""));
     let me = std::process::id();
     let find = || {
         let procs = all();
@@ -179,6 +179,86 @@ fn carries(pid: u32, prefix: &str) -> bool {
         env.split(|&b| b == 0)
             .any(|kv| kv.starts_with(prefix.as_bytes()))
     })
+}
+
+/// The marker of a child working for the run of `pipeline_dir`:
+/// `<its canonical path>#<tag>`.
+pub fn marker(pipeline_dir: &std::path::Path, tag: &str) -> String {
+    let dir = std::fs::canonicalize(pipeline_dir)
+        .or_else(|_| std::path::absolute(pipeline_dir))
+        .unwrap_or_else(|_| pipeline_dir.to_path_buf());
+    format!("{}#{tag}", dir.display())
+}
+
+/// Where a process runs on behalf of a run: the supervisor that holds it
+/// and the marker it was started with (`<pipeline>#<what>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnBehalf {
+    /// The supervisor's pid (0 when only the environment said so).
+    pub supervisor: u32,
+    /// The marker.
+    pub marker: String,
+}
+
+impl OnBehalf {
+    /// What it runs for: `dispatch #3`, `the repro test of F2`, `GATE 0`.
+    pub fn what(&self) -> String {
+        let tag = self.marker.rsplit('#').next().unwrap_or("");
+        if let Ok(n) = tag.parse::<u32>() {
+            format!("agent dispatch #{n}")
+        } else if let Some(f) = tag.strip_prefix("verify-by-test-") {
+            format!("the repro test of {f}")
+        } else if let Some(f) = tag.strip_prefix("green-") {
+            format!("the red-test rerun of {f}")
+        } else if tag == "gate0" {
+            "a GATE 0 check".into()
+        } else {
+            tag.to_string()
+        }
+    }
+}
+
+/// True when this process runs inside the tree of a child working for the
+/// run of `pipeline_dir`: one of its ancestors is a supervisor started
+/// `--for <pipeline_dir>#…`, or its environment carries that run's
+/// dispatch marker. A child cannot leave its supervisor's tree (the
+/// supervisor is its subreaper), and the supervisor's command line is not
+/// the child's to change, so clearing the environment does not hide it.
+pub fn dispatch_of(pipeline_dir: &std::path::Path) -> Option<OnBehalf> {
+    let prefix = marker(pipeline_dir, "");
+    let mut pid = read(std::process::id())?.ppid;
+    let mut hops = 0;
+    while pid > 1 && hops < 4096 {
+        if let Some(marker) = supervisor_marker(pid).filter(|m| m.starts_with(&prefix)) {
+            return Some(OnBehalf {
+                supervisor: pid,
+                marker,
+            });
+        }
+        pid = read(pid)?.ppid;
+        hops += 1;
+    }
+    std::env::var(MARKER_ENV)
+        .ok()
+        .filter(|m| m.starts_with(&prefix))
+        .map(|marker| OnBehalf {
+            supervisor: 0,
+            marker,
+        })
+}
+
+/// The `--for` marker of a supervisor process (`None` for any other).
+fn supervisor_marker(pid: u32) -> Option<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let args: Vec<&[u8]> = raw.split(|&b| b == 0).collect();
+    if args.get(1).copied() != Some(super::supervise::SUBCOMMAND.as_bytes()) {
+        return None;
+    }
+    let at = args
+        .iter()
+        .take_while(|a| **a != b"--")
+        .position(|a| *a == super::supervise::FOR.as_bytes())?;
+    Some(String::from_utf8_lossy(args.get(at + 1)?).into_owned())
 }
 
 #[cfg(test)]

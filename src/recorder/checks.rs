@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use super::{Expected, Refusal};
 use crate::journal::PathError;
 use crate::model::event::HumanDecision;
-use crate::model::rules::NextAction;
 use crate::model::state::RunStatus;
 use crate::model::*;
 
@@ -104,24 +103,20 @@ pub(super) fn check_order(s: &State, gate: GateName, force: bool) -> Result<(), 
         return Err(Refusal::RunEnded);
     }
     let n = &s.next;
-    let ok = match n.action {
-        NextAction::Human => false,
-        NextAction::Stop | NextAction::Done => false,
-        NextAction::Dev | NextAction::Review => gate == GateName::Floor,
-        NextAction::NextGate | NextAction::Retry => {
-            n.gate.is_none_or(|g| g == gate) || gate == GateName::Floor
+    let expected = match n {
+        Next::Human { id, .. } => Expected::Human(Some(id.clone())),
+        Next::Stop { .. } => Expected::Stopped,
+        Next::Done { .. } => Expected::Done,
+        // New work is judged from GATE 0, whatever was next.
+        Next::Dev { .. } | Next::Review { .. } if gate == GateName::Floor => return Ok(()),
+        Next::Dev { .. } => Expected::Dev,
+        Next::Review { .. } => Expected::Review(n.machine_line()),
+        Next::Gate { gate: g, .. } | Next::Retry { gate: g, .. } => {
+            if *g == gate || gate == GateName::Floor {
+                return Ok(());
+            }
+            Expected::Gate(Some(*g))
         }
-    };
-    if ok {
-        return Ok(());
-    }
-    let expected = match n.action {
-        NextAction::Human => Expected::Human(n.human.clone()),
-        NextAction::Stop => Expected::Stopped,
-        NextAction::Done => Expected::Done,
-        NextAction::Dev => Expected::Dev,
-        NextAction::Review => Expected::Review(n.machine_line()),
-        NextAction::NextGate | NextAction::Retry => Expected::Gate(n.gate),
     };
     Err(Refusal::OutOfOrder { gate, expected })
 }

@@ -60,6 +60,25 @@ pub enum Refusal {
     /// A decision without a reason.
     #[error("a decision needs a non-empty reason")]
     BlankReason,
+    /// Called from inside the process tree of something the run's engine
+    /// started (an agent, a check, a repro test).
+    #[error(
+        "refused: this runs inside {what} of the run `loopwatch run` drives (its supervisor is pid {supervisor}): while it runs, only loopwatch writes the run's journal, and its gates are decided by a person from outside the run"
+    )]
+    InsideRun {
+        /// What it runs inside (`agent dispatch #3`).
+        what: String,
+        /// The supervisor holding it (0: told by the environment).
+        supervisor: u32,
+    },
+    /// A recording command while `loopwatch run` drives the pipeline.
+    #[error(
+        "refused: `loopwatch run` (pid {pid}) drives this run and writes its journal alone; decide its gates with `loopwatch decide`, watch it with `loopwatch watch`"
+    )]
+    EngineDrives {
+        /// The engine's pid (0 when it cannot be told).
+        pid: u32,
+    },
     /// A text the record needs is empty (`ask --subject ""`).
     #[error("{field} must not be empty")]
     Blank {

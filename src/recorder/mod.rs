@@ -16,6 +16,7 @@ use crate::code::CodeSnapshot;
 mod checks;
 mod error;
 pub mod evidence;
+pub mod gates;
 
 pub use checks::{accepted_partial, check_decision, check_iteration, contract_path};
 pub use error::{Expected, RecordError, Refusal};
@@ -24,7 +25,7 @@ use checks::check_order;
 
 use crate::journal::{AppendOptions, Appended, JournalError, Pipeline, append_with};
 use crate::model::event::*;
-use crate::model::rules::{self, GateRequest, NextAction};
+use crate::model::rules::{self, GateRequest};
 use crate::model::*;
 
 use crate::parse::{GateOutput, Structural};
@@ -38,6 +39,38 @@ pub fn floor_round(rows: Vec<FloorRow>, verdict: Verdict) -> RoundResult {
     out.rows = rows.into_iter().map(GateRow::Floor).collect();
     Ok(out)
 }
+
+/// Who asks to write into a pipeline from the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// An orchestrator recording the loop's steps (`record`, `gate0 run`,
+    /// `floor-guard`, `triage apply`): refused while `loopwatch run`
+    /// drives the pipeline, whose steps are its own.
+    Orchestrator,
+    /// A person (`decide`, `ask`, `await`, `record note`).
+    Person,
+}
+
+/// Refuses a write asked from inside the tree of something the run's
+/// engine started (whatever its environment says), and an orchestrator's
+/// step while an engine drives the pipeline.
+pub fn admit(pipeline: &Pipeline, caller: Caller) -> Result<(), Refusal> {
+    if let Some(inside) = crate::process::tree::dispatch_of(pipeline.dir()) {
+        return Err(Refusal::InsideRun {
+            what: inside.what(),
+            supervisor: inside.supervisor,
+        });
+    }
+    if caller == Caller::Orchestrator
+        && let Some(pid) = crate::journal::running_engine(pipeline.dir())
+    {
+        return Err(Refusal::EngineDrives { pid });
+    }
+    Ok(())
+}
+
+/// The run's report, in `.pipeline/`.
+pub const REPORT: &str = "report.md";
 
 /// Writes the loop's events into one pipeline.
 #[derive(Debug, Clone)]
@@ -414,10 +447,9 @@ impl Recorder {
             if let Some(bytes) = evidence {
                 evidence::save(&self.pipeline, &decision.id, bytes)?;
             }
-            let is_approval = s
-                .human_gate(&decision.id)
-                .is_some_and(|g| g.request.kind == HumanGateKind::OutOfScope)
-                && decision.decision == Decision::Approve;
+            let is_approval = s.human_gate(&decision.id).is_some_and(|g| {
+                g.request.kind.effect(decision.decision) == Some(crate::model::Effect::JoinScope)
+            });
             if is_approval && let Some(run) = s.run.as_ref().filter(|r| !r.contract.is_empty()) {
                 let subject = s
                     .human_gate(&decision.id)
@@ -442,20 +474,71 @@ impl Recorder {
         })
     }
 
-    /// Ends the run.
-    pub fn run_end(
-        &self,
-        status: EndStatus,
-        report: Option<String>,
-    ) -> Result<Appended, RecordError> {
-        append_with(&self.pipeline, &self.opts, |s| {
+    /// Ends the run: `run.ended` naming `report.md`, then the report
+    /// written (PROTOCOL §7). An error after the event names what is
+    /// missing; `record run-end` with the same status writes it later.
+    pub fn run_end(&self, status: EndStatus) -> Result<Appended, RecordError> {
+        let out = append_with(&self.pipeline, &self.opts, |s| -> Result<_, RecordError> {
             if s.ended.is_some() {
                 return Err(Refusal::AlreadyEnded.into());
             }
             if status == EndStatus::Complete && accepted_partial(s) {
                 return Err(Refusal::CompleteAfterPartial.into());
             }
-            Ok(vec![EventBody::from(RunEnded { status, report })])
+            Ok(vec![EventBody::from(RunEnded {
+                status,
+                report: Some(REPORT.into()),
+            })])
+        })?;
+        self.write_report(&out.state)?;
+        Ok(out)
+    }
+
+    /// Writes `.pipeline/report.md` for `state` (never through a link).
+    pub fn write_report(&self, state: &State) -> Result<(), RecordError> {
+        let path = self.pipeline.dir().join(REPORT);
+        let report = crate::report::markdown(state, Some(self.pipeline.dir()));
+        crate::util::replace_in_pipeline(&path, report.as_bytes())
+            .map_err(|e| RecordError::Journal(JournalError::io("write", &path, e)))
+    }
+
+    /// Records the contract as judged (`contract.judged`).
+    pub fn contract_judged(
+        &self,
+        c: crate::model::event::ContractJudged,
+    ) -> Result<Appended, RecordError> {
+        append_with(&self.pipeline, &self.opts, |_| Ok(vec![EventBody::from(c)]))
+    }
+
+    /// Opens a `contract-changed` gate for a change of the contract's
+    /// judged parts nobody owned up to (`hg-<iter>-contract-<n>`), with the
+    /// changes as its evidence; nothing when one is open already.
+    pub fn contract_changed(
+        &self,
+        path: &str,
+        changes: &[String],
+    ) -> Result<Appended, RecordError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            if s.open_human_gates()
+                .any(|g| g.request.kind == crate::model::HumanGateKind::ContractChanged)
+            {
+                return Ok(Vec::new());
+            }
+            let req = GateRequest {
+                kind: crate::model::HumanGateKind::ContractChanged,
+                gate: None,
+                subject: path.to_string(),
+                summary: format!(
+                    "the contract's judged parts changed while the run goes on: {}",
+                    rules::one_line(&changes.join("; "))
+                ),
+                evidence: serde_json::json!({ "changes": changes, "path": path }),
+            };
+            let iteration = s.iteration_number().max(1);
+            Ok(rules::assign_ids(s, iteration, vec![req], "contract")
+                .into_iter()
+                .map(|r| EventBody::from(self.stamp(r, None)))
+                .collect())
         })
     }
 
@@ -502,7 +585,7 @@ fn code_fields(code: &CodeSnapshot) -> (Option<String>, Option<String>) {
 /// The events that open a round of `gate` (a new iteration when the loop
 /// comes back from the developer) and the iteration the round belongs to.
 fn opening(s: &State, gate: GateName) -> (Vec<EventBody>, u32) {
-    if gate == GateName::Floor && s.next.action == NextAction::Dev {
+    if gate == GateName::Floor && matches!(s.next, crate::model::Next::Dev { .. }) {
         let iteration = s.iteration_number() + 1;
         return (
             vec![EventBody::IterationStarted {
@@ -550,18 +633,7 @@ fn save_output(
     round: u32,
     raw: &[u8],
 ) -> Result<String, JournalError> {
-    std::fs::create_dir_all(dir).map_err(|e| JournalError::io("create", dir, e))?;
-    // `gates/` itself a link would put every output outside the pipeline.
-    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(JournalError::io(
-            "write into",
-            dir,
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                crate::util::FileRefusal::Symlink,
-            ),
-        ));
-    }
+    crate::util::pipeline_dir(dir).map_err(|e| JournalError::io("write into", dir, e))?;
     let base = format!("{iteration}-{gate}-{round}");
     let mut name = format!("{base}.out");
     let mut k = 2;

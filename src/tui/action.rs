@@ -105,6 +105,9 @@ pub enum Action {
     /// Show what changed since the previous iteration.
     #[strum(message = "what changed since the previous iteration")]
     Diff,
+    /// Show the selected log whole in `$PAGER` (an agent's as a transcript).
+    #[strum(message = "the selected log, whole, in $PAGER")]
+    OpenInPager,
     /// Copy the selected row to the clipboard, secrets scrubbed.
     #[strum(message = "copy the selected row (OSC 52)")]
     Copy,

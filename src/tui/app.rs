@@ -310,11 +310,26 @@ impl App {
         if run.following.as_deref() == Some(key.as_str()) {
             run.following = None;
         }
-        let view = match result {
-            Ok(bytes) => LogView::Loaded(bytes),
-            Err(e) => LogView::Failed(e),
+        // An agent CLI's stream is read once, here, as its transcript.
+        let format = self
+            .log_entries
+            .iter()
+            .find(|e| e.path == key)
+            .and_then(|e| e.format);
+        let view = match (result, format) {
+            (Ok(bytes), Some(f)) => {
+                LogView::Transcript(crate::parse::agent_stream::transcript(f, &bytes, false))
+            }
+            (Ok(bytes), None) => LogView::Loaded(bytes),
+            (Err(e), _) => LogView::Failed(e),
         };
         run.logs.insert(key, view);
+    }
+
+    /// The pager opened by [`Effect::OpenPager`] was closed (or could not
+    /// start): `status` says which.
+    pub fn on_pager_closed(&mut self, status: String) {
+        self.status = Some(status);
     }
 
     /// Shows (or clears) a journal problem banner on the current run.

@@ -232,6 +232,9 @@ impl Controller {
     pub(crate) fn perform(&mut self, app: &mut App, live: &mut Live<Ui>, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return true,
+            // The pager needs the terminal: the event loop opens it
+            // (`run::page`) before effects reach here.
+            Effect::OpenPager(_) => {}
             Effect::Bell => {
                 let mut out = std::io::stdout();
                 let _ = out.write_all(b"\x07").and_then(|()| out.flush());

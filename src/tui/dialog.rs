@@ -139,8 +139,7 @@ impl Dialog {
         let options = req
             .kind
             .options()
-            .iter()
-            .copied()
+            .into_iter()
             .filter(|d| req.options.is_empty() || req.options.contains(d))
             .collect();
         let hash = evidence_hash(&evidence);
@@ -170,18 +169,9 @@ impl Dialog {
         d
     }
 
-    /// The single-letter key of an option.
-    pub fn option_key(decision: Decision) -> char {
-        match decision {
-            Decision::Lift => 'l',
-            Decision::AcceptPartial => 'p',
-            Decision::Accept | Decision::Approve => 'a',
-            Decision::Reject | Decision::Deny => 'x',
-            Decision::Extend => 'e',
-            Decision::TakeOver => 't',
-            Decision::Retry => 'r',
-            Decision::Abort => 'A',
-        }
+    /// The single-letter key of one of this gate's options.
+    pub fn option_key(&self, decision: Decision) -> char {
+        option_key(self.kind, decision)
     }
 
     /// True when a reason has been typed that closing would lose.
@@ -239,7 +229,7 @@ impl Dialog {
         match self.focus {
             Focus::Options => match key.code {
                 KeyCode::Char(c) if !ctrl => {
-                    match self.options.iter().find(|d| Self::option_key(**d) == c) {
+                    match self.options.iter().find(|d| self.option_key(**d) == c) {
                         Some(d) => {
                             self.chosen = Some(*d);
                             self.focus = Focus::Reason;
@@ -421,6 +411,12 @@ impl Dialog {
             evidence: evidence_text(&self.evidence),
         })
     }
+}
+
+/// The single-letter key of option `decision` of a gate of `kind` (`?`
+/// when it is not one of its options).
+pub fn option_key(kind: HumanGateKind, decision: Decision) -> char {
+    kind.choice(decision).map_or('?', |c| c.key)
 }
 
 #[cfg(test)]

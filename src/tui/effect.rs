@@ -70,6 +70,9 @@ pub enum Effect {
     },
     /// Move the replay position.
     Replay(ReplayMove),
+    /// Suspend the TUI and show a whole log in `$PAGER` (then call
+    /// `App::on_pager_closed`).
+    OpenPager(crate::tui::pager::PagerRequest),
     /// Leave the program.
     Quit,
 }

@@ -8,14 +8,15 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use ratatui::crossterm::event::{
-    Event as TermEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers,
-};
+use std::sync::atomic::Ordering;
+
+use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use tokio::signal::unix::{SignalKind, signal};
 
 use super::app::App;
 use super::config::Config;
+use super::effect::Effect;
+use super::input::Keys;
 use super::terminal::{self, TerminalGuard};
 use super::{SystemClock, view};
 use crate::journal::Pipeline;
@@ -112,7 +113,7 @@ fn run(
         }
         let mut test_panic = render_panics_for_tests();
         let (_guard, mut term) = TerminalGuard::enter(false)?;
-        spawn_inputs(&live);
+        let mut keys = spawn_inputs(&live);
         term.draw(|f| view::render(f, &app))?;
         let mut title = String::new();
         let mut armed_wake: Option<jiff::Timestamp> = None;
@@ -206,8 +207,17 @@ fn run(
                     }
                 };
                 for e in effects {
-                    if ctl.perform(&mut app, &mut live, e) {
-                        quit = true;
+                    match e {
+                        Effect::OpenPager(req) => {
+                            let status = page(&mut keys, req).await?;
+                            app.on_pager_closed(status);
+                            full_redraw = true;
+                        }
+                        e => {
+                            if ctl.perform(&mut app, &mut live, e) {
+                                quit = true;
+                            }
+                        }
                     }
                 }
             }
@@ -337,26 +347,10 @@ fn load_config() -> Config {
     })
 }
 
-/// Starts the tasks that feed the loop: terminal events, the 1 s tick, signals.
-fn spawn_inputs(live: &Live<Ui>) {
-    let tx = live.sender();
-    tokio::spawn(async move {
-        let mut events = EventStream::new();
-        loop {
-            match events.next().await {
-                Some(Ok(ev)) => {
-                    if tx.send(crate::watch::Input::Other(Ui::Term(ev))).is_err() {
-                        break;
-                    }
-                }
-                // EOF or an error on the tty: the terminal is gone.
-                Some(Err(_)) | None => {
-                    let _ = tx.send(crate::watch::Input::Other(Ui::TermClosed));
-                    break;
-                }
-            }
-        }
-    });
+/// Starts the tasks that feed the loop: terminal events, the 1 s tick,
+/// signals; the handle of the key reader.
+fn spawn_inputs(live: &Live<Ui>) -> Keys {
+    let keys = Keys::spawn(live);
     // A pty closed under the TUI shows only as a hangup on stdin (the
     // terminal events reader does not end on it): watch for it apart.
     let tx = live.sender();
@@ -382,14 +376,37 @@ fn spawn_inputs(live: &Live<Ui>) {
         SignalKind::interrupt(),
     ] {
         let tx = live.sender();
+        let away = keys.away();
         if let Ok(mut sig) = signal(kind) {
             tokio::spawn(async move {
-                if sig.recv().await.is_some() {
+                while sig.recv().await.is_some() {
+                    // A Ctrl-C typed in the pager is the pager's.
+                    if kind == SignalKind::interrupt() && away.load(Ordering::SeqCst) {
+                        continue;
+                    }
                     let _ = tx.send(crate::watch::Input::Other(Ui::Quit));
+                    break;
                 }
             });
         }
     }
+    keys
+}
+
+/// `o`: the TUI steps aside (keys, screen) for the pager, then comes back;
+/// what the status line says after.
+async fn page(keys: &mut Keys, req: crate::tui::pager::PagerRequest) -> std::io::Result<String> {
+    keys.step_aside().await;
+    terminal::restore();
+    let pager = std::env::var("PAGER").ok();
+    // Waited for off the loop's thread: an engine in this process goes on.
+    let status =
+        tokio::task::spawn_blocking(move || crate::tui::pager::open(&req, pager.as_deref()))
+            .await
+            .unwrap_or_else(|e| format!("the pager did not finish: {e}"));
+    let back = terminal::take_back(false);
+    keys.resume();
+    back.map(|()| status)
 }
 
 /// Blocks until the terminal on stdin hangs up (true), or polling it fails

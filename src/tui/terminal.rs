@@ -89,6 +89,12 @@ pub fn is_active() -> bool {
     ACTIVE.load(Ordering::SeqCst)
 }
 
+/// Puts the terminal back in TUI mode after another program had it (the
+/// pager); the caller then clears and redraws everything.
+pub fn take_back(mouse: bool) -> io::Result<()> {
+    setup(mouse)
+}
+
 /// Ctrl-Z: restore the terminal, stop the process, and on resume put the
 /// terminal back (the caller then clears and redraws everything).
 pub fn suspend(mouse: bool) -> io::Result<()> {

@@ -32,6 +32,21 @@ pub fn replace_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace_exactly(&target, bytes)
 }
 
+/// Creates a folder of `.pipeline/` (`gates/`, `agents/`, `evidence/`)
+/// when missing, and refuses one that is a symbolic link: a link there
+/// would put every file written into it outside the pipeline.
+pub fn pipeline_dir(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    match fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => Err(FileRefusal::Symlink.into_io()),
+        Ok(m) if !m.is_dir() => {
+            Err(FileRefusal::NotRegular("file where a folder belongs").into_io())
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// [`replace_atomically`] for a file inside `.pipeline/`: a symbolic link
 /// there is refused, never followed, so no write lands outside the pipeline.
 /// (The rename itself never follows a link either; the refusal makes a

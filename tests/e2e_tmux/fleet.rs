@@ -107,7 +107,7 @@ fn the_run_list_orders_the_runs_found_follows_new_ones_and_n_goes_to_the_oldest_
     let first_gate = ask(&waiting, "Makefile");
     f.run("team/beta", "run-beta");
     let ended = f.run("team/x/y/gamma", "run-gamma");
-    ended.run_end(EndStatus::Complete, None).unwrap();
+    ended.run_end(EndStatus::Complete).unwrap();
     // Runs inside folders never entered.
     for hidden in ["node_modules/pkg", "alpha/target/t", "alpha/.git/modules/m"] {
         f.run(hidden, "run-hidden");

@@ -2,14 +2,18 @@
 //! `loopwatch::tui::testkit`, behind the `testkit` feature): fixture files
 //! ([`fixture`], [`fixture_path`]), a tmux driver ([`tmux`]), a fixture
 //! worktree run through the real binary ([`worktree`]), a `watch --headless`
-//! child ([`headless`]), and the hardening suite's pipelines and seeded
-//! faults ([`hardening`]).
+//! child ([`headless`]), the hardening suite's pipelines and seeded
+//! faults ([`hardening`]), a scripted model server speaking the Anthropic
+//! and OpenAI APIs ([`model_server`]) and the real agent CLIs pointed at it
+//! ([`clis`]).
 
 // Each test crate uses its own subset.
 #![allow(dead_code)]
 
+pub mod clis;
 pub mod hardening;
 pub mod headless;
+pub mod model_server;
 pub mod pty;
 pub mod tmux;
 pub mod worktree;

@@ -120,3 +120,118 @@ fn the_running_agents_log_comes_first_and_is_followed_as_it_grows() {
     press(&mut done, "6");
     assert_eq!(done.on_tick(), vec![]);
 }
+
+/// [`with_agents`] finished, the verifier driven by Codex (the developer
+/// and the auditor by Claude Code).
+fn with_clis() -> Vec<Event> {
+    with_agents(true)
+        .into_iter()
+        .map(|e| {
+            let line = e
+                .to_line()
+                .replace("\"adapter\":\"generic\"", "\"adapter\":\"codex\"");
+            Event::parse_line(line.as_bytes()).expect("valid event")
+        })
+        .collect()
+}
+
+/// The Logs tab with row `down` selected and its log read from the
+/// recorded session `fixture`.
+fn logs_with(theme: ThemeKind, down: usize, rel: &str, fixture: &str) -> App {
+    let (mut a, _clock) = app(theme, &with_clis());
+    press(&mut a, "6");
+    press(&mut a, &"j".repeat(down));
+    let _ = a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let bytes = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/engine")
+            .join(fixture),
+    )
+    .expect("a recorded session");
+    a.on_log_loaded(&PathBuf::from("/work/proj/.pipeline").join(rel), Ok(bytes));
+    a
+}
+
+#[test]
+fn a_claude_log_reads_as_a_transcript() {
+    snap("logs_claude_transcript", |t| {
+        logs_with(
+            t,
+            0,
+            "agents/3-auditor.log",
+            "claude-verifier-refused.jsonl",
+        )
+    });
+}
+
+#[test]
+fn a_codex_log_reads_as_a_transcript() {
+    snap("logs_codex_transcript", |t| {
+        logs_with(t, 1, "agents/2-verifier.log", "codex-verifier.jsonl")
+    });
+    // Every tool call on one line, its result shortened, no raw JSON.
+    let a = logs_with(
+        ThemeKind::NoColor,
+        1,
+        "agents/2-verifier.log",
+        "codex-verifier.jsonl",
+    );
+    let text = frame_text(&draw(&a, 160, 48));
+    assert!(
+        text.contains("→ $ cargo test --offline -q\n  ← exit 0 · running 1 test… ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("■ turn completed · 200 in / 40 out"),
+        "{text}"
+    );
+    assert!(!text.contains("{\"type\""), "{text}");
+}
+
+#[test]
+fn o_opens_the_selected_log_whole_in_the_pager() {
+    use loopwatch::parse::agent_stream::Format;
+    use loopwatch::tui::Effect;
+    use loopwatch::tui::pager::PagerRequest;
+    let (mut a, _clock) = app(ThemeKind::NoColor, &with_clis());
+    // Not a log: said so.
+    assert_eq!(type_text(&mut a, "o"), vec![]);
+    assert!(frame_text(&draw(&a, 80, 24)).contains("o shows a log: select one on the Logs tab"));
+    press(&mut a, "6j");
+    assert_eq!(
+        type_text(&mut a, "o"),
+        vec![Effect::OpenPager(PagerRequest {
+            pipeline: PathBuf::from("/work/proj/.pipeline"),
+            rel: "agents/2-verifier.log".into(),
+            format: Some(Format::CodexJson),
+        })]
+    );
+    a.on_pager_closed("agents/2-verifier.log closed".into());
+    assert!(frame_text(&draw(&a, 80, 24)).contains("agents/2-verifier.log closed"));
+}
+
+#[test]
+fn the_header_keeps_what_matters_at_80_columns() {
+    snap("header_narrow", |t| {
+        let (a, clock) = app(t, &with_agents(false));
+        // No event for 11 minutes: the stale warning.
+        clock.advance(Duration::from_secs(11 * 60));
+        a
+    });
+    let (a, clock) = app(ThemeKind::NoColor, &with_agents(false));
+    clock.advance(Duration::from_secs(11 * 60));
+    let buf = draw(&a, 80, 24);
+    let line: String = (0..80).map(|x| buf[(x, 1)].symbol().to_string()).collect();
+    for must in ["⚑ WAITING ON YOU", "▶ auditor #3", "⚠ ", "⚑ 1"] {
+        assert!(line.contains(must), "{must} missing at 80 columns: {line}");
+    }
+    assert!(!line.trim_end().ends_with('…'), "{line}");
+    // With room, everything in full.
+    let buf = draw(&a, 200, 24);
+    let wide: String = (0..200).map(|x| buf[(x, 1)].symbol().to_string()).collect();
+    assert!(
+        wide.contains("▶ auditor · GATE 2 round 2 · iter 2 · #3 · "),
+        "{wide}"
+    );
+    assert!(wide.contains("⚑ 1 waiting on you (n)"), "{wide}");
+}

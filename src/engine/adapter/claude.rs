@@ -1,14 +1,40 @@
 //! Claude Code's headless mode: `claude -p --output-format stream-json
 //! --verbose`, the inputs as the prompt on stdin, the agent's instructions
-//! appended to Claude Code's system prompt (which keeps its own tool-use
-//! instructions), and the tools allowed by role: the verifier and auditor
-//! read and may run the tests, the developer may edit. The answer is the
-//! `result` of the final `{"type":"result"}` object, with its `usage` and
-//! `total_cost_usd`.
+//! appended to Claude Code's system prompt from a file
+//! (`--append-system-prompt-file`: Claude Code keeps its own tool-use
+//! instructions). The answer is read by `claude_answer`.
+//!
+//! What a role may do is the set of tools itself (`--tools`), not only
+//! which ones are approved:
+//! - read-only roles (verifier, auditor, reviewer, finding verifier):
+//!   `Read`, `Grep`, `Glob`, and `Bash` approved for the test command alone
+//!   (`--permission-mode dontAsk` refuses every other command rather than
+//!   asking); no edit, worktree, web, subagent, skill or scheduling tool
+//!   exists in the session; no MCP server (`--strict-mcp-config`); only the
+//!   user's settings are read (`--setting-sources user`), so a settings file
+//!   the developer wrote in the worktree cannot widen them;
+//! - edit roles (developer, triage, verify-by-test): the file tools and
+//!   `Bash`, edits accepted (`--permission-mode acceptEdits`); no worktree,
+//!   web, subagent, skill or scheduling tool either: the agent works in the
+//!   loop's worktree and nowhere else.
 
-use serde_json::Value;
+use super::{Invocation, Request, build_env, may_edit};
 
-use super::{Answer, Invocation, Request, json_lines, may_edit};
+/// The tools of a read-only session (Bash only when there is a test command).
+const READ_TOOLS: [&str; 3] = ["Read", "Grep", "Glob"];
+/// The tools of an edit session.
+const EDIT_TOOLS: [&str; 7] = [
+    "Read",
+    "Grep",
+    "Glob",
+    "Bash",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+];
+/// Refused as well, in case a setting adds them back: editing, worktrees
+/// and branches, the web, subagents, skills and workflows, scheduling.
+const NEVER_READ_ONLY: &str = "Edit,Write,NotebookEdit,EnterWorktree,ExitWorktree,Agent,Task,WebFetch,WebSearch,Skill,Workflow,CronCreate,CronDelete,ScheduleWakeup";
 
 /// The `claude` command line of a dispatch.
 pub fn invocation(req: &Request<'_>) -> Invocation {
@@ -21,81 +47,58 @@ pub fn invocation(req: &Request<'_>) -> Invocation {
     if let Some(m) = &req.agent.model {
         args.extend(["--model".into(), m.clone()]);
     }
-    if let Some(i) = req.instructions.filter(|i| !i.trim().is_empty()) {
-        args.extend(["--append-system-prompt".into(), i.to_string()]);
-    }
+    // Instructions in a file are the system prompt's end; without a file
+    // they lead the prompt on stdin (never argv: they may be large).
+    let stdin = match (req.instructions(), req.instructions_file) {
+        (Some(_), Some(file)) => {
+            args.extend([
+                "--append-system-prompt-file".into(),
+                file.display().to_string(),
+            ]);
+            req.inputs.to_string()
+        }
+        _ => req.full_text(),
+    };
+    let mut env = Vec::new();
     if may_edit(req.agent.role) {
+        let tools = EDIT_TOOLS.join(",");
         args.extend([
+            "--tools".into(),
+            tools.clone(),
+            "--allowedTools".into(),
+            tools,
             "--permission-mode".into(),
             "acceptEdits".into(),
-            "--allowedTools".into(),
-            "Read,Grep,Glob,Edit,Write,Bash".into(),
         ]);
     } else {
-        let mut allowed = "Read,Grep,Glob".to_string();
-        if !req.test.trim().is_empty() {
-            allowed.push_str(&format!(",Bash({}:*)", req.test.trim()));
+        let test = req.test.trim();
+        let mut tools: Vec<String> = READ_TOOLS.iter().map(|t| t.to_string()).collect();
+        let mut allowed = tools.clone();
+        if !test.is_empty() {
+            tools.push("Bash".into());
+            allowed.push(format!("Bash({test})"));
         }
         args.extend([
+            "--tools".into(),
+            tools.join(","),
             "--allowedTools".into(),
-            allowed,
+            allowed.join(","),
             "--disallowedTools".into(),
-            "Edit,Write,NotebookEdit".into(),
+            NEVER_READ_ONLY.into(),
+            "--permission-mode".into(),
+            "dontAsk".into(),
+            "--strict-mcp-config".into(),
+            "--setting-sources".into(),
+            "user".into(),
         ]);
+        if let Some(dir) = req.build_dir {
+            env = build_env(dir);
+        }
     }
     Invocation {
         program: req.agent.command.clone().into(),
         args: args.into_iter().map(Into::into).collect(),
-        stdin: req.inputs.as_bytes().to_vec(),
+        stdin: stdin.into_bytes(),
+        env,
     }
-}
-
-/// The final result object of a stream-json session.
-pub fn answer(stdout: &[u8]) -> Answer {
-    let (objects, _) = json_lines(stdout);
-    let Some(result) = objects
-        .iter()
-        .rev()
-        .find(|o| o.get("type").and_then(Value::as_str) == Some("result"))
-    else {
-        return Answer {
-            error: Some("no final `result` object in the stream-json output".into()),
-            ..Answer::default()
-        };
-    };
-    let usage = result.get("usage");
-    let n = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64);
-    let tokens_in = [
-        "input_tokens",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-    ]
-    .iter()
-    .filter_map(|k| n(k))
-    .reduce(|a, b| a + b);
-    let mut a = Answer {
-        text: result
-            .get("result")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .as_bytes()
-            .to_vec(),
-        tokens_in,
-        tokens_out: n("output_tokens"),
-        cost_usd: result.get("total_cost_usd").and_then(Value::as_f64),
-        error: None,
-    };
-    let is_error = result.get("is_error").and_then(Value::as_bool) == Some(true);
-    let subtype = result.get("subtype").and_then(Value::as_str).unwrap_or("");
-    if is_error || (subtype != "success" && !subtype.is_empty()) {
-        a.error = Some(format!(
-            "Claude Code ended with {}",
-            if subtype.is_empty() {
-                "an error"
-            } else {
-                subtype
-            }
-        ));
-    }
-    a
 }

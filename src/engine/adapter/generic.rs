@@ -9,6 +9,7 @@ pub fn invocation(req: &Request<'_>) -> Invocation {
         program: "sh".into(),
         args: vec!["-c".into(), req.agent.command.clone().into()],
         stdin: req.full_text().into_bytes(),
+        env: Vec::new(),
     }
 }
 
@@ -40,9 +41,11 @@ mod tests {
         let req = Request {
             agent: &agent,
             instructions: Some("You verify.\n"),
+            instructions_file: None,
             inputs: "CONTRACT: c.md\n",
             test: "",
             worktree: std::path::Path::new("/w"),
+            build_dir: None,
         };
         let inv = invocation(&req);
         assert_eq!(inv.program, "sh");

@@ -1,16 +1,32 @@
-//! Adapters turn (role, instructions, inputs) into a command line and its
-//! stdin, and the agent's stdout into an answer and its usage. The generic
-//! adapter is the contract everything else reduces to: the input on stdin,
-//! the answer on stdout.
+//! Adapters turn (role, instructions, inputs) into a command line, its
+//! stdin and its environment, and the agent's stdout (with the end of its
+//! stderr) into an answer, its usage, and whether the CLI itself says the
+//! session succeeded. The generic adapter is the contract everything else
+//! reduces to: the input on stdin, the answer on stdout.
+//!
+//! Instructions and inputs never go in argv (a prompt file can be larger
+//! than the kernel takes in one argument): they go on stdin, or in a file
+//! the CLI is given the path of.
 
 mod claude;
+mod claude_answer;
 mod codex;
+mod codex_answer;
 mod generic;
+mod readonly;
 
 use std::ffi::OsString;
+use std::path::Path;
+
+pub use readonly::{build_dir, build_env, build_folders};
 
 use super::config::{AdapterKind, AgentConfig};
 use crate::model::event::AgentRole;
+
+/// The Claude Code version the adapter was tested with (`.ci/run` installs it).
+pub const CLAUDE_TESTED: &str = "2.1.332";
+/// The Codex version the adapter was tested with (`.ci/run` installs it).
+pub const CODEX_TESTED: &str = "0.171.0";
 
 /// What one dispatch hands an adapter.
 #[derive(Debug, Clone)]
@@ -19,12 +35,20 @@ pub struct Request<'a> {
     pub agent: &'a AgentConfig,
     /// The agent's own instructions (its prompt file), when it has some.
     pub instructions: Option<&'a str>,
+    /// A file holding exactly `instructions` (an absolute path), for the
+    /// CLIs that read a system prompt from a file. Without one, the
+    /// instructions go on stdin before the inputs.
+    pub instructions_file: Option<&'a Path>,
     /// The inputs the loop names for this dispatch.
     pub inputs: &'a str,
     /// The run's test command (the read-only roles may run it).
     pub test: &'a str,
     /// The worktree the agent works in.
-    pub worktree: &'a std::path::Path,
+    pub worktree: &'a Path,
+    /// The writable folder outside the worktree where a read-only role's
+    /// test command puts its build output ([`build_dir`]); the dispatch
+    /// creates [`build_folders`] before the start.
+    pub build_dir: Option<&'a Path>,
 }
 
 impl Request<'_> {
@@ -35,10 +59,15 @@ impl Request<'_> {
             _ => self.inputs.to_string(),
         }
     }
+
+    /// The instructions, when there are some that are not blank.
+    fn instructions(&self) -> Option<&str> {
+        self.instructions.filter(|i| !i.trim().is_empty())
+    }
 }
 
 /// The process to start.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Invocation {
     /// The program.
     pub program: OsString,
@@ -46,6 +75,9 @@ pub struct Invocation {
     pub args: Vec<OsString>,
     /// What is written to its stdin (then stdin is closed).
     pub stdin: Vec<u8>,
+    /// Environment variables set for it, on top of the dispatch's own
+    /// (`LW_*`) and what loopwatch inherited.
+    pub env: Vec<(String, String)>,
 }
 
 /// What an agent answered.
@@ -59,8 +91,16 @@ pub struct Answer {
     pub tokens_out: Option<u64>,
     /// Cost in US dollars, when reported.
     pub cost_usd: Option<f64>,
-    /// Why no usable answer came, when none did.
+    /// Why no usable answer came, when none did (the CLI's own words when
+    /// it gave some).
     pub error: Option<String>,
+    /// What the CLI reported that did not stop it (a retried API call, a
+    /// reconnect, a refused tool call, a version not tested): recorded as
+    /// `note` events, never a failure.
+    pub notes: Vec<String>,
+    /// What was done to read the answer (an earlier message read because
+    /// the final one holds no verdict): recorded on `agent.finished`.
+    pub normalized: Vec<String>,
 }
 
 /// The command line of a dispatch.
@@ -72,12 +112,13 @@ pub fn invocation(req: &Request<'_>) -> Invocation {
     }
 }
 
-/// The answer in an agent's stdout.
-pub fn answer(kind: AdapterKind, stdout: &[u8]) -> Answer {
+/// The answer in an agent's stdout; `stderr` is the end of its stderr,
+/// read for the CLI's last words when the stream has none.
+pub fn answer(kind: AdapterKind, stdout: &[u8], stderr: &[u8]) -> Answer {
     match kind {
         AdapterKind::Generic => generic::answer(stdout),
-        AdapterKind::Claude => claude::answer(stdout),
-        AdapterKind::Codex => codex::answer(stdout),
+        AdapterKind::Claude => claude_answer::answer(stdout, stderr),
+        AdapterKind::Codex => codex_answer::answer(stdout, stderr),
     }
 }
 
@@ -89,144 +130,61 @@ pub fn may_edit(role: AgentRole) -> bool {
     )
 }
 
-/// The JSON objects of a JSON-lines stream; other lines are skipped and counted.
-fn json_lines(stdout: &[u8]) -> (Vec<serde_json::Value>, usize) {
-    let mut out = Vec::new();
-    let mut skipped = 0;
-    for line in stdout.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<serde_json::Value>(line) {
-            Ok(v @ serde_json::Value::Object(_)) => out.push(v),
-            _ => skipped += 1,
-        }
+/// True when a dispatch of `agent` runs read-only under its CLI's own
+/// means and so needs a build folder outside the worktree.
+pub fn needs_build_dir(agent: &AgentConfig) -> bool {
+    agent.adapter != AdapterKind::Generic && !may_edit(agent.role)
+}
+
+/// Reads the answer of a session into `a`: its final message, unless that
+/// one holds no verdict and an earlier of `messages` (the session's, in
+/// order; `session` names it: "session", "thread") does: then that one,
+/// and the reading is named in `a.normalized`.
+fn read_answer(a: &mut Answer, final_text: &str, messages: &[&str], session: &str) {
+    a.text = final_text.as_bytes().to_vec();
+    if crate::parse::holds_verdict(final_text) {
+        return;
     }
-    (out, skipped)
+    let n = messages.len();
+    let earlier = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, t)| crate::parse::holds_verdict(t) && t.trim() != final_text.trim());
+    if let Some((i, t)) = earlier {
+        a.text = t.as_bytes().to_vec();
+        a.normalized.push(format!(
+            "the final message holds no verdict: read message {} of {n} of the {session} instead",
+            i + 1
+        ));
+    }
+}
+
+/// The last lines of a CLI's stderr that are not part of its stream, at
+/// most `n`, each cut to 300 characters: what it said before it stopped.
+fn last_words(stderr: &[u8], n: usize) -> Option<String> {
+    let lines: Vec<String> = crate::parse::agent_stream::lines(stderr)
+        .filter_map(|l| match l {
+            // A cut object (the end of a log read from its middle) is no one's words.
+            crate::parse::agent_stream::Line::Raw(r) if r.trim_ascii_start().starts_with(b"{") => {
+                None
+            }
+            crate::parse::agent_stream::Line::Raw(r) => {
+                let t = crate::sanitize::sanitize_bytes(r, 300);
+                (!t.trim().is_empty()).then(|| t.trim().to_string())
+            }
+            crate::parse::agent_stream::Line::Json(_) => None,
+        })
+        .collect();
+    let start = lines.len().saturating_sub(n);
+    let tail = lines[start..].join(" | ");
+    (!tail.is_empty()).then_some(tail)
+}
+
+/// A one-line note of what a CLI said (sanitised, at most 300 characters).
+fn note_text(s: &str) -> String {
+    crate::sanitize::sanitize_line(s.trim(), 300)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::config::AgentConfig;
-
-    fn agent(role: AgentRole, adapter: AdapterKind) -> AgentConfig {
-        AgentConfig {
-            role,
-            command: adapter.as_str().into(),
-            adapter,
-            prompt_file: None,
-            model: Some("sonnet".into()),
-            timeout: std::time::Duration::from_secs(1),
-            max_concurrency: 1,
-        }
-    }
-
-    fn args(inv: &Invocation) -> Vec<String> {
-        inv.args
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
-
-    #[test]
-    fn claude_reads_the_final_result_object() {
-        let session = include_bytes!("../../../tests/fixtures/engine/claude-verifier.jsonl");
-        let a = answer(AdapterKind::Claude, session);
-        assert_eq!(a.error, None);
-        assert!(String::from_utf8_lossy(&a.text).contains("**VERIFY — VERDICT:** CONFORME"));
-        assert_eq!(a.tokens_in, Some(3500 + 800 + 1200));
-        assert_eq!(a.tokens_out, Some(350));
-        assert_eq!(a.cost_usd, Some(0.04215));
-        let failed = br#"{"type":"result","subtype":"error_max_turns","is_error":true,"result":"","usage":{"input_tokens":5,"output_tokens":1},"total_cost_usd":0.001}"#;
-        let a = answer(AdapterKind::Claude, failed);
-        assert_eq!(
-            a.error.as_deref(),
-            Some("Claude Code ended with error_max_turns")
-        );
-        assert_eq!(a.cost_usd, Some(0.001));
-        assert!(answer(AdapterKind::Claude, b"not json\n").error.is_some());
-    }
-
-    #[test]
-    fn claude_tools_follow_the_role() {
-        let v = agent(AgentRole::Verifier, AdapterKind::Claude);
-        let req = Request {
-            agent: &v,
-            instructions: Some("Verify."),
-            inputs: "CONTRACT: c\n",
-            test: "cargo test",
-            worktree: std::path::Path::new("/w"),
-        };
-        let inv = invocation(&req);
-        let a = args(&inv);
-        assert_eq!(
-            &a[..4],
-            ["-p", "--output-format", "stream-json", "--verbose"]
-        );
-        let after = |k: &str| a[a.iter().position(|x| x == k).unwrap() + 1].clone();
-        assert_eq!(after("--model"), "sonnet");
-        assert_eq!(after("--append-system-prompt"), "Verify.");
-        assert_eq!(after("--allowedTools"), "Read,Grep,Glob,Bash(cargo test:*)");
-        assert_eq!(after("--disallowedTools"), "Edit,Write,NotebookEdit");
-        assert_eq!(inv.stdin, b"CONTRACT: c\n");
-        let d = agent(AgentRole::Developer, AdapterKind::Claude);
-        let a = args(&invocation(&Request { agent: &d, ..req }));
-        assert!(
-            a.windows(2)
-                .any(|w| w == ["--permission-mode", "acceptEdits"]),
-            "{a:?}"
-        );
-        assert!(!a.contains(&"--disallowedTools".to_string()));
-    }
-
-    #[test]
-    fn codex_reads_the_last_agent_message_and_sums_turns() {
-        let session = include_bytes!("../../../tests/fixtures/engine/codex-auditor.jsonl");
-        let a = answer(AdapterKind::Codex, session);
-        assert_eq!(a.error, None);
-        assert!(a.text.starts_with(b"SECURITY \xE2\x80\x94 VERDICT: PASS"));
-        assert_eq!(a.tokens_in, Some(11100));
-        assert_eq!(a.tokens_out, Some(600));
-        assert_eq!(a.cost_usd, None);
-        let failed = br#"{"type":"turn.failed","error":{"message":"stream disconnected"}}"#;
-        assert_eq!(
-            answer(AdapterKind::Codex, failed).error.as_deref(),
-            Some("Codex reported: stream disconnected")
-        );
-    }
-
-    #[test]
-    fn codex_sandbox_follows_the_role() {
-        let v = agent(AgentRole::Auditor, AdapterKind::Codex);
-        let req = Request {
-            agent: &v,
-            instructions: Some("Audit."),
-            inputs: "MODE: gate\n",
-            test: "",
-            worktree: std::path::Path::new("/w"),
-        };
-        let inv = invocation(&req);
-        assert_eq!(
-            args(&inv),
-            [
-                "exec",
-                "--json",
-                "--sandbox",
-                "read-only",
-                "-m",
-                "sonnet",
-                "-C",
-                "/w",
-                "-"
-            ]
-        );
-        assert_eq!(inv.stdin, b"Audit.\n\nMODE: gate\n");
-        let d = agent(AgentRole::Developer, AdapterKind::Codex);
-        assert!(
-            args(&invocation(&Request { agent: &d, ..req }))
-                .contains(&"workspace-write".to_string())
-        );
-    }
-}
+mod tests;

@@ -109,7 +109,7 @@ pub fn parse_answer(text: &[u8]) -> Result<Parsed, String> {
 
 /// The input of the parse step: the review text, and the feedback when the
 /// first answer was refused.
-fn parse_input(review: &str, feedback: Option<&str>) -> String {
+pub fn parse_input(review: &str, feedback: Option<&str>) -> String {
     let mut s = format!("REVIEW:\n{}\n", review.trim_end());
     if let Some(f) = feedback {
         s.push('\n');

@@ -75,8 +75,9 @@ pub async fn run(
     Ok(None)
 }
 
-/// The triage agent's answer as a triage file, checked.
-fn agent_triage(text: &[u8], iteration: u32, findings: &[Finding]) -> Result<Triage, String> {
+/// The triage agent's answer as a triage file, checked against the
+/// iteration's findings (the error says why it cannot be kept).
+pub fn agent_triage(text: &[u8], iteration: u32, findings: &[Finding]) -> Result<Triage, String> {
     let (obj, _) = extract_object(text)?;
     let bytes = serde_json::to_vec(&obj).map_err(|e| e.to_string())?;
     let t = Triage::parse("the triage agent's answer", &bytes)?;

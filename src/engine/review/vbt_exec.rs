@@ -18,7 +18,7 @@ use tokio::sync::watch;
 
 use super::single_test::Invocation;
 use crate::engine::dispatch::Settings;
-use crate::process::{self, LogFile, Sink, tree::MARKER_ENV};
+use crate::process::{self, LogFile, Sink};
 
 /// The lock file's name.
 pub const BUILD_LOCK: &str = "loopwatch-build.lock";
@@ -81,15 +81,9 @@ pub async fn run_test(
     } else {
         inv.program.clone().into()
     };
-    let pipeline_dir =
-        std::path::absolute(set.pipeline.dir()).unwrap_or(set.pipeline.dir().to_path_buf());
     let mut env: Vec<(String, String)> = vec![
         ("NO_COLOR".into(), "1".into()),
         ("CARGO_TERM_COLOR".into(), "never".into()),
-        (
-            MARKER_ENV.into(),
-            format!("{}#{}", pipeline_dir.display(), job.tag),
-        ),
     ];
     env.extend(inv.env.iter().cloned());
     let log = LogFile::create(&job.log, set.log_limit)?;
@@ -100,6 +94,7 @@ pub async fn run_test(
         .grace(set.grace)
         .stdout(Sink::read().log(&log))
         .merge_stderr()
+        .on_behalf_of(process::tree::marker(set.pipeline.dir(), &job.tag))
         .spawn();
     let running = match running {
         Ok(r) => r,

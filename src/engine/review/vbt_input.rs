@@ -26,6 +26,22 @@ pub fn text(
     findings: &[TriageFinding],
     now: Option<&code::TreeId>,
 ) -> String {
+    let files = test_files(worktree);
+    let diff = hunks(worktree, diff_base, findings, now);
+    compose(test, runner, &files, findings, diff_base, &diff)
+}
+
+/// The agent's input from its parts, found by [`text`] (or made up, for
+/// `loopwatch run --dry-run`): TEST, its runner, the tracked test files,
+/// the findings, the DIFF base and the diff text of the findings' files.
+pub fn compose(
+    test: &str,
+    runner: Result<&TestCommand, String>,
+    files: &[String],
+    findings: &[TriageFinding],
+    diff_base: &str,
+    diff: &str,
+) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -53,12 +69,11 @@ pub fn text(
             let _ = writeln!(o, "RUNNER: unknown ({why})");
         }
     }
-    let files = test_files(worktree);
     if files.is_empty() {
         let _ = writeln!(o, "EXISTING TESTS: none found");
     } else {
         let _ = writeln!(o, "EXISTING TESTS (put yours beside them, the same way):");
-        for f in &files {
+        for f in files {
             let _ = writeln!(o, "  {f}");
         }
     }
@@ -77,7 +92,7 @@ pub fn text(
         }
     }
     let _ = writeln!(o, "\nDIFF (against {diff_base}) of the findings' files:");
-    o.push_str(&hunks(worktree, diff_base, findings, now));
+    o.push_str(diff);
     let _ = writeln!(
         o,
         "\nANSWER with ONLY a JSON array, one object per finding: [{{\"finding\":\"<id>\",\"file\":\"<test file, relative to the worktree>\",\"testRef\":\"<file>::<test name>\"}}]"

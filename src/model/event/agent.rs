@@ -55,15 +55,6 @@ impl AgentRole {
             AgentRole::VerifyByTest => "verify-by-test",
         }
     }
-
-    /// The agent that judges a gate (GATE 0 is loopwatch's own).
-    pub fn for_gate(gate: GateName) -> Option<AgentRole> {
-        match gate {
-            GateName::Floor => None,
-            GateName::Conformity => Some(AgentRole::Verifier),
-            GateName::Security => Some(AgentRole::Auditor),
-        }
-    }
 }
 
 impl std::fmt::Display for AgentRole {
@@ -153,6 +144,10 @@ pub struct AgentFinished {
     /// Processes of its tree still running once it had ended, stopped then.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub leftovers: u32,
+    /// What it changed in the contract's judged parts, put back by
+    /// loopwatch: the dispatch failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tampered: Vec<String>,
     /// Input tokens, when the adapter reports them.
     #[serde(default)]
     pub tokens_in: Option<u64>,
@@ -168,6 +163,11 @@ pub struct AgentFinished {
     /// The answer the adapter read, saved relative to `.pipeline/`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
+    /// What the adapter did to read the answer (an earlier message of the
+    /// session read because the final one holds no verdict); absent when
+    /// nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalized: Vec<String>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -205,18 +205,24 @@ impl AgentFinished {
             signal_from: None,
             last_words: Vec::new(),
             leftovers: 0,
+            tampered: Vec::new(),
             tokens_in: None,
             tokens_out: None,
             cost_usd: None,
             error: Some(error),
             answer: None,
+            normalized: Vec::new(),
             extra: Default::default(),
         }
     }
 
     /// True when the agent exited 0 on its own, in time, with no error.
     pub fn succeeded(&self) -> bool {
-        self.exit_code == Some(0) && !self.timed_out && !self.interrupted && self.error.is_none()
+        self.exit_code == Some(0)
+            && !self.timed_out
+            && !self.interrupted
+            && self.error.is_none()
+            && self.tampered.is_empty()
     }
 
     /// Why the dispatch did not succeed, in one line (`None` when it did),
@@ -227,13 +233,21 @@ impl AgentFinished {
         if self.succeeded() {
             return None;
         }
-        let how = if self.interrupted {
+        let how = if !self.tampered.is_empty() {
+            // The loop's promise is at stake: that says more than a status.
+            format!(
+                "changed the contract's judged parts (put back): {}",
+                self.tampered.join("; ")
+            )
+        } else if self.interrupted {
             "interrupted".to_string()
         } else if self.timed_out {
             format!("timed out after {} ms", self.duration_ms)
         } else {
-            // A status says more than what the adapter could not read.
+            // The status first, then what the CLI said of it, when the
+            // adapter read something.
             match (self.exit_code, &self.error, self.signal) {
+                (Some(c), Some(e), _) if c != 0 => format!("exited with status {c}: {e}"),
                 (Some(c), _, _) if c != 0 => format!("exited with status {c}"),
                 (_, Some(e), _) => e.clone(),
                 (Some(c), None, _) => format!("exited with status {c}"),

@@ -170,11 +170,13 @@ pub(crate) mod tests {
             signal_from: None,
             last_words: Vec::new(),
             leftovers: 0,
+            tampered: Vec::new(),
             tokens_in: None,
             tokens_out: None,
             cost_usd: None,
             error: None,
             answer: None,
+            normalized: Vec::new(),
             extra: Default::default(),
         };
         (started, finished)

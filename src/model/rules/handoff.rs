@@ -17,7 +17,8 @@
 use serde_json::Value;
 
 use crate::model::event::{GateFinished, HumanRequest, RunInfo};
-use crate::model::state::State;
+use crate::model::kinds::Effect;
+use crate::model::state::{HumanGate, State};
 use crate::model::types::*;
 
 /// The section the gap lines of a hand-off go under.
@@ -75,36 +76,41 @@ fn gate_lines(s: &State, g: &GateFinished) -> Vec<String> {
 }
 
 fn conformity_gaps(s: &State, g: &GateFinished) -> Vec<String> {
-    let decided = |kind: HumanGateKind, subject: &str, want: Decision| {
-        s.human_gates.iter().any(|h| {
-            h.request.kind == kind
-                && h.request.gate == Some(g.gate)
+    // A gate of this round whose outcome hands its subject back.
+    let handed_back = |subject: &str| {
+        s.human_gates.iter().find(|h| {
+            h.request.gate == Some(g.gate)
                 && h.request.iteration == g.iteration
                 && h.request.subject == subject
-                && h.decision
-                    .as_ref()
-                    .is_some_and(|d| d.decision.decision == want)
+                && h.effect() == Some(Effect::ToDeveloper)
         })
+    };
+    let by = |h: &HumanGate| {
+        if h.expired.is_some() {
+            "when the gate expired"
+        } else {
+            "by a person"
+        }
     };
     let mut out = Vec::new();
     for r in g.criterion_rows() {
-        let lifted = r.status == CriterionStatus::Abandoned
-            && decided(HumanGateKind::Abandoned, &r.id, Decision::Lift);
-        if r.status == CriterionStatus::NotMet || lifted {
+        let lifted = handed_back(&r.id).filter(|_| r.status == CriterionStatus::Abandoned);
+        if r.status == CriterionStatus::NotMet || lifted.is_some() {
             let mut line = format!("  {}. {} — {}", r.id, r.text, r.status.as_str());
             if !r.detail.is_empty() {
                 line.push_str(&format!(" — {}", r.detail));
             }
-            if lifted {
-                line.push_str(" — lifted by a person: implement it");
+            if let Some(h) = lifted {
+                line.push_str(&format!(" — lifted {}: implement it", by(h)));
             }
             out.push(line);
         }
     }
     for path in g.out_of_scope() {
-        if decided(HumanGateKind::OutOfScope, path, Decision::Deny) {
+        if let Some(h) = handed_back(path) {
             out.push(format!(
-                "  out-of-scope: {path} — denied by a person: remove the change"
+                "  out-of-scope: {path} — denied {}: remove the change",
+                by(h)
             ));
         }
     }

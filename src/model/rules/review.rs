@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{GateRequest, Next, NextAction, green, one_line};
+use super::{GateRequest, Next, green, one_line};
 use crate::model::event::{AgentFinished, AgentRole, AgentStarted, HumanRequest, ReviewFinished};
 use crate::model::state::{AgentDispatch, Iteration, State};
 use crate::model::triage::TriageSeverity;
@@ -81,9 +81,7 @@ pub fn has_review(s: &State) -> bool {
 }
 
 fn review_next(step: ReviewStep, why: String) -> Next {
-    let mut n = Next::new(NextAction::Review, None, why);
-    n.step = Some(step);
-    n
+    Next::Review { step, why }
 }
 
 /// The reviewer's successful dispatch for iteration `n` since the last gate round.
@@ -147,14 +145,12 @@ pub fn after_conformity(s: &State, n: u32) -> Option<Next> {
         if f.gaps == 0 {
             return None;
         }
-        return Some(Next::new(
-            NextAction::Dev,
-            None,
-            format!(
+        return Some(Next::Dev {
+            why: format!(
                 "review round {}: {} gap(s) back to the developer",
                 f.round, f.gaps
             ),
-        ));
+        });
     }
     if reviewer_dispatch(s, n).is_none() {
         return Some(review_next(

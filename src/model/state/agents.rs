@@ -192,11 +192,13 @@ mod tests {
             signal_from: None,
             last_words: Vec::new(),
             leftovers: 0,
+            tampered: Vec::new(),
             tokens_in: Some(100),
             tokens_out: Some(10),
             cost_usd: cost,
             error: None,
             answer: None,
+            normalized: Vec::new(),
             extra: Default::default(),
         })
     }
@@ -253,15 +255,15 @@ mod tests {
     #[test]
     fn an_engine_run_opens_with_the_developer() {
         let mut evs = engine_run();
-        assert_eq!(fold(&evs).next.action, NextAction::Dev);
+        assert_eq!(fold(&evs).next.action(), NextAction::Dev);
         evs.push(ev(3, started(1, AgentRole::Developer, 1, None)));
         let s = fold(&evs);
-        assert_eq!(s.next.action, NextAction::Dev);
+        assert_eq!(s.next.action(), NextAction::Dev);
         assert_eq!(s.running_agent().map(|a| a.started.dispatch), Some(1));
         evs.push(ev(4, finished(1, AgentRole::Developer, 0, None)));
         let s = fold(&evs);
         assert_eq!(
-            (s.next.action, s.next.gate),
+            (s.next.action(), s.next.gate()),
             (NextAction::NextGate, Some(GateName::Floor))
         );
         // The same journal without the engine flag keeps the old rule.
@@ -269,7 +271,7 @@ mod tests {
         if let EventBody::RunStarted { run, .. } = &mut plain[0].body {
             run.engine = false;
         }
-        assert_eq!(fold(&plain[..2]).next.action, NextAction::NextGate);
+        assert_eq!(fold(&plain[..2]).next.action(), NextAction::NextGate);
     }
 
     #[test]
@@ -302,7 +304,7 @@ mod tests {
         evs.push(ev(5, started(2, AgentRole::Developer, 1, None)));
         evs.push(ev(6, finished(2, AgentRole::Developer, 1, None)));
         evs.push(ev(7, EventBody::from(req)));
-        assert_eq!(fold(&evs).next.action, NextAction::Human);
+        assert_eq!(fold(&evs).next.action(), NextAction::Human);
         evs.push(ev(
             8,
             EventBody::from(HumanDecision {
@@ -317,7 +319,7 @@ mod tests {
         ));
         let s = fold(&evs);
         assert_eq!(s.dev_strikes, 0);
-        assert_eq!(s.next.action, NextAction::Dev);
+        assert_eq!(s.next.action(), NextAction::Dev);
     }
 
     #[test]
@@ -332,7 +334,7 @@ mod tests {
         evs.push(ev(4, f));
         let s = fold(&evs);
         assert_eq!(s.dev_strikes, 0);
-        assert_eq!(s.next.action, NextAction::Dev);
+        assert_eq!(s.next.action(), NextAction::Dev);
         let line = evs[3].to_line();
         assert_eq!(Event::parse_line(line.as_bytes()).unwrap(), evs[3]);
     }

@@ -34,8 +34,9 @@ pub use refresh::{Refreshed, Sources, refresh};
 use crate::code::{CodeSnapshot, RunTrees};
 use crate::journal::{JournalError, Pipeline};
 use crate::model::event::{Event, GateFinished};
+use crate::model::kinds::Evidence;
 use crate::model::rules::GateRequest;
-use crate::model::{CriterionRow, Finding, HumanGateKind, State};
+use crate::model::{CriterionRow, Finding, State};
 
 /// What a gate opens on: the state before it, the round that opened it
 /// (with its raw output and the line a structural failure blames), the
@@ -60,8 +61,8 @@ pub struct Opening<'a> {
 pub fn capture(requests: &mut [GateRequest], pipeline: &Pipeline, at: &Opening<'_>) {
     let needs_code = requests.iter().any(|r| {
         matches!(
-            r.kind,
-            HumanGateKind::OutOfScope | HumanGateKind::Unverifiable
+            r.kind.spec().evidence,
+            Evidence::FileChange | Evidence::CitedLines
         )
     });
     let trees = if needs_code {
@@ -78,13 +79,13 @@ pub fn capture(requests: &mut [GateRequest], pipeline: &Pipeline, at: &Opening<'
     let mut fresh: Option<CodeSnapshot> = None;
     for r in requests.iter_mut() {
         let subject = r.subject.clone();
-        let kind = r.kind;
+        let evidence = r.kind.spec().evidence;
         let gate = r.gate;
         let Some(ev) = r.evidence.as_object_mut() else {
             continue;
         };
-        match kind {
-            HumanGateKind::OutOfScope => {
+        match evidence {
+            Evidence::FileChange => {
                 let now = fresh.get_or_insert_with(|| crate::code::take(worktree, pipeline.dir()));
                 if let Some(f) = at.finished {
                     let said: Vec<String> = justification(f, &subject)
@@ -104,25 +105,25 @@ pub fn capture(requests: &mut [GateRequest], pipeline: &Pipeline, at: &Opening<'
                     ev.insert("at".into(), json!(t.as_str()));
                 }
             }
-            HumanGateKind::Unverifiable => {
+            Evidence::CitedLines => {
                 let cites = claim_citations(&Value::Object(ev.clone()));
                 let snapshot = trees.of(at.iteration);
                 let (code, cited) = cited_blocks(worktree, snapshot, &cites, at.iteration);
                 ev.insert("code".into(), json!(code));
                 ev.insert("cited".into(), json!(cited));
             }
-            HumanGateKind::Abandoned => {
+            Evidence::ContractLines => {
                 let lines = abandonment(worktree, run.map(|r| r.contract.as_str()), &subject);
                 ev.insert("contract".into(), json!(lines));
             }
-            HumanGateKind::CapReached => {
+            Evidence::Rounds => {
                 if let Some(g) = gate {
                     let earlier = at.state.review_iterations.iter().flat_map(|i| &i.gates);
                     let lines = rounds(g, earlier.chain(at.finished));
                     ev.insert("rounds".into(), json!(lines));
                 }
             }
-            HumanGateKind::Structural => {
+            Evidence::Output => {
                 if let Some(raw) = at.raw_output {
                     ev.insert(
                         "outputLines".into(),
@@ -133,6 +134,8 @@ pub fn capture(requests: &mut [GateRequest], pipeline: &Pipeline, at: &Opening<'
                     }
                 }
             }
+            // The engine asks with the changes it found.
+            Evidence::ContractChanges => {}
         }
     }
 }
@@ -224,17 +227,7 @@ pub fn save(pipeline: &Pipeline, id: &str, bytes: &[u8]) -> Result<PathBuf, Jour
             format!("gate id {id:?} cannot name an evidence file"),
         ));
     }
-    std::fs::create_dir_all(&dir).map_err(|e| JournalError::io("create", &dir, e))?;
-    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(JournalError::io(
-            "write into",
-            &dir,
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                crate::util::FileRefusal::Symlink,
-            ),
-        ));
-    }
+    crate::util::pipeline_dir(&dir).map_err(|e| JournalError::io("write into", &dir, e))?;
     let path = dir.join(format!("{id}.txt"));
     crate::util::replace_in_pipeline(&path, bytes)
         .map_err(|e| JournalError::io("write", &path, e))?;

@@ -16,8 +16,9 @@ use super::code::{EXCERPT_CONTEXT, bounded, cited_text, excerpt_lines, parse_lin
 use super::{Citation, abandonment, claim_citations, diff_base, file_hunks, marked_output};
 use crate::code::{CodeSnapshot, DiffLimits, ExcerptLine, RunTrees, TreeId};
 use crate::journal::Pipeline;
+use crate::model::State;
 use crate::model::event::HumanRequest;
-use crate::model::{HumanGateKind, State};
+use crate::model::kinds::Evidence;
 
 /// What of the run a refresh reads besides the request: the contract and
 /// the `--diff` range the run recorded.
@@ -57,8 +58,8 @@ pub fn refresh(pipeline: &Pipeline, sources: &Sources, req: &HumanRequest) -> Re
     let mut new = old.clone();
     let mut changes = Vec::new();
     let worktree = pipeline.worktree();
-    match req.kind {
-        HumanGateKind::OutOfScope if old.get("code").is_some() => {
+    match req.kind.spec().evidence {
+        Evidence::FileChange if old.get("code").is_some() => {
             let events = crate::journal::read_all(&pipeline.journal_path())
                 .map(|b| b.events)
                 .unwrap_or_default();
@@ -99,7 +100,7 @@ pub fn refresh(pipeline: &Pipeline, sources: &Sources, req: &HumanRequest) -> Re
                 }
             }
         }
-        HumanGateKind::Unverifiable if old.get("code").is_some() => {
+        Evidence::CitedLines if old.get("code").is_some() => {
             let now = crate::code::take(worktree, pipeline.dir());
             let (code, cited, why) = cited_now(worktree, &now, old);
             if Some(&json!(code)) != old.get("code") {
@@ -111,7 +112,7 @@ pub fn refresh(pipeline: &Pipeline, sources: &Sources, req: &HumanRequest) -> Re
                 new["cited"] = json!(cited);
             }
         }
-        HumanGateKind::Abandoned if old.get("contract").is_some() => {
+        Evidence::ContractLines if old.get("contract").is_some() => {
             let lines = abandonment(worktree, sources.contract.as_deref(), &req.subject);
             if Some(&json!(lines)) != old.get("contract") {
                 changes.push(format!(
@@ -121,7 +122,7 @@ pub fn refresh(pipeline: &Pipeline, sources: &Sources, req: &HumanRequest) -> Re
                 new["contract"] = json!(lines);
             }
         }
-        HumanGateKind::Structural if old.get("outputLines").is_some() => {
+        Evidence::Output if old.get("outputLines").is_some() => {
             let failing = old
                 .get("failingLine")
                 .and_then(Value::as_u64)

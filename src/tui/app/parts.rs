@@ -87,6 +87,8 @@ pub struct ReplayBar {
 pub enum LogView {
     /// Read: the bytes (a tail, for big files).
     Loaded(Vec<u8>),
+    /// An agent CLI's log, read as its transcript (a tail, for big files).
+    Transcript(Vec<crate::parse::agent_stream::Entry>),
     /// Asked for, not back yet.
     Loading,
     /// Could not be read.

@@ -108,6 +108,7 @@ impl App {
                     ));
                 }
             }
+            Action::OpenInPager => effects.extend(self.open_in_pager()),
             Action::Copy => {
                 if let Some(key) = self.selected_row() {
                     // What leaves for the clipboard (another program, a
@@ -269,6 +270,43 @@ impl App {
         vec![Effect::LoadLog(path)]
     }
 
+    /// `o`: the selected row's log, whole, in the pager.
+    fn open_in_pager(&mut self) -> Vec<Effect> {
+        if self.screen != Screen::Run || !matches!(self.mode, Mode::Browse) {
+            return Vec::new();
+        }
+        let target = match self.selected_row() {
+            Some(RowKey::Log(i)) => self.log_entries.get(i).map(|e| (e.path.clone(), e.format)),
+            Some(RowKey::Finding(i)) => {
+                let it = self.shown_iteration();
+                self.state().iteration(it).and_then(|iter| {
+                    let f = iter.findings.get(i)?;
+                    iter.verifications
+                        .iter()
+                        .find(|v| v.finding == f.id && !v.log.is_empty())
+                        .map(|v| (v.log.clone(), None))
+                })
+            }
+            _ => None,
+        };
+        let Some((rel, format)) = target else {
+            self.status = Some("o shows a log: select one on the Logs tab".into());
+            return Vec::new();
+        };
+        if !stays_inside(&rel) {
+            self.status = Some(format!(
+                "not opening '{}': the path leaves .pipeline",
+                crate::sanitize::sanitize_line(&rel, 60)
+            ));
+            return Vec::new();
+        }
+        vec![Effect::OpenPager(crate::tui::pager::PagerRequest {
+            pipeline: self.run().pipeline.clone(),
+            rel,
+            format,
+        })]
+    }
+
     /// Asks for a log, relative to `.pipeline/`; a path leaving the folder is refused.
     fn load_log(&mut self, rel: &str) -> Vec<Effect> {
         let p = Path::new(rel);
@@ -284,7 +322,7 @@ impl App {
         };
         if matches!(
             run.logs.get(rel),
-            Some(LogView::Loaded(_) | LogView::Loading)
+            Some(LogView::Loaded(_) | LogView::Transcript(_) | LogView::Loading)
         ) {
             return Vec::new();
         }

@@ -40,7 +40,7 @@ fn every_option_of_every_kind_confirms_with_its_key() {
         for option in kind.options() {
             let (mut app, _clock) = opened(kind);
             let d = app.dialog().expect("open");
-            assert_eq!(d.options, kind.options().to_vec());
+            assert_eq!(d.options, kind.options());
             let (expected_hash, expected_text) = {
                 let state = state_of(&events_with_gate(kind));
                 let lines = evidence_lines(&state.human_gates[0].request);
@@ -51,10 +51,13 @@ fn every_option_of_every_kind_confirms_with_its_key() {
                 crate::util::sha256_tagged(expected_text.as_bytes()),
                 "the hash covers exactly the evidence file's bytes"
             );
-            assert_eq!(app.on_key(&ch(Dialog::option_key(*option))), vec![]);
+            assert_eq!(
+                app.on_key(&ch(crate::tui::dialog::option_key(kind, option))),
+                vec![]
+            );
             assert_eq!(
                 app.dialog().map(|d| (d.chosen, d.focus)),
-                Some((Some(*option), Focus::Reason))
+                Some((Some(option), Focus::Reason))
             );
             assert_eq!(type_text(&mut app, "checked by hand"), vec![]);
             let effects = app.on_key(&ctrl('s'));
@@ -62,7 +65,7 @@ fn every_option_of_every_kind_confirms_with_its_key() {
                 effects,
                 vec![Effect::WriteDecision(crate::tui::DecisionRequest {
                     id: ID.into(),
-                    decision: *option,
+                    decision: option,
                     reason: "checked by hand".into(),
                     evidence_hash: expected_hash,
                     evidence: expected_text,

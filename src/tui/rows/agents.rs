@@ -21,6 +21,13 @@ pub fn running_text(a: &AgentDispatch, elapsed_secs: Option<u64>) -> String {
     )
 }
 
+/// `▶ verifier #7 · 1m05s`: [`running_text`] for a narrow header.
+pub fn running_short(a: &AgentDispatch, elapsed_secs: Option<u64>) -> String {
+    let s = &a.started;
+    let elapsed = elapsed_secs.map_or_else(|| "?".to_string(), elapsed);
+    format!("▶ {} #{} · {elapsed}", s.role, s.dispatch)
+}
+
 /// `42s`, `1m05s`, `2h03m`: precise enough to see a run move.
 pub fn elapsed(secs: u64) -> String {
     match secs {

@@ -1,5 +1,6 @@
-//! The Logs tab: gate outputs and verify-by-test logs; `Enter` loads one,
-//! and the detail pane shows its tail.
+//! The Logs tab: the agents' logs, gate outputs and verify-by-test logs;
+//! `Enter` loads one, and the detail pane shows its tail (an agent CLI's
+//! stream as a transcript); `o` shows it whole in `$PAGER`.
 
 use super::cells::{Cell, Column, col, wide};
 use crate::tui::app::{App, LogView};
@@ -14,7 +15,7 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
         return Vec::new();
     };
     let state = match app.run().logs.get(&e.path) {
-        Some(LogView::Loaded(_)) => Cell::toned("✓ read", Tone::Good),
+        Some(LogView::Loaded(_) | LogView::Transcript(_)) => Cell::toned("✓ read", Tone::Good),
         Some(LogView::Loading) => Cell::toned("… reading", Tone::Muted),
         Some(LogView::Failed(_)) => Cell::toned("✗ failed", Tone::Bad),
         None => Cell::toned("· enter", Tone::Muted),

@@ -59,6 +59,8 @@ pub struct LogEntry {
     pub label: String,
     /// Path relative to `.pipeline/`.
     pub path: String,
+    /// The agent CLI stream it holds (read as a transcript), if any.
+    pub format: Option<crate::parse::agent_stream::Format>,
 }
 
 /// The last round of a gate in the iteration shown.
@@ -117,11 +119,12 @@ pub fn log_entries(state: &State) -> Vec<LogEntry> {
     let mut out: Vec<LogEntry> = Vec::new();
     // Each path once, found in constant time: a long run lists thousands.
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut push = |label: String, path: &str| {
+    let mut push = |label: String, path: &str, format| {
         if !path.is_empty() && seen.insert(path.to_string()) {
             out.push(LogEntry {
                 label,
                 path: path.to_string(),
+                format,
             });
         }
     };
@@ -135,7 +138,8 @@ pub fn log_entries(state: &State) -> Vec<LogEntry> {
         )
     });
     for a in agents {
-        push(agents::log_label(a), &a.started.log);
+        let format = crate::parse::agent_stream::Format::of_adapter(&a.started.adapter);
+        push(agents::log_label(a), &a.started.log, format);
     }
     for it in &state.review_iterations {
         for g in &it.gates {
@@ -148,7 +152,7 @@ pub fn log_entries(state: &State) -> Vec<LogEntry> {
                     g.round,
                     g.verdict
                 );
-                push(label, p);
+                push(label, p, None);
             }
         }
         for v in &it.verifications {
@@ -160,6 +164,7 @@ pub fn log_entries(state: &State) -> Vec<LogEntry> {
                     v.result.as_str()
                 ),
                 &v.log,
+                None,
             );
         }
     }

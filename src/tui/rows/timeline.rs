@@ -166,6 +166,10 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             Tone::Normal,
         ),
         EventBody::RunEnded(e) => (format!("run ended: {}", e.status.as_str()), Tone::Accent),
+        EventBody::ContractJudged(c) => (
+            format!("contract {} judged as it is: {}", c.path, c.why),
+            if c.rerun { Tone::Accent } else { Tone::Muted },
+        ),
         EventBody::Note { text } => (text.clone(), Tone::Muted),
         EventBody::VerifyGreen(g) => (
             format!("red test {} of {}: {}", g.test_ref, g.finding, g.result),

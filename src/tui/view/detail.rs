@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::marks;
 use crate::model::GateName;
+use crate::parse::agent_stream::{Entry, EntryKind};
 use crate::sanitize::{sanitize_bytes, sanitize_line, width};
 use crate::tui::app::{App, LogView};
 use crate::tui::rows::{self, RowKey};
@@ -42,16 +43,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         ),
     };
     let mut lines = wrap(app, &texts, w, h);
-    if let Some(bytes) = log {
-        let room = h.saturating_sub(lines.len());
-        lines.extend(tail(bytes, w, room).into_iter().map(Line::raw));
+    let room = h.saturating_sub(lines.len());
+    match log {
+        Some(Body::Raw(bytes)) => lines.extend(tail(bytes, w, room).into_iter().map(Line::raw)),
+        Some(Body::Transcript(entries)) => lines.extend(transcript_tail(app, entries, w, room)),
+        None => {}
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
 type Texts = Vec<(String, Tone)>;
 
-fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
+/// What a log row shows under its heading.
+enum Body<'a> {
+    /// The tail of a log, line by line.
+    Raw(&'a [u8]),
+    /// An agent CLI's log, as its transcript.
+    Transcript(&'a [Entry]),
+}
+
+fn content(app: &App, key: RowKey) -> (Texts, Option<Body<'_>>) {
     let mut t: Texts = Vec::new();
     let mut log_path: Option<String> = None;
     match key {
@@ -245,8 +256,18 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<&[u8]>) {
     if let Some(p) = log_path {
         match app.run().logs.get(&p) {
             Some(LogView::Loaded(b)) => {
-                t.push((format!("── tail of {p} ──"), Tone::Muted));
-                log = Some(b.as_slice());
+                t.push((
+                    format!("── tail of {p} · o: all of it in $PAGER ──"),
+                    Tone::Muted,
+                ));
+                log = Some(Body::Raw(b.as_slice()));
+            }
+            Some(LogView::Transcript(e)) => {
+                t.push((
+                    format!("── transcript of {p} · o: all of it in $PAGER ──"),
+                    Tone::Muted,
+                ));
+                log = Some(Body::Transcript(e.as_slice()));
             }
             Some(LogView::Loading) => t.push((format!("reading {p}…"), Tone::Muted)),
             Some(LogView::Failed(e)) => t.push((format!("✗ {p}: {e}"), Tone::Bad)),
@@ -288,6 +309,78 @@ fn wrap(app: &App, texts: &Texts, w: usize, h: usize) -> Vec<Line<'static>> {
         out.push(Line::styled(cur, style));
         if out.len() >= h {
             return out;
+        }
+    }
+    out
+}
+
+/// The colour of a transcript entry.
+fn entry_tone(kind: EntryKind) -> Tone {
+    match kind {
+        EntryKind::Message => Tone::Normal,
+        EntryKind::Call => Tone::Accent,
+        EntryKind::Failed | EntryKind::OutcomeFailed => Tone::Bad,
+        EntryKind::Notice => Tone::Warn,
+        EntryKind::Outcome => Tone::Good,
+        EntryKind::Meta | EntryKind::Thinking | EntryKind::Output | EntryKind::Raw => Tone::Muted,
+    }
+}
+
+/// The last `room` screen lines of a transcript: each entry's mark, its
+/// lines wrapped at `w` (continuations indented under the text), newest
+/// last. Only the entries that reach the screen are wrapped.
+fn transcript_tail(app: &App, entries: &[Entry], w: usize, room: usize) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = Vec::new();
+    if room == 0 || w == 0 {
+        return out;
+    }
+    for e in entries.iter().rev() {
+        let style = app.theme.tone(entry_tone(e.kind));
+        let mark = e.mark();
+        let indent = width(mark).min(w.saturating_sub(1));
+        let mut mine: Vec<Line<'static>> = Vec::new();
+        for (i, text) in e.text.split('\n').enumerate() {
+            let lead = if i == 0 {
+                mark.to_string()
+            } else {
+                " ".repeat(indent)
+            };
+            let clean = sanitize_line(text, w.saturating_mul(room));
+            let mut cur = lead;
+            let mut cw = width(&cur);
+            // Right after a wrap: the spaces that ended the line are dropped.
+            let mut wrapped = false;
+            for c in clean.chars() {
+                let cwid = width(c.encode_utf8(&mut [0; 4]));
+                if cw + cwid > w && cw > indent {
+                    // At the last space when the line has one past its
+                    // indent: words stay whole.
+                    let rest = match cur.rfind(' ') {
+                        Some(at) if at > indent && c != ' ' => cur.split_off(at + 1),
+                        _ => String::new(),
+                    };
+                    mine.push(Line::styled(std::mem::take(&mut cur), style));
+                    cur = format!("{}{rest}", " ".repeat(indent));
+                    cw = width(&cur);
+                    wrapped = rest.is_empty();
+                }
+                if c == ' ' && wrapped {
+                    continue;
+                }
+                wrapped = false;
+                cur.push(c);
+                cw += cwid;
+            }
+            mine.push(Line::styled(cur, style));
+        }
+        // Newest last: this entry goes before what is already kept.
+        let keep = room - out.len();
+        let start = mine.len().saturating_sub(keep);
+        mine.drain(..start);
+        mine.append(&mut out);
+        out = mine;
+        if out.len() >= room {
+            break;
         }
     }
     out

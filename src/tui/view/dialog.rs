@@ -51,7 +51,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         "options (a moment): "
     })];
     for o in &d.options {
-        let label = format!("[{}] {}", Dialog::option_key(*o), o.label());
+        let label = format!("[{}] {}", d.option_key(*o), o.label());
         let style = if !armed {
             theme.tone(Tone::Muted)
         } else if d.chosen == Some(*o) {

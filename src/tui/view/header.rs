@@ -1,7 +1,9 @@
 //! The header: run title, status word, iteration, age of the last event
 //! (a warning past `stale_after`), the agent running and for how long,
-//! the human gates waiting, the gate strip,
-//! and the journal problem banner.
+//! the human gates waiting, the gate strip, and the journal problem
+//! banner. The status line keeps what matters on a narrow terminal (80
+//! columns): the gates waiting on a person, a stale journal, the agent
+//! running, then the rest, shortened before anything is left out.
 
 use std::path::Path;
 
@@ -11,8 +13,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{age_secs, gate_strip, marks, short_age, time_of};
-use crate::model::rules::NextAction;
-use crate::sanitize::sanitize_line;
+use crate::model::Next;
+use crate::sanitize::{sanitize_line, width};
 use crate::tui::app::App;
 use crate::tui::rows::agents;
 use crate::tui::theme::Tone;
@@ -38,28 +40,34 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let title = Line::styled(sanitize_line(&title, w), theme.bar()).style(theme.bar());
 
     let status = marks::run_status(state);
-    let mut spans = vec![
-        Span::raw(" "),
-        Span::styled(status.text(), theme.tone(status.tone)),
-    ];
-    spans.push(Span::raw(format!("  iter {}", state.iteration_number())));
-    if app.shown_iteration() != state.iteration_number() {
-        spans.push(Span::styled(
-            format!(" (showing {})", app.shown_iteration()),
+    let status = Span::styled(status.text(), theme.tone(status.tone));
+    let plain = ratatui::style::Style::default();
+    let mut segs: Vec<Seg> = Vec::new();
+    let shown = app.shown_iteration();
+    let iter = state.iteration_number();
+    if shown == iter {
+        segs.push(Seg::new(6, format!("iter {iter}"), None, plain));
+    } else {
+        segs.push(Seg::new(
+            6,
+            format!("iter {iter} (showing {shown})"),
+            Some(format!("iter {iter}→{shown}")),
             theme.tone(Tone::Accent),
         ));
     }
     if let Some(a) = state.running_agent() {
-        spans.push(Span::raw("  ·  "));
-        spans.push(Span::styled(
-            agents::running_text(a, age_secs(app, &a.started_at)),
+        let secs = age_secs(app, &a.started_at);
+        segs.push(Seg::new(
+            7,
+            agents::running_text(a, secs),
+            Some(agents::running_short(a, secs)),
             theme.tone(Tone::Accent),
         ));
     }
-    if state.ended.is_none() && state.next.action == NextAction::Review {
+    if let (None, Next::Review { step, .. }) = (&state.ended, &state.next) {
         // The review stage in progress: which step, and the lanes' count
         // while the finding verifier runs.
-        let step = state.next.step.map_or("review", |s| s.as_str());
+        let step = step.as_str();
         let mut text = format!("review: {step}");
         if let Some(p) = state
             .review_iterations
@@ -70,37 +78,50 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             let counts = first.strip_prefix("finding verifier: ").unwrap_or(first);
             text = format!("review: {counts}");
         }
-        spans.push(Span::raw("  ·  "));
-        spans.push(Span::styled(text, theme.tone(Tone::Accent)));
+        segs.push(Seg::new(
+            4,
+            text,
+            Some("review".into()),
+            theme.tone(Tone::Accent),
+        ));
     }
     if app.replay.is_some() {
-        spans.push(Span::styled("  ·  replay", theme.tone(Tone::Accent)));
+        segs.push(Seg::new(8, "replay".into(), None, theme.tone(Tone::Accent)));
     } else if let Some(at) = &state.last_event_at {
         let secs = age_secs(app, at).unwrap_or(0);
         if secs >= app.config.stale_after.as_secs() && state.ended.is_none() {
-            spans.push(Span::raw("  ·  "));
-            spans.push(Span::styled(
+            segs.push(Seg::new(
+                8,
                 format!("⚠ no event for {}", short_age(secs)),
+                Some(format!("⚠ {}", short_age(secs))),
                 theme.tone(Tone::Warn),
             ));
         } else {
-            spans.push(Span::raw(format!(
-                "  ·  last event {} ago",
-                short_age(secs)
-            )));
+            segs.push(Seg::new(
+                2,
+                format!("last event {} ago", short_age(secs)),
+                Some(format!("{} ago", short_age(secs))),
+                plain,
+            ));
         }
     }
     if let Some(g) = &state.current_gate {
-        spans.push(Span::raw(format!(
-            "  ·  GATE {} running since {}",
-            g.gate.number(),
-            // Not a time when the journal says otherwise: then it is its text.
-            sanitize_line(&time_of(&g.since), 32)
-        )));
+        // Not a time when the journal says otherwise: then it is its text.
+        let since = sanitize_line(&time_of(&g.since), 32);
+        segs.push(Seg::new(
+            3,
+            format!("GATE {} running since {since}", g.gate.number()),
+            Some(format!("G{} since {since}", g.gate.number())),
+            plain,
+        ));
     }
     if let Some(note) = &app.source_note {
-        spans.push(Span::raw("  ·  "));
-        spans.push(Span::styled(format!("⟳ {note}"), theme.tone(Tone::Warn)));
+        segs.push(Seg::new(
+            5,
+            format!("⟳ {note}"),
+            Some(format!("⟳ {}", sanitize_line(note, 24))),
+            theme.tone(Tone::Warn),
+        ));
     }
     let waiting = state.open_human_gates().count();
     if waiting > 0 {
@@ -108,18 +129,88 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             .config
             .keymap
             .label(crate::tui::action::Action::NextHumanGate);
-        spans.push(Span::raw("  ·  "));
-        spans.push(Span::styled(
+        segs.push(Seg::new(
+            9,
             format!("⚑ {waiting} waiting on you ({key})"),
+            Some(format!("⚑ {waiting} ({key})")),
             theme.tone(Tone::Human),
         ));
     }
+    let spans = fit(status, segs, w);
     let lines = vec![
         title,
         Line::from(spans),
         gate_strip::line(app, state, area.width),
     ];
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// A part of the status line: kept in full while the line has room,
+/// shortened, then left out, lowest `keep` first.
+struct Seg {
+    keep: u8,
+    long: String,
+    short: Option<String>,
+    style: ratatui::style::Style,
+}
+
+impl Seg {
+    fn new(keep: u8, long: String, short: Option<String>, style: ratatui::style::Style) -> Seg {
+        Seg {
+            keep,
+            long,
+            short,
+            style,
+        }
+    }
+}
+
+/// The status line in `w` columns: the status word, then the parts,
+/// each in full if they all fit; else the least important are shortened
+/// first, then the separators narrowed, then the least important left out.
+fn fit(status: Span<'static>, segs: Vec<Seg>, w: usize) -> Vec<Span<'static>> {
+    let mut shown: Vec<(Seg, bool)> = segs.into_iter().map(|s| (s, false)).collect();
+    let text_of = |(s, short): &(Seg, bool)| -> String {
+        if *short {
+            s.short.clone().unwrap_or_else(|| s.long.clone())
+        } else {
+            s.long.clone()
+        }
+    };
+    let total = |shown: &[(Seg, bool)], sep: &str| -> usize {
+        let parts: usize = shown.iter().map(|p| width(&text_of(p))).sum();
+        // " status" + "  " before the first part + a separator between the others.
+        1 + width(&status.content)
+            + parts
+            + shown.len().min(1) * 2
+            + shown.len().saturating_sub(1) * width(sep)
+    };
+    let mut sep = "  ·  ";
+    let mut order: Vec<usize> = (0..shown.len()).collect();
+    order.sort_by_key(|&i| shown[i].0.keep);
+    for &i in &order {
+        if total(&shown, sep) <= w {
+            break;
+        }
+        if shown[i].0.short.is_some() {
+            shown[i].1 = true;
+        }
+    }
+    if total(&shown, sep) > w {
+        sep = " · ";
+    }
+    while total(&shown, sep) > w && !shown.is_empty() {
+        let lowest = (0..shown.len())
+            .min_by_key(|&i| shown[i].0.keep)
+            .unwrap_or(0);
+        shown.remove(lowest);
+    }
+    let mut spans = vec![Span::raw(" "), status];
+    for (i, p) in shown.iter().enumerate() {
+        spans.push(Span::raw(if i == 0 { "  " } else { sep }));
+        spans.push(Span::styled(text_of(p), p.0.style));
+    }
+    spans
 }
 
 /// Draws the journal problem banner (file:line:column: message · partial since).

@@ -7,11 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::centered;
-use crate::model::Decision;
+use crate::model::{Decision, HumanGateKind};
 use crate::sanitize::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::dialog::Dialog;
 use crate::tui::theme::Tone;
 
 /// Draws the overlay over `area`.
@@ -25,9 +24,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         .border_style(theme.tone(Tone::Accent));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
+    // Each decision with the key it has in every kind that offers it.
     let opts: Vec<String> = Decision::ALL
         .iter()
-        .map(|d| format!("{} {}", Dialog::option_key(*d), d.label()))
+        .filter_map(|d| {
+            let key = HumanGateKind::ALL.iter().find_map(|k| k.choice(*d))?.key;
+            Some(format!("{key} {}", d.label()))
+        })
         .collect();
     let dialog_help = format!(
         "decision dialog: {}; ctrl-s confirms, ctrl-r refreshes the evidence (when it changed since the gate opened), tab options, esc cancels",

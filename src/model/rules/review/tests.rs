@@ -1,5 +1,6 @@
 //! The review stage's rules, on folded journals.
 use super::*;
+use crate::model::rules::NextAction;
 use crate::model::{Event, fold};
 
 fn state(lines: &[String]) -> State {
@@ -54,7 +55,7 @@ fn the_stage_goes_review_verify_triage_done_then_back_to_the_developer() {
     let s = state(&l);
     assert_eq!(step_of(&s), "review verify");
     assert_eq!(s.next.line(), "NEXT: review verify");
-    assert_eq!(s.next.action.exit_code(), 14);
+    assert_eq!(s.next.action().exit_code(), 14);
     l.push(VERIFIED.into());
     assert_eq!(step_of(&state(&l)), "review triage");
     l.push(TRIAGED.into());
@@ -67,7 +68,7 @@ fn the_stage_goes_review_verify_triage_done_then_back_to_the_developer() {
     );
     l.push(SENT_BACK.into());
     let s = state(&l);
-    assert_eq!(s.next.action, NextAction::Dev);
+    assert_eq!(s.next.action(), NextAction::Dev);
     assert_eq!(s.review.map(|c| c.rounds), Some(1));
     assert_eq!(
         crate::model::rules::handoff_lines(&s),

@@ -1,0 +1,396 @@
+//! Hostile scripted agents that try to move the goalposts: edit the
+//! contract's judged parts, write the journal, record or decide from inside
+//! their dispatch, take the engine's lock, redirect `.pipeline/` through a
+//! link, or start a second run in an ended journal. Each attack is put
+//! back or refused with a clear record, and the run never ends complete
+//! because of it.
+
+mod engine_support;
+
+use std::path::Path;
+
+use engine_support::*;
+use serde_json::Value;
+
+const CONFIG: &str = r#"[run]
+test = "true"
+grace = "1s"
+
+[agents.developer]
+command = "bash @AGENTS@/developer.sh developer"
+timeout = "1m"
+
+[agents.verifier]
+command = "bash @AGENTS@/agent.sh verifier"
+timeout = "1m"
+
+[agents.auditor]
+command = "bash @AGENTS@/agent.sh auditor"
+timeout = "1m"
+"#;
+
+/// A project whose developer runs `body` (after the prologue), then does
+/// the real work, unless `$TEST_OUT/honest` exists.
+fn project(body: &str) -> Project {
+    let p = Project::new(CONFIG);
+    p.write_agent(
+        "developer.sh",
+        &format!(
+            "if [ ! -f \"$TEST_OUT/honest\" ]; then\n{body}\nfi\nmkdir -p src; echo 'total: 3.75 cents' > src/total.txt\necho done\n"
+        ),
+    );
+    p
+}
+
+fn contract(p: &Project) -> String {
+    std::fs::read_to_string(p.root.join(CONTRACT)).unwrap_or_default()
+}
+
+/// Every contract attack: the judged parts are put back after the
+/// dispatch, the dispatch fails naming what changed, a second one opens
+/// the developer's structural gate, and the run never ends complete.
+#[test]
+fn a_developer_that_edits_the_contracts_judged_parts_is_put_back_and_fails() {
+    let attacks: &[(&str, &str, &str)] = &[
+        (
+            "a CHECK turned into an echo",
+            r#"sed -i 's/CHECK: .*/CHECK: echo CENTS_OK/' "$LW_CONTRACT""#,
+            "criterion 1: CHECK was `grep -q cents src/total.txt && echo CENTS_OK`, now `echo CENTS_OK`",
+        ),
+        (
+            "a CHECK deleted",
+            r#"sed -i '/CHECK:/d; /EXPECT:/d' "$LW_CONTRACT""#,
+            "criterion 1: CHECK was",
+        ),
+        (
+            "FILE SCOPE widened",
+            r#"printf -- '- src/**\n- Makefile\n' >> "$LW_CONTRACT""#,
+            "FILE SCOPE: added `- src/**`",
+        ),
+        (
+            "the REQUEST rewritten",
+            r#"sed -i 's/The total shows cents./Nothing to do./' "$LW_CONTRACT""#,
+            "REQUEST: changed",
+        ),
+        (
+            "the contract replaced by a link",
+            r#"printf '## ACCEPTANCE CRITERIA\n1. ok\n   CHECK: true && echo CENTS_OK\n   EXPECT: CENTS_OK\n   EVIDENCE: pending\n' > "$TEST_OUT/fake.md"; rm "$LW_CONTRACT"; ln -s "$TEST_OUT/fake.md" "$LW_CONTRACT""#,
+            "the contract was replaced by a symbolic link",
+        ),
+        (
+            "the contract deleted",
+            r#"rm "$LW_CONTRACT""#,
+            "the contract was removed",
+        ),
+        (
+            "the contract made a FIFO",
+            r#"rm "$LW_CONTRACT"; mkfifo "$LW_CONTRACT""#,
+            "the contract cannot be read",
+        ),
+    ];
+    for (what, attack, named) in attacks {
+        let p = project(attack);
+        let original = contract(&p);
+        let run = p.spawn_run(true);
+        let gate = p.wait_for_gate(what);
+        assert_eq!(gate["id"], "hg-1-developer-1", "{what}: {gate}");
+        let finished = p.of_type_where("agent.finished", "role", "developer");
+        assert_eq!(finished.len(), 2, "{what}");
+        for f in &finished {
+            let tampered = f["tampered"].to_string();
+            assert!(tampered.contains(named), "{what}: {f}");
+            assert!(
+                f["error"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("changed the contract's judged parts (put back)"),
+                "{what}: {f}"
+            );
+        }
+        let now = contract(&p);
+        assert_eq!(
+            loopwatch::contract::judged::Judged::read(now.as_bytes()),
+            loopwatch::contract::judged::Judged::read(original.as_bytes()),
+            "{what}: the judged parts are back"
+        );
+        assert!(
+            !std::fs::symlink_metadata(p.root.join(CONTRACT))
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{what}"
+        );
+        assert!(
+            p.of_type("gate.started").is_empty(),
+            "{what}: no gate ran on tampered work"
+        );
+        p.decide("hg-1-developer-1", "abort");
+        let out = run.wait_with_output();
+        assert_eq!(out.status.code(), Some(1), "{what}");
+        assert_eq!(p.of_type("run.ended")[0]["status"], "aborted", "{what}");
+    }
+}
+
+/// A person's edit of the judged parts while the run waits is put to a
+/// `contract-changed` gate: adopting it re-runs GATE 0 on the new contract.
+#[test]
+fn a_persons_change_of_the_judged_parts_waits_for_a_decision() {
+    let p = project("");
+    std::fs::write(p.out.join("honest"), "").unwrap();
+    // The verifier flags a file out of scope: the run waits on a person.
+    p.write_agent(
+        "developer.sh",
+        "mkdir -p src; echo 'total: 3.75 cents' > src/total.txt; echo all: > Makefile; echo done\n",
+    );
+    let run = p.spawn_run(true);
+    let oos = p.wait_for_gate("the out-of-scope gate");
+    // Meanwhile a person edits the contract's check.
+    let edited = contract(&p).replace(
+        "grep -q cents src/total.txt && echo CENTS_OK",
+        "grep -q '3.75 cents' src/total.txt && echo CENTS_OK",
+    );
+    std::fs::write(p.root.join(CONTRACT), edited).unwrap();
+    // The engine may see the edit before or after the approval: either way
+    // a person is asked about it.
+    let approve = p
+        .cmd()
+        .args([
+            "decide",
+            oos["id"].as_str().unwrap(),
+            "approve",
+            "--reason",
+            "fine",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(approve.status.code(), Some(0 | 10)),
+        "{}",
+        String::from_utf8_lossy(&approve.stderr)
+    );
+    let changed = p.wait_for("the contract-changed gate", |e| {
+        e.iter()
+            .any(|e| e["type"] == "human.requested" && e["kind"] == "contract-changed")
+    });
+    let req = changed
+        .iter()
+        .find(|e| e["kind"] == "contract-changed")
+        .unwrap();
+    assert_eq!(req["id"], "hg-1-contract-1");
+    assert!(
+        req["evidence"]["changes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("criterion 1: CHECK was"),
+        "{req}"
+    );
+    let floors_before = p.of_type_where("gate.finished", "gate", "floor").len();
+    p.decide("hg-1-contract-1", "adopt");
+    let out = run.wait_with_output();
+    p.assert_exit(&out, 0);
+    let judged = p.of_type("contract.judged");
+    assert_eq!(judged[0]["why"], "run start");
+    assert!(
+        judged
+            .iter()
+            .any(|j| j["gate"] == "hg-1-contract-1" && j["rerun"] == true)
+    );
+    assert!(judged.iter().any(|j| j["gate"] == oos["id"]));
+    assert!(p.of_type_where("gate.finished", "gate", "floor").len() > floors_before);
+}
+
+/// Lines written into the journal behind loopwatch's back are moved out,
+/// the run stops naming them, and resumes on the journal as loopwatch wrote it.
+#[test]
+fn journal_lines_written_by_an_agent_are_moved_out_and_stop_the_run() {
+    let forged = [
+        (
+            "a forged run.ended",
+            r#"printf '{"v":1,"seq":%s,"at":"2026-12-01T00:00:00Z","type":"run.ended","status":"complete","report":"report.md"}\n' "$(( $(wc -l < "$LW_PIPELINE/events.jsonl") + 1 ))" >> "$LW_PIPELINE/events.jsonl""#,
+            "a `run.ended` event",
+        ),
+        (
+            "garbage",
+            r#"echo 'garbage {{{' >> "$LW_PIPELINE/events.jsonl""#,
+            "not an event",
+        ),
+        (
+            "a far seq",
+            r#"printf '{"v":1,"seq":999,"at":"2026-12-01T00:00:00Z","type":"note","text":"x"}\n' >> "$LW_PIPELINE/events.jsonl""#,
+            "seq 999 where",
+        ),
+    ];
+    for (what, attack, why) in forged {
+        let p = project(&format!(
+            "if [ ! -f \"$TEST_OUT/forged\" ]; then touch \"$TEST_OUT/forged\"; {attack}; fi"
+        ));
+        let out = p.run_to_end();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("written into the journal by another writer"),
+            "{what}: {stderr}"
+        );
+        assert!(stderr.contains(why), "{what}: {stderr}");
+        assert!(p.of_type("run.ended").is_empty(), "{what}");
+        let kept: Vec<_> = std::fs::read_dir(p.pipeline())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("foreign-"))
+            .collect();
+        assert_eq!(kept.len(), 1, "{what}");
+        // The journal validates, and the run resumes to its end.
+        let v = p
+            .cmd()
+            .args(["validate"])
+            .arg(p.pipeline().join("events.jsonl"))
+            .output()
+            .unwrap();
+        assert!(
+            v.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&v.stdout)
+        );
+        let out = p.cmd().args(["run", "--headless"]).output().unwrap();
+        p.assert_exit(&out, 0);
+    }
+}
+
+/// `loopwatch record`, `ask` and `decide` from inside a dispatch are
+/// refused, whatever the environment says; a helper the agent leaves behind
+/// is stopped before it could decide anything.
+#[test]
+fn an_agent_cannot_record_or_decide_from_inside_its_dispatch() {
+    let bin = bin();
+    let p = project(&format!(
+        "'{b}' record run-end --status complete > \"$TEST_OUT/run-end.out\" 2>&1; echo $? >> \"$TEST_OUT/run-end.out\"\n\
+         env -i PATH=\"$PATH\" '{b}' record note inside > \"$TEST_OUT/note.out\" 2>&1; echo $? >> \"$TEST_OUT/note.out\"\n\
+         setsid sh -c 'echo $$ > \"$TEST_OUT/helper.pid\"; sleep 3; \"{b}\" decide hg-1-conformity-1 approve --reason mine > \"$TEST_OUT/helper.out\" 2>&1' </dev/null >/dev/null 2>&1 &\n\
+         while [ ! -s \"$TEST_OUT/helper.pid\" ]; do sleep 0.01; done\n\
+         echo all: > Makefile",
+        b = bin.display()
+    ));
+    let run = p.spawn_run(true);
+    let gate = p.wait_for_gate("the out-of-scope gate");
+    let out = std::fs::read_to_string(p.out.join("run-end.out")).unwrap();
+    assert!(
+        out.contains("refused: this runs inside agent dispatch #1"),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with('2'), "{out}");
+    let note = std::fs::read_to_string(p.out.join("note.out")).unwrap();
+    assert!(
+        note.contains("refused: this runs inside agent dispatch #1"),
+        "env -i does not hide it: {note}"
+    );
+    // The helper was stopped with the dispatch: the gate waits for a person.
+    let helper: u32 = std::fs::read_to_string(p.out.join("helper.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        !is_live(helper),
+        "the helper {helper} outlived its dispatch"
+    );
+    assert!(!p.out.join("helper.out").exists(), "the helper decided");
+    assert!(
+        p.open_gates()
+            .contains(&gate["id"].as_str().unwrap().to_string())
+    );
+    assert!(p.of_type("human.decided").is_empty());
+    assert!(p.of_type("note").iter().all(|n| n["text"] != "inside"));
+    drop(run);
+}
+
+/// The engine's lock holds whatever happens to `engine.lock`, and a second
+/// run in an ended journal is refused until `--new` archives the first.
+#[test]
+fn the_engine_lock_holds_and_an_ended_journal_takes_no_second_run() {
+    let p = project("sleep 5");
+    let first = p.spawn_run(true);
+    p.wait_for("the developer's start", |e| {
+        e.iter().any(|e| e["type"] == "agent.started")
+    });
+    std::fs::remove_file(p.pipeline().join("engine.lock")).unwrap();
+    let second = p.cmd().args(["run", "--headless"]).output().unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("another `loopwatch run` (pid"),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    p.assert_exit(&first.wait_with_output(), 0);
+    assert_eq!(
+        p.of_type("agent.finished")
+            .iter()
+            .filter(|f| f["role"] == "developer")
+            .count(),
+        1,
+        "no dispatch recorded twice"
+    );
+    // The run ended: a second run in the same journal is refused.
+    let again = p
+        .cmd()
+        .args(["run", "--headless", CONTRACT])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&again.stderr);
+    assert!(msg.contains("--new"), "{msg}");
+    let first_id = p.of_type("run.started")[0]["run"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let fresh = p
+        .cmd()
+        .args(["run", "--headless", "--new", CONTRACT])
+        .output()
+        .unwrap();
+    p.assert_exit(&fresh, 0);
+    let archived = p.pipeline().join("runs").join(&first_id);
+    assert!(
+        archived.join("events.jsonl").is_file(),
+        "{}",
+        archived.display()
+    );
+    assert!(archived.join("agents").is_dir());
+    assert_eq!(p.of_type("run.started").len(), 1, "one run per journal");
+    let old: Vec<Value> = std::fs::read_to_string(archived.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(old.iter().any(|e| e["type"] == "run.ended"));
+}
+
+/// Nothing is written through a link under `.pipeline/`.
+#[test]
+fn a_pipeline_folder_replaced_by_a_link_is_never_written_through() {
+    let p = project(
+        r#"rm -rf "$LW_PIPELINE/agents"; mkdir -p "$TEST_OUT/elsewhere"; ln -s "$TEST_OUT/elsewhere" "$LW_PIPELINE/agents""#,
+    );
+    let out = p.run_to_end();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(msg.contains("a symbolic link: refused"), "{msg}");
+    let elsewhere: Vec<_> = std::fs::read_dir(p.out.join("elsewhere"))
+        .unwrap()
+        .collect();
+    assert!(
+        elsewhere.is_empty(),
+        "written through the link: {elsewhere:?}"
+    );
+    assert!(p.of_type("run.ended").is_empty());
+    assert!(Path::new(&p.pipeline()).is_dir());
+}

@@ -1,0 +1,332 @@
+//! Claude Code (`claude -p --output-format stream-json`) in whole runs.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::engine_support::{git, git_status};
+use crate::kit::*;
+use crate::support::model_server::{Reply, Script, ToolCall, Turn};
+
+const ROLES: [&str; 3] = ["developer", "verifier", "auditor"];
+
+/// The developer's two turns: Claude Code's Write tool, then its summary.
+fn developer(root: &std::path::Path) -> Script {
+    let total = root.join(TOTAL).display().to_string();
+    Script::new()
+        .then(claude_tool(
+            "Write",
+            json!({"file_path": total, "content": "total: 3.75 cents\n"}),
+        ))
+        .then(Turn::text("Implemented the total with cents.").expect(result_holds("total.txt")))
+}
+
+#[test]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
+fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
+    let _s = crate::support::serial();
+    let mut agents = agents("claude", &ROLES, "3m");
+    // The verifier's instructions: in Claude Code's system prompt.
+    agents = agents.replacen(
+        "[agents.verifier]\n",
+        "[agents.verifier]\nprompt_file = \"../agents/verifier.md\"\n",
+        1,
+    );
+    let r = Real::new(&agents, |root| {
+        developer(root)
+            // The verifier runs the test command through Bash.
+            .then(bash(TEST).expect(|req| {
+                let sys = req.system_text();
+                let user = req.user_text();
+                if !sys.contains("You are the conformity verifier.") {
+                    return Err("the instructions are not in the system prompt".into());
+                }
+                if user.contains("You are the conformity verifier.") || !user.contains("CONTRACT: ")
+                {
+                    return Err(format!(
+                        "the prompt holds the instructions or lacks the inputs: {user}"
+                    ));
+                }
+                let mut tools = req.tool_names();
+                tools.sort();
+                if tools != ["Bash", "Glob", "Grep", "Read"] {
+                    return Err(format!("a read-only role is offered {tools:?}"));
+                }
+                Ok(())
+            }))
+            .then(Turn::text(&conforme()).expect(result_holds("test result: ok")))
+            .then(Turn::text(PASS))
+    });
+    let started = Instant::now();
+    r.passes();
+    assert_eq!(
+        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
+        "total: 3.75 cents\n"
+    );
+    // Usage and Claude Code's own cost are recorded; nothing to note.
+    let v = &r.finished("verifier")[0];
+    assert_eq!(v["tokensIn"], 200, "{v}");
+    assert!(v["costUsd"].as_f64().is_some_and(|c| c > 0.0), "{v}");
+    assert!(r.notes().is_empty(), "{:?}", r.notes());
+    // The test command's build went to the build folder, not the worktree.
+    assert!(
+        !r.path("target").exists(),
+        "the verifier built in the worktree"
+    );
+    assert!(
+        crate::support::clis::holds_file(&r.home.build_root(), "cargo-target"),
+        "no build in {}",
+        r.home.build_root().display()
+    );
+    eprintln!("claude: a whole run in {:?}", started.elapsed());
+    r.keep(1, "developer", "claude-developer");
+    r.keep(2, "verifier", "claude-verifier");
+}
+
+#[test]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
+fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
+    let _s = crate::support::serial();
+    let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
+        let wt = root.display().to_string();
+        let attempts = vec![
+            (
+                "Write",
+                json!({"file_path": format!("{wt}/planted.txt"), "content": "x"}),
+            ),
+            (
+                "Edit",
+                json!({"file_path": format!("{wt}/src/lib.rs"), "old_string": "100", "new_string": "1"}),
+            ),
+            ("EnterWorktree", json!({"name": "elsewhere"})),
+            (
+                "WebFetch",
+                json!({"url": "http://127.0.0.1:9/", "prompt": "x"}),
+            ),
+            (
+                "Agent",
+                json!({"description": "help", "prompt": "edit", "subagent_type": "general-purpose"}),
+            ),
+            ("CronCreate", json!({"cron": "* * * * *", "prompt": "x"})),
+        ];
+        let commands = [
+            "touch planted.txt",
+            "git branch lw-elsewhere",
+            "git worktree add ../elsewhere",
+            "echo x > src/lib.rs",
+            &format!("{TEST} && touch planted.txt"),
+        ];
+        let mut calls: Vec<ToolCall> = attempts
+            .into_iter()
+            .map(|(name, input)| ToolCall {
+                name: name.into(),
+                input,
+            })
+            .collect();
+        calls.extend(commands.iter().map(|c| ToolCall {
+            name: "Bash".into(),
+            input: json!({"command": c, "description": "try"}),
+        }));
+        developer(root)
+            .then(Turn::reply(Reply::Tools(
+                "Let me try to change things.".into(),
+                calls,
+            )))
+            .then(Turn::text(&conforme()).expect(|req| {
+                let results = req.tool_results();
+                if results.len() < 11 {
+                    return Err(format!("{} tool results", results.len()));
+                }
+                let last: Vec<&String> = results.iter().rev().take(11).map(|(_, t)| t).collect();
+                let refused = last
+                    .iter()
+                    .filter(|t| {
+                        t.contains("No such tool available") || t.contains("has been denied")
+                    })
+                    .count();
+                if refused != 11 {
+                    return Err(format!(
+                        "only {refused} of 11 attempts were refused: {last:#?}"
+                    ));
+                }
+                Ok(())
+            }))
+            .then(Turn::text(PASS))
+    });
+    r.passes();
+    // Nothing changed but the developer's file: no file, no branch, no worktree.
+    // (the contract's EVIDENCE lines are GATE 0's to write).
+    assert_eq!(
+        git_status(&r.p.root),
+        [" M docs/contract.md", "?? src/total.txt"]
+    );
+    assert_eq!(git(&r.p.root, &["diff", "--stat", "--", "src"]), "");
+    assert!(!r.path("planted.txt").exists());
+    assert_eq!(
+        git(&r.p.root, &["branch", "--format=%(refname:short)"]).trim(),
+        "master"
+    );
+    assert_eq!(git(&r.p.root, &["worktree", "list"]).lines().count(), 1);
+    assert!(!r.path("../elsewhere").exists());
+    let notes = r.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("verifier #2: Claude Code refused 5 tool call(s)")),
+        "{notes:#?}"
+    );
+    r.keep(2, "verifier", "claude-verifier-refused");
+}
+
+#[test]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
+fn a_verdict_given_before_the_last_message_is_read_and_the_reading_recorded() {
+    let _s = crate::support::serial();
+    let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
+        developer(root)
+            // The verdict, then one more tool call, then a closing word.
+            .then(Turn::reply(Reply::Tools(
+                conforme(),
+                vec![ToolCall {
+                    name: "Bash".into(),
+                    input: json!({"command": TEST, "description": "check again"}),
+                }],
+            )))
+            .then(Turn::text("That is my verdict, given above."))
+            .then(Turn::text(PASS))
+    });
+    r.passes();
+    let v = &r.finished("verifier")[0];
+    assert_eq!(
+        v["normalized"],
+        json!(["the final message holds no verdict: read message 1 of 2 of the session instead"]),
+        "{v}"
+    );
+    r.keep(2, "verifier", "claude-verdict-earlier");
+}
+
+/// A verifier whose every request fails with `code`: two dispatches
+/// (Claude Code tries each request three times with
+/// `CLAUDE_CODE_MAX_RETRIES=2`), then the structural gate; the person aborts.
+fn a_failing_verifier(code: u16, message: &str, said: &str) {
+    let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
+        developer(root).repeat(6, Turn::status(code, message))
+    });
+    let child = r.spawn_run();
+    let gate = r.p.wait_for_gate("the structural gate");
+    assert_eq!(gate["kind"], "structural", "{gate}");
+    let rounds = r.p.of_type_where("gate.finished", "gate", "conformity");
+    assert_eq!(rounds.len(), 2, "{}", r.dump());
+    for round in &rounds {
+        let st = round["structural"].as_str().unwrap_or_default();
+        assert!(
+            st.starts_with("agent-failed: exited with status 1: Claude Code reported an error: ")
+                && st.contains(said),
+            "{st}\n{}",
+            r.dump()
+        );
+    }
+    let f = &r.finished("verifier")[0];
+    assert!(
+        f["error"].as_str().unwrap_or_default().contains(said),
+        "{f}"
+    );
+    assert!(
+        r.notes()
+            .iter()
+            .any(|n| n.starts_with("verifier #2: Claude Code retried the model API 2 time(s)")),
+        "{:?}",
+        r.notes()
+    );
+    r.keep(2, "verifier", &format!("claude-{code}"));
+    r.p.decide(gate["id"].as_str().unwrap(), "abort");
+    let out = child.wait_with_output();
+    r.assert_exit(&out, 1);
+    r.finish();
+}
+
+#[test]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
+fn a_500_from_the_model_fails_the_claude_dispatch_with_claude_codes_words() {
+    let _s = crate::support::serial();
+    a_failing_verifier(500, "Internal server error", "API Error: 500");
+}
+
+#[test]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
+fn a_401_from_the_model_fails_the_claude_dispatch_with_claude_codes_words() {
+    let _s = crate::support::serial();
+    a_failing_verifier(401, "invalid x-api-key", "Invalid API key");
+}
+
+#[test]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
+fn a_cut_connection_and_a_429_are_retried_by_claude_code_and_only_noted() {
+    let _s = crate::support::serial();
+    let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
+        developer(root)
+            .then(Turn::cut("VERIFY — VERDICT: CONF"))
+            .then(Turn::status(429, "rate limited"))
+            .then(Turn::text(&conforme()))
+            .then(Turn::text(PASS))
+    });
+    r.passes();
+    let f = r.finished("verifier");
+    assert_eq!(f.len(), 1, "one dispatch: the retries were Claude Code's");
+    assert_eq!(f[0]["error"], serde_json::Value::Null);
+    let notes = r.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("verifier #2: Claude Code retried the model API")),
+        "{notes:#?}"
+    );
+    r.keep(2, "verifier", "claude-retried");
+}
+
+#[test]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Claude Code CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
+fn a_forty_second_tool_call_of_claude_code_is_waited_for() {
+    let _s = crate::support::serial();
+    let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
+        Script::new()
+            // Claude Code refuses a plain `sleep`: a command that blocks 40 s.
+            .then(bash(LONG))
+            .then(
+                claude_tool(
+                    "Write",
+                    json!({"file_path": root.join(TOTAL).display().to_string(), "content": "total: 3.75 cents\n"}),
+                )
+                .expect(result_holds("SLEPT")),
+            )
+            .then(Turn::text("Done after a long build."))
+            .then(Turn::text(&conforme()))
+            .then(Turn::text(PASS))
+    });
+    let started = Instant::now();
+    r.passes();
+    let d = &r.finished("developer")[0];
+    assert!(d["durationMs"].as_u64().unwrap() >= 40_000, "{}", r.dump());
+    assert!(started.elapsed() >= Duration::from_secs(40));
+}
