@@ -9,8 +9,50 @@
 //! `LOOPWATCH_CLIS`) are there, or when `CI` is set (then they must be):
 //! the tests that drive them run then; `LOOPWATCH_CLIS_BIN` names their
 //! `node_modules/.bin` for the tests.
+//! Sets `cfg(loopwatch_runner_<name>)` for each test runner the
+//! verify-by-test integration tests drive that is installed here (`go` and
+//! `node` on the PATH; jest and vitest, and pytest, in
+//! tests/fixtures/checks/runners, where .ci/run installs them): without one
+//! (and without `CI`), its test is reported as ignored, with why.
+
+/// Whether an executable `name` is in a folder of the PATH.
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(name)).is_ok_and(|m| {
+                m.is_file()
+                    && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+            })
+        })
+    })
+}
+
+fn runners() {
+    let dir = std::path::Path::new("tests/fixtures/checks/runners");
+    println!("cargo::rerun-if-env-changed=PATH");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let js = ["jest", "vitest"]
+        .iter()
+        .all(|b| dir.join("node_modules/.bin").join(b).exists());
+    let found = [
+        ("go", on_path("go")),
+        ("node", on_path("node")),
+        ("js", js && on_path("node")),
+        (
+            "pytest",
+            dir.join("python/pytest").is_dir() && on_path("python3"),
+        ),
+    ];
+    for (name, here) in found {
+        println!("cargo::rustc-check-cfg=cfg(loopwatch_runner_{name})");
+        if here {
+            println!("cargo::rustc-cfg=loopwatch_runner_{name}");
+        }
+    }
+}
 
 fn main() {
+    runners();
     println!("cargo::rustc-check-cfg=cfg(loopwatch_ci)");
     println!("cargo::rustc-check-cfg=cfg(loopwatch_corpus)");
     println!("cargo::rustc-check-cfg=cfg(loopwatch_clis)");

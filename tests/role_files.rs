@@ -321,7 +321,8 @@ fn check_answer(c: Checker, ex: &Example, input: Option<&Example>) -> Result<Str
             let cmd = single_test::detect(&v.test).map_err(|e| e.to_string())?;
             for (finding, entry) in &a.by_finding {
                 let r = entry.as_ref().map_err(|e| format!("{finding}: {e}"))?;
-                single_test::invocation(&cmd, &r.file, &r.test_ref)
+                let report = std::path::Path::new("/p/.pipeline/verify-1.report");
+                single_test::invocation(&cmd, &ExampleProject, &r.file, &r.test_ref, report)
                     .map_err(|e| format!("{finding}: loopwatch cannot run {}: {e}", r.test_ref))?;
             }
             let want = count_claim(ex, "tests")?;
@@ -330,6 +331,22 @@ fn check_answer(c: Checker, ex: &Example, input: Option<&Example>) -> Result<Str
             }
             Ok(if want == 0 { "none" } else { "some" }.into())
         }
+    }
+}
+
+/// The project of the role file's examples: a cargo package at the top
+/// (what `single_test::invocation` reads of a worktree).
+struct ExampleProject;
+
+impl single_test::Worktree for ExampleProject {
+    fn read(&self, rel: &str) -> Option<String> {
+        (rel == "Cargo.toml").then(|| "[package]\nname = \"shop\"\n".to_string())
+    }
+    fn is_file(&self, rel: &str) -> bool {
+        rel == "Cargo.toml" || rel == "src/lib.rs"
+    }
+    fn files(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 

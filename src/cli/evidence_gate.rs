@@ -11,24 +11,38 @@ use crate::checks::evidence_gate::{self, Claim, ClaimStatus, LogError};
 /// What `evidence-gate --help` says after the options: how logs are read,
 /// how `--test` is matched and the cases decided on purpose.
 const AFTER_HELP: &str = "\
-Reads the output of cargo test, cargo-nextest, pytest, jest, vitest, go test, gradle,
-xcodebuild or node --test (spec or TAP reporter): the last 8 MiB of the log, colour codes
-removed. The claim holds only when the log shows at least one test run, the status claimed
-(no failure for `passed`; a failure for `failed`) and, with --test, that very test with
-that status. Anything unrecognised is not proof.
+Reads the output of cargo test, cargo-nextest, pytest, jest, vitest, go test (text or -json),
+gradle, xcodebuild or node --test (spec or TAP reporter): the last 8 MiB of the log, colour
+codes removed. The claim holds only when the log shows a run in which tests ran, the status
+claimed (no failure for `passed`; a failure for `failed`) and, with --test, that very test
+with that status. Anything unrecognised is not proof.
 
 --test is matched by full name, or by file and name path: `tests/a.py::Class::test`,
-`src/a.test.js::name` (jest: the file must be the one the test ran in), `group > nested
-passes` (a nested test; never another group's test of the same name). A one-part name
-matches a test's last part; a pytest name without its `[parameters]` stands for every
+`src/a.test.js::group > name`, `cart/cart_test.go::TestX/sub name`, `src/money.rs::tests::x`.
+A one-part name matches a test's last part; `group > name` never matches another group's
+test of that name; a pytest name without its `[parameters]` stands for every
 parametrization. A name seen with two statuses proves nothing.
 
 Decided cases:
+  - A reference with a file part is proven only by lines that name that file: a test under
+    the file's `PASS`/`FAIL` header (jest), a line that starts with the file (vitest, pytest),
+    the go package of the file's folder, the cargo target the file is in (`Running
+    tests/a.rs`; a module file stands for its module path), the JVM or XCTest class the file
+    is named after. node names no file: only loopwatch's own run, whose log ends with its
+    command, names it.
+  - A run cut before its end proves nothing, named test or not, in every runner: a test
+    binary without its `test result:` line, a go package without its `ok`/`FAIL` line, a run
+    without its summary (pytest, jest, vitest, nextest, node), gradle's `BUILD` line or
+    xcodebuild's `** TEST … **` line.
   - An interrupted run (Ctrl-C, pytest's `Interrupted: ...` or any other `!!!` banner but
     -x's `stopping after N failures`) proves nothing, named test or not.
   - A build, compile, import or collection error, or a test file that crashed before its
     tests, is `no test ran` for `passed` and `failed` alike: a repro test that does not
     even build or import reproduces nothing (inconclusive).
+  - An error outside the tests means the run failed, even when every test passed:
+    vitest's `Errors N error` (unhandled errors) or a suite that failed, jest's `Test suite
+    failed to run`, go's `[build failed]` and compile errors, a cargo test binary that
+    crashed. `passed` is not proven; `failed` still needs a test that failed.
   - A pytest ERROR (a fixture's setup or teardown failed) is neither a pass nor a failure:
     the test did not run or did not finish. It proves no claim about that test, and no
     `passed` claim about the run.
@@ -36,8 +50,10 @@ Decided cases:
   - A coverage threshold unmet (--cov-fail-under) while the tests passed leaves `passed`
     proven even though the command exited 1: the claim is about the tests, coverage is
     another gate's concern. The reason printed says the threshold was not met.
-  - Several runs in one log (a re-run appended to the same file): only the last run of
-    each runner counts; the reason printed says `the last of N runs in the log`.";
+  - Several runs in one log (a re-run appended to the same file): a named test is judged
+    by the last run in which it ran; otherwise the last run counts. `passed` is not
+    proven while a test that failed in an earlier run has no later pass (a re-run of other
+    tests proves nothing about it). The reason printed says which run it judged.";
 
 /// Arguments of `evidence-gate` (the rules are in [`AFTER_HELP`]).
 #[derive(Debug, Args)]

@@ -2,24 +2,32 @@
 //!
 //! Verify-by-test may only downgrade a finding when the repro test's log
 //! proves the test ran and passed. [`judge`] reads the output of cargo test,
-//! cargo-nextest, pytest, jest, vitest, go test, gradle, xcodebuild and
-//! node's test runner and holds a claim only when the log shows at least one
-//! test run, the status claimed, and (when a test is named) that very test
-//! with that status. Fail-closed: a log no runner recognises, an incomplete
-//! or interrupted run, a build or collection error (no test ran) or a test
-//! that cannot be found is never proof. Of several runs in one log only the
-//! last is read. [`read_log`] reads at most the last [`MAX_LOG_BYTES`] of a
-//! file, lossily. Never prints.
+//! cargo-nextest, pytest, jest, vitest, go test (text or `-json`), gradle,
+//! xcodebuild and node's test runner and holds a claim only when the log
+//! shows a run in which tests ran, the status claimed, and (when a test is
+//! named) that very test with that status, in the file the reference names.
+//! Fail-closed: a log no runner recognises, a run cut before its end or
+//! interrupted, a build or collection error (no test ran), an error outside
+//! the tests, or a test that cannot be found is never proof. Of several runs
+//! in one log, a named test is judged by the last run in which it ran, and
+//! `passed` also needs every failure of an earlier run to have passed in a
+//! later one. [`read_log`] reads at most the last [`MAX_LOG_BYTES`] of a
+//! file, lossily; [`report`] reads the runners' machine-readable reports.
+//! Never prints.
 
 mod read;
+mod reference;
+pub mod report;
 mod runners;
 mod text;
+mod verdict;
 
 use std::fmt;
 
 pub use read::{LogError, MAX_LOG_BYTES, read_log};
-pub use runners::Runner;
-use runners::{Outcome, RunnerLog};
+pub use reference::module_path;
+pub use runners::{Outcome, Place, Runner, TestLine};
+pub use verdict::judge;
 
 /// The status a claim says the test run had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,10 +84,10 @@ pub struct Proof {
     pub test: Option<String>,
 }
 
-/// Runners recognised and their summed counts.
+/// The counts of the run a verdict speaks of.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
-    /// Runners recognised, in a fixed order.
+    /// The run's runner.
     pub runners: Vec<Runner>,
     /// Tests (or, for go test without -v, packages) that passed.
     pub passed: u64,
@@ -90,17 +98,21 @@ pub struct Tally {
     /// Errors that are not test results (pytest's setup, teardown and
     /// collection errors).
     pub errors: u64,
-    /// The most runs of one runner in the log (only the last one is read).
+    /// How many runs the log holds (of every runner).
     pub runs: usize,
+    /// Which of them this is (1 for the first).
+    pub run: usize,
     /// A coverage threshold was not met while the tests passed.
     pub coverage_unmet: bool,
     /// The session was interrupted before its end.
     pub interrupted: bool,
     /// What the counts count: `tests`, or `packages` for a quiet go test.
     pub unit: &'static str,
-    /// A failure was reported beyond the counts (build failed, suite
-    /// failed, run cut short).
+    /// A failure was reported beyond the counts (a build that failed, a
+    /// suite that did not run, errors outside the tests).
     pub failure_reported: bool,
+    /// The run stopped before its closing lines.
+    pub cut: bool,
 }
 
 /// Why a log does not prove a claim.
@@ -113,6 +125,17 @@ pub enum Refusal {
     NoTestRan(Tally),
     /// The run was interrupted before its end: nothing it printed counts.
     Interrupted(Tally),
+    /// The run stopped before its closing lines (its summary, a package's
+    /// result, a test binary's result): nothing it printed counts.
+    Cut(Tally),
+    /// `passed` was claimed but a failure of the log was not made good by a
+    /// later run.
+    EarlierFailure {
+        /// The failure (`test x failed in run 1 of the log`, `run 1 of the log failed`).
+        failure: String,
+        /// The run judged.
+        tally: Tally,
+    },
     /// `passed` was claimed but the run failed.
     RunFailed(Tally),
     /// `failed` was claimed but nothing failed.
@@ -133,107 +156,6 @@ pub enum Refusal {
         /// The status claimed.
         claimed: ClaimStatus,
     },
-}
-
-/// Judges whether `log` proves `claim`.
-pub fn judge(log: &str, claim: &Claim) -> Verdict {
-    let lines = text::clean_lines(log);
-    let logs = runners::detect(&lines);
-    if logs.is_empty() {
-        return Verdict::NotProven(Refusal::UnknownRunner);
-    }
-    let tally = tally(&logs);
-    if tally.passed + tally.failed == 0 {
-        return Verdict::NotProven(Refusal::NoTestRan(tally));
-    }
-    if tally.interrupted {
-        return Verdict::NotProven(Refusal::Interrupted(tally));
-    }
-    // Failures in the run come first for a `passed` claim; otherwise the
-    // named test's own status is the clearest reason.
-    if claim.status == ClaimStatus::Passed && tally.failed > 0 {
-        return Verdict::NotProven(Refusal::RunFailed(tally));
-    }
-    let mut shown = None;
-    if let Some(reference) = &claim.test {
-        let seen = named(&logs, reference);
-        let Some(first) = seen.first() else {
-            return Verdict::NotProven(Refusal::TestAbsent {
-                test: reference.clone(),
-                tally,
-            });
-        };
-        let wanted = match claim.status {
-            ClaimStatus::Passed => Outcome::Passed,
-            ClaimStatus::Failed => Outcome::Failed,
-        };
-        // Every occurrence must agree: a retried test that failed once is not a pass.
-        if let Some(other) = seen.iter().find(|(_, o)| *o != wanted) {
-            return Verdict::NotProven(Refusal::StatusDiffers {
-                test: other.0.clone(),
-                found: other.1.as_str(),
-                claimed: claim.status,
-            });
-        }
-        shown = Some(first.0.clone());
-    }
-    match claim.status {
-        ClaimStatus::Passed if tally.failed > 0 || tally.failure_reported => {
-            Verdict::NotProven(Refusal::RunFailed(tally))
-        }
-        ClaimStatus::Failed if tally.failed == 0 => {
-            Verdict::NotProven(Refusal::NothingFailed(tally))
-        }
-        _ => Verdict::Proven(Proof {
-            status: claim.status,
-            tally,
-            test: shown,
-        }),
-    }
-}
-
-fn tally(logs: &[RunnerLog]) -> Tally {
-    let mut t = Tally {
-        unit: "tests",
-        ..Tally::default()
-    };
-    for l in logs {
-        t.runners.push(l.runner);
-        t.passed += l.passed;
-        t.failed += l.failed;
-        t.skipped += l.skipped;
-        t.errors += l.errors;
-        t.runs = t.runs.max(l.runs);
-        t.coverage_unmet |= l.coverage_unmet;
-        t.interrupted |= l.interrupted;
-        t.failure_reported |= l.failure_reported;
-        if l.unit != "tests" {
-            t.unit = l.unit;
-        }
-    }
-    t
-}
-
-/// The occurrences of the named test: exact names when there are any,
-/// otherwise the names the reference stands for ([`text::Reference`]).
-fn named(logs: &[RunnerLog], reference: &str) -> Vec<(String, Outcome)> {
-    let all = logs.iter().flat_map(|l| l.tests.iter());
-    let shown = |t: &runners::TestLine| match &t.file {
-        Some(file) => format!("{file}::{}", t.name),
-        None => t.name.clone(),
-    };
-    let exact: Vec<_> = all
-        .clone()
-        .filter(|t| t.name == reference || shown(t) == reference)
-        .map(|t| (shown(t), t.outcome))
-        .collect();
-    if !exact.is_empty() {
-        return exact;
-    }
-    let wanted = text::Reference::parse(reference);
-    all.filter(|t| wanted.matches(t.file.as_deref(), &t.name))
-        .map(|t| (shown(t), t.outcome))
-        .collect()
 }
 
 impl fmt::Display for Verdict {
@@ -259,12 +181,17 @@ impl fmt::Display for Refusal {
             Refusal::Interrupted(t) => {
                 write!(f, "the run was interrupted before its end ({t})")
             }
+            Refusal::Cut(t) => write!(f, "the run was cut before its end ({t})"),
+            Refusal::EarlierFailure { failure, tally } => {
+                write!(f, "{failure} and no later run passed it ({tally})")
+            }
             Refusal::RunFailed(t) if t.failed == 0 && t.errors > 0 => {
                 write!(f, "the run has errors that are not test results ({t})")
             }
-            Refusal::RunFailed(t) if t.failed == 0 => {
-                write!(f, "the run reported a failure or did not complete ({t})")
-            }
+            Refusal::RunFailed(t) if t.failed == 0 => write!(
+                f,
+                "the run reported a failure outside its tests: a build that failed, a suite that did not run or an error after the tests ({t})"
+            ),
             Refusal::RunFailed(t) => write!(f, "the run has failures ({t})"),
             Refusal::NothingFailed(t) => write!(f, "no test failed ({t})"),
             Refusal::TestAbsent { test, tally } => {
@@ -311,8 +238,10 @@ impl fmt::Display for Tally {
         if self.coverage_unmet {
             write!(f, "; coverage below its threshold, not a test result")?;
         }
-        if self.runs > 1 {
+        if self.runs > 1 && self.run == self.runs {
             write!(f, "; the last of {} runs in the log", self.runs)?;
+        } else if self.runs > 1 {
+            write!(f, "; run {} of {} in the log", self.run, self.runs)?;
         }
         Ok(())
     }
@@ -322,16 +251,79 @@ impl fmt::Display for Tally {
 mod tests {
     use super::*;
 
+    fn claim(status: ClaimStatus, test: Option<&str>) -> Claim {
+        Claim {
+            status,
+            test: test.map(str::to_string),
+        }
+    }
+
     #[test]
-    fn a_run_cut_before_its_summary_is_not_a_pass() {
-        let claim = Claim {
-            status: ClaimStatus::Passed,
-            test: None,
+    fn a_run_cut_before_its_summary_proves_nothing() {
+        let log = "running 2 tests\ntest a ... ok\ntest b ... FAILED\n";
+        let cut = "not proven: the run was cut before its end (cargo test: 1 passed, 1 failed, 0 skipped)";
+        for status in [ClaimStatus::Passed, ClaimStatus::Failed] {
+            assert_eq!(judge(log, &claim(status, None)).to_string(), cut);
+            assert_eq!(judge(log, &claim(status, Some("b"))).to_string(), cut);
+        }
+    }
+
+    #[test]
+    fn every_earlier_failure_needs_a_later_pass() {
+        let session = |lines: &str, summary: &str| {
+            format!("=== test session starts ===\n{lines}=== {summary} in 0.1s ===\n")
         };
-        let verdict = judge("running 2 tests\ntest a ... ok\n", &claim);
+        let a_fails = session(
+            "t.py::a FAILED [50%]\nt.py::b PASSED [100%]\n",
+            "1 failed, 1 passed",
+        );
+        let b_fails = session(
+            "t.py::a PASSED [50%]\nt.py::b FAILED [100%]\n",
+            "1 failed, 1 passed",
+        );
+        let b_passes = session("t.py::b PASSED [100%]\n", "1 passed");
+        let passed = claim(ClaimStatus::Passed, None);
+        let log = format!("{a_fails}{b_fails}{b_passes}");
+        assert!(judge(&log, &passed).is_proven(), "{}", judge(&log, &passed));
+        let log = format!("{b_fails}{a_fails}{b_passes}");
         assert_eq!(
-            verdict.to_string(),
-            "not proven: the run reported a failure or did not complete (cargo test: 1 passed, 0 failed, 0 skipped)"
+            judge(&log, &passed).to_string(),
+            "not proven: test t.py::a failed in run 2 of the log and no later run passed it (pytest: 1 passed, 0 failed, 0 skipped; the last of 3 runs in the log)"
+        );
+        // A run that failed without naming a test (a collection error)
+        // needs a later whole passing run.
+        let broken = session("ERROR t.py\n", "1 error");
+        let log = format!("{broken}{b_passes}");
+        assert!(judge(&log, &passed).is_proven());
+        let log = format!("{broken}{}", session("t.py::b FAILED [100%]\n", "1 failed"));
+        assert!(!judge(&log, &passed).is_proven());
+    }
+
+    #[test]
+    fn a_test_is_judged_by_the_last_run_in_which_it_ran() {
+        let run = |results: &str, summary: &str| {
+            format!(
+                "   Compiling x v0.1.0\n    Finished `test` profile\n     Running tests/a.rs (target/debug/deps/a-1)\n\nrunning 2 tests\n{results}\ntest result: {summary}; 0 measured; 0 filtered out; finished in 0.00s\n\n"
+            )
+        };
+        let failed = run(
+            "test a ... FAILED\ntest b ... ok\n",
+            "FAILED. 1 passed; 1 failed; 0 ignored",
+        );
+        let other = run("test b ... ok\n", "ok. 1 passed; 0 failed; 0 ignored");
+        let log = format!("{failed}{other}");
+        assert_eq!(
+            judge(&log, &claim(ClaimStatus::Failed, Some("tests/a.rs::a"))).to_string(),
+            "proven: the run failed (cargo test: 1 passed, 1 failed, 0 skipped; run 1 of 2 in the log); test a failed"
+        );
+        assert_eq!(
+            judge(&log, &claim(ClaimStatus::Passed, None)).to_string(),
+            "not proven: test a failed in run 1 of the log and no later run passed it (cargo test: 1 passed, 0 failed, 0 skipped; the last of 2 runs in the log)"
+        );
+        assert!(
+            judge(&log, &claim(ClaimStatus::Passed, Some("tests/a.rs::b")))
+                .to_string()
+                .starts_with("not proven: test a failed in run 1")
         );
     }
 }

@@ -1,22 +1,39 @@
 //! One test, alone: the runner found from the run's TEST (`[run] test`)
-//! and the command line that runs exactly one test of one file with it.
+//! and the command line that runs exactly one test of one file with it,
+//! with the machine-readable report loopwatch judges it by.
 //!
 //! | runner | found from TEST | one test |
 //! |---|---|---|
-//! | cargo | `cargo test`, `cargo nextest run` | `cargo test [--test <stem>] <path::name> -- --exact` |
-//! | pytest | `pytest`, `py.test`, `python -m pytest` | `… -v <file>::<name>` |
-//! | jest | `jest` (`npx jest`, `yarn jest`…) | `… --runTestsByPath <file> -t '^<full name>$'` |
-//! | vitest | `vitest` | `… run <file> -t '^<full name>$'` |
-//! | go | `go test` | `go test -count=1 -v -run '^Name$' ./<dir of file>` |
+//! | cargo | `cargo test`, `cargo nextest run` | `cargo test … [--manifest-path <pkg>/Cargo.toml] --lib\|--bin <b>\|--test <t> <module::name> -- … --exact` |
+//! | pytest | `pytest`, `py.test`, `python -m pytest` | `… -p no:cacheprovider -o junit_family=xunit1 --junitxml=<report> <file>::<name>` |
+//! | jest | `jest` (`npx jest`, `yarn jest`…) | `… --verbose --json --outputFile=<report> --runTestsByPath <file> -t '^<full name>$'` |
+//! | vitest | `vitest` | `… run … --reporter=json --outputFile.json=<report> [--exclude <namesake>…] <file> -t '^<full name>$'` |
+//! | go | `go test` | `go test … -count=1 -json -run '^Name$/^sub$' ./<dir of file>` |
 //! | gradle | `gradle`, `gradlew` | `… --tests <package.Class.method>` |
 //! | xcodebuild | `xcodebuild` | `… -only-testing:<Target/Class/method>` |
-//! | node | `node --test` | `node --test --test-name-pattern '<name>$' <file>` |
+//! | node | `node --test` | `node … --test … --test-reporter=tap --test-reporter-destination=<report> --test-name-pattern='^<name>$' <file>` |
 //!
-//! Pure: no file is read and nothing runs. The words are argv entries,
-//! never shell text, so a test name cannot inject a command; a file or a
-//! name that would be read as an option (a leading `-`), leaves the
-//! worktree or holds a control character is refused. An unknown runner is
-//! an error naming the TEST, never a guess.
+//! The options of TEST are kept with their values ([`argv`] reads them the
+//! way each runner does); those that choose the tests or the report
+//! loopwatch needs are replaced, and TEST's positionals (its files and
+//! filters) give way to the one file. The words are argv entries, never
+//! shell text, so a test name cannot inject a command; a TEST that is shell
+//! syntax (`&&`, `|`, `$VAR`, `;`…), a file or a name that would be read as
+//! an option (a leading `-`), leaves the worktree or holds a control
+//! character is refused. An unknown runner is an error naming the TEST,
+//! never a guess. The only files read are the worktree's, through
+//! [`Worktree`] (cargo's manifests, vitest's namesakes); nothing runs.
+
+pub mod argv;
+pub(super) mod cargo;
+mod detect;
+pub(super) mod names;
+
+use std::path::{Path, PathBuf};
+
+pub use super::vbt_invocation::{invocation, widen};
+pub use crate::checks::evidence_gate::report::ReportFormat;
+pub use detect::detect;
 
 /// A test runner loopwatch can run one test with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +70,21 @@ impl Runner {
             Runner::Node => "node --test",
         }
     }
+
+    /// The evidence gate's runner of the same output.
+    pub fn gate(self) -> crate::checks::evidence_gate::Runner {
+        use crate::checks::evidence_gate::Runner as G;
+        match self {
+            Runner::Cargo => G::CargoTest,
+            Runner::Pytest => G::Pytest,
+            Runner::Jest => G::Jest,
+            Runner::Vitest => G::Vitest,
+            Runner::Go => G::GoTest,
+            Runner::Gradle => G::Gradle,
+            Runner::Xcodebuild => G::Xcodebuild,
+            Runner::Node => G::NodeTest,
+        }
+    }
 }
 
 /// The runner of a TEST and the words of TEST kept for every single-test run.
@@ -62,8 +94,46 @@ pub struct TestCommand {
     pub runner: Runner,
     /// `NAME=value` assignments before the program.
     pub env: Vec<(String, String)>,
-    /// The program and the words kept (the runner's own options).
+    /// The program and the words that start the runner (`npx --no -- jest`,
+    /// `python -m pytest`, `cargo +stable test`, `go test`, `vitest run`).
     pub words: Vec<String>,
+    /// TEST's own options, each with its value, kept for every run.
+    pub options: Vec<argv::Arg>,
+    /// cargo: libtest's options after `--`, kept.
+    pub harness: Vec<argv::Arg>,
+    /// What loopwatch replaces of TEST (its files and filters, the options
+    /// that choose tests or reports), as written.
+    pub replaced: Vec<String>,
+}
+
+impl TestCommand {
+    /// The kept options' words, in order.
+    pub fn option_words(&self) -> Vec<String> {
+        self.options.iter().flat_map(|a| a.words.clone()).collect()
+    }
+}
+
+/// The test a command runs, as the runner names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selected {
+    /// The test file, relative to the worktree.
+    pub file: String,
+    /// The name's spellings the runner may give it: its groups and its
+    /// own name (one path; two when a JavaScript name holding `::` may be
+    /// one name or a group and a name).
+    pub paths: Vec<Vec<String>>,
+    /// pytest: the name has no `[parameters]` and stands for every
+    /// parametrization.
+    pub every_parametrization: bool,
+}
+
+/// A report a run writes, read after it ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Where (absolute).
+    pub path: PathBuf,
+    /// Its format.
+    pub format: ReportFormat,
 }
 
 /// A command line that runs one test.
@@ -77,6 +147,20 @@ pub struct Invocation {
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
+}
+
+/// The one-test command of a repro test: what runs it, and what judging
+/// the run needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneTest {
+    /// The command line that runs it (as the process runner takes it).
+    pub invocation: Invocation,
+    /// The machine-readable report the run writes (to a file), `None` when
+    /// its log is its report (cargo's libtest, go's `-json`, gradle,
+    /// xcodebuild).
+    pub report: Option<Report>,
+    /// The test it selects.
+    pub selected: Selected,
 }
 
 impl Invocation {
@@ -106,7 +190,7 @@ fn quote(w: &str) -> String {
 /// Why one test cannot be run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SingleTestError {
-    /// TEST names no runner this module knows.
+    /// TEST names no runner this module knows, or is shell syntax.
     #[error("{0}")]
     UnknownRunner(String),
     /// The file or the test reference is unusable.
@@ -114,175 +198,52 @@ pub enum SingleTestError {
     BadReference(String),
 }
 
-const KNOWN: &str = "cargo test, pytest, jest, vitest, go test, gradle, xcodebuild, node --test";
-
-/// Finds the runner of `test` (the run's `[run] test`).
-pub fn detect(test: &str) -> Result<TestCommand, SingleTestError> {
-    let unknown = |why: String| SingleTestError::UnknownRunner(why);
-    if test.trim().is_empty() {
-        return Err(unknown(
-            "[run] test is empty: the repro test cannot be run alone".into(),
-        ));
-    }
-    let Some(words) = shlex::split(test) else {
-        return Err(unknown(format!(
-            "[run] test `{test}` is not a command line (an unclosed quote?): the repro test cannot be run alone"
-        )));
-    };
-    let mut env = Vec::new();
-    let mut rest = words.as_slice();
-    while let Some((first, tail)) = rest.split_first() {
-        match first.split_once('=') {
-            Some((k, v)) if is_env_name(k) => {
-                env.push((k.to_string(), v.to_string()));
-                rest = tail;
-            }
-            _ => break,
-        }
-    }
-    let base = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
-    let names: Vec<String> = rest.iter().map(|w| base(w)).collect();
-    let pos = |name: &str| names.iter().position(|w| w == name);
-    let found = |runner: Runner, words: Vec<String>| TestCommand {
-        runner,
-        env: env.clone(),
-        words,
-    };
-    if names.first().is_some_and(|w| w == "cargo")
-        && let Some(i) = pos("test").or(pos("nextest"))
-    {
-        return Ok(found(Runner::Cargo, cargo_words(&rest[..1], &rest[1..], i)));
-    }
-    if let Some(i) = pos("pytest").or(pos("py.test")) {
-        return Ok(found(Runner::Pytest, rest[..=i].to_vec()));
-    }
-    if let Some(i) = pos("jest") {
-        return Ok(found(Runner::Jest, rest[..=i].to_vec()));
-    }
-    if let Some(i) = pos("vitest") {
-        let mut w = rest[..=i].to_vec();
-        w.push("run".into());
-        return Ok(found(Runner::Vitest, w));
-    }
-    if names.first().is_some_and(|w| w == "go") && names.get(1).is_some_and(|w| w == "test") {
-        return Ok(found(Runner::Go, go_words(rest)));
-    }
-    if names
-        .first()
-        .is_some_and(|w| w == "gradle" || w == "gradlew")
-    {
-        return Ok(found(Runner::Gradle, without_option(rest, "--tests")));
-    }
-    if names.first().is_some_and(|w| w == "xcodebuild") {
-        let kept = rest
-            .iter()
-            .filter(|w| !w.starts_with("-only-testing:") && !w.starts_with("-skip-testing:"))
-            .cloned()
-            .collect();
-        return Ok(found(Runner::Xcodebuild, kept));
-    }
-    if names.first().is_some_and(|w| w == "node") && rest.iter().any(|w| w == "--test") {
-        // node's own options are kept; test files and name filters are not.
-        let kept = rest
-            .iter()
-            .enumerate()
-            .filter(|(i, w)| {
-                *i == 0 || (w.starts_with('-') && !w.starts_with("--test-name-pattern"))
-            })
-            .map(|(_, w)| w.clone())
-            .collect();
-        return Ok(found(Runner::Node, kept));
-    }
-    Err(unknown(format!(
-        "cannot tell the test runner from [run] test `{test}` (known: {KNOWN}): the repro test is not run"
-    )))
+/// The worktree's files, as far as a one-test command needs them.
+pub trait Worktree {
+    /// The text of a small file (a manifest), relative to the worktree.
+    fn read(&self, rel: &str) -> Option<String>;
+    /// Whether a regular file exists there.
+    fn is_file(&self, rel: &str) -> bool;
+    /// The worktree's files (tracked and untracked, ignored ones left
+    /// out), relative to it.
+    fn files(&self) -> Vec<String>;
 }
 
-fn is_env_name(k: &str) -> bool {
-    !k.is_empty()
-        && !k.starts_with(|c: char| c.is_ascii_digit())
-        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
+/// The worktree on disk.
+#[derive(Debug, Clone, Copy)]
+pub struct Dir<'a>(pub &'a Path);
 
-/// `cargo [+toolchain] test` and the options of TEST that choose how it
-/// builds (features, profile, package, manifest, offline); target and
-/// name filters are left out.
-fn cargo_words(program: &[String], after: &[String], sub: usize) -> Vec<String> {
-    let mut out = program.to_vec();
-    out.extend(
-        after
-            .iter()
-            .take(sub - 1)
-            .filter(|w| w.starts_with('+'))
-            .cloned(),
-    );
-    out.push("test".into());
-    let with_value = [
-        "--features",
-        "-F",
-        "-p",
-        "--package",
-        "--manifest-path",
-        "--target-dir",
-        "--profile",
-    ];
-    let flags = [
-        "--release",
-        "--all-features",
-        "--no-default-features",
-        "--offline",
-        "--locked",
-        "--frozen",
-    ];
-    let mut it = after.iter().skip(sub).take_while(|w| *w != "--");
-    while let Some(w) = it.next() {
-        if flags.contains(&w.as_str()) {
-            out.push(w.clone());
-        } else if with_value.contains(&w.as_str()) {
-            if let Some(v) = it.next() {
-                out.push(w.clone());
-                out.push(v.clone());
-            }
-        } else if with_value.iter().any(|o| w.starts_with(&format!("{o}="))) {
-            out.push(w.clone());
-        }
+/// Bytes of a manifest read at most.
+const MANIFEST_LIMIT: u64 = 1 << 20;
+
+impl Worktree for Dir<'_> {
+    fn read(&self, rel: &str) -> Option<String> {
+        let bytes = crate::util::read_regular(&self.0.join(rel), MANIFEST_LIMIT).ok()?;
+        String::from_utf8(bytes).ok()
     }
-    out
-}
 
-/// `go test` and its build options (`-race`, `-tags`); packages, `-run`
-/// and `-count` are set per test.
-fn go_words(words: &[String]) -> Vec<String> {
-    let mut out = words[..2].to_vec();
-    let mut it = words.iter().skip(2);
-    while let Some(w) = it.next() {
-        if w == "-race" || w.starts_with("-tags=") {
-            out.push(w.clone());
-        } else if w == "-tags"
-            && let Some(v) = it.next()
-        {
-            out.push(w.clone());
-            out.push(v.clone());
-        }
+    fn is_file(&self, rel: &str) -> bool {
+        std::fs::symlink_metadata(self.0.join(rel)).is_ok_and(|m| m.is_file())
     }
-    out
-}
 
-/// `words` without `option VALUE` / `option=VALUE`.
-fn without_option(words: &[String], option: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        if w == option {
-            it.next();
-        } else if !w.starts_with(&format!("{option}=")) {
-            out.push(w.clone());
-        }
+    fn files(&self) -> Vec<String> {
+        let args = [
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ];
+        let Ok(out) = crate::code::git_stdout(self.0, &args) else {
+            return Vec::new();
+        };
+        String::from_utf8_lossy(&out)
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
     }
-    out
 }
-
-pub use super::vbt_invocation::invocation;
 
 #[cfg(test)]
 #[path = "single_test_tests.rs"]

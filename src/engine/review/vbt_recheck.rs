@@ -5,11 +5,13 @@
 //!   file lost an assertion or gained a skip (floor-guard's `ASSERT_DROP`
 //!   and `SKIP`, a `floor-guard: allow` waiver notwithstanding: the
 //!   developer was told not to weaken it), or the runner skipped it;
-//! - `green`: its log proves it ran and passed;
-//! - `red`: anything else (it fails, no longer builds, runs out of time).
+//! - `green`: its report shows it ran once and passed, and its log proves it;
+//! - `red`: anything else (it fails, no longer builds, runs out of time,
+//!   cannot be told from a namesake).
 //!
 //! Each run is the same as verify-by-test's (alone, under the build lock,
-//! in its own process group) into `.pipeline/green-<i>-<finding>.test.log`;
+//! in its own process group, judged by [`vbt_judge`]) into
+//! `.pipeline/green-<i>-<finding>.test.log`, its report beside it;
 //! `step_timeout` bounds the whole recheck.
 
 use std::time::Instant;
@@ -17,8 +19,7 @@ use std::time::Instant;
 use tokio::sync::watch;
 
 use super::single_test;
-use super::vbt_exec::{self, Ran, TestJob};
-use super::vbt_judge;
+use super::vbt_judge::{self, RunEnd, TestRun};
 use super::vbt_tree::Tree;
 use crate::checks::floor_guard;
 use crate::code::TreeId;
@@ -106,37 +107,39 @@ pub async fn recheck(
             (Err(e), _) => tracing::warn!("no weakening check of {}: {e}", red.test_ref),
             (Ok(_), None) => {}
         }
-        let inv = match runner.as_ref().map_err(ToString::to_string).and_then(|c| {
-            single_test::invocation(c, &red.file, &red.test_ref).map_err(|e| e.to_string())
-        }) {
-            Ok(inv) => inv,
-            Err(why) => {
-                set(GreenResult::Red, format!("cannot be run alone: {why}"));
-                greens.push(g);
-                continue;
-            }
-        };
         let log = format!("green-{i}-{}.test.log", safe(&red.issue));
-        let tj = TestJob {
-            invocation: &inv,
-            log: pipeline.dir().join(&log),
+        let log_path = pipeline.dir().join(&log);
+        let inv =
+            match vbt_judge::command(job.settings, &runner, &red.file, &red.test_ref, &log_path) {
+                Ok(inv) => inv,
+                Err(why) => {
+                    set(GreenResult::Red, format!("cannot be run alone: {why}"));
+                    greens.push(g);
+                    continue;
+                }
+            };
+        let run = TestRun {
+            set: job.settings,
+            log: &log_path,
             deadline,
             tag: format!("recheck-{i}"),
+            test_ref: &red.test_ref,
         };
-        let (result, note) = match vbt_exec::run_test(job.settings, tj, stop).await {
-            Ok(Ran::Stopped(code)) => return Ok(Some(code)),
-            Ok(Ran::Exited(_)) => {
+        let end = vbt_judge::run_one(&run, &inv, stop).await;
+        let (result, note) = match end {
+            Ok(RunEnd::Stopped(code)) => return Ok(Some(code)),
+            Ok(RunEnd::Judged(verdict)) => {
                 g.log = log.clone();
-                vbt_judge::green_of_log(&pipeline.dir().join(&log), &red.test_ref)
+                vbt_judge::green_of(verdict)
             }
-            Ok(Ran::TimedOut { .. }) => {
+            Ok(RunEnd::TimedOut { .. }) => {
                 g.log = log.clone();
                 (
                     GreenResult::Red,
                     "did not finish before the recheck's step_timeout".to_string(),
                 )
             }
-            Ok(Ran::NotStarted(why)) => (GreenResult::Red, why),
+            Ok(RunEnd::NotStarted(why)) => (GreenResult::Red, why),
             Err(e) => (GreenResult::Red, format!("not run: {e}")),
         };
         set(result, note);

@@ -1,11 +1,13 @@
 //! Readers of each test runner's console output. Each reader looks for its
-//! runner's signature lines (summaries, per-test result lines) and, when it
-//! finds them, returns the counts, the per-test outcomes it could see and
-//! whether a failure was reported beyond the counts (a build failure, a
-//! failed suite, a run cut short before its summary).
+//! runner's signature lines (summaries, per-test result lines) and, for
+//! every run of the runner the log holds, returns the counts, the per-test
+//! outcomes it could see (with where the runner says each test is: a file,
+//! a go package, a cargo target, a JVM class), whether a failure was
+//! reported beyond the counts (a build failure, a suite that failed to run,
+//! unhandled errors) and whether the run was cut before its end.
 //!
 //! A log holding several runs of one runner (a re-run appended to the same
-//! file) is read from the start of its last run only: [`Runs`] finds it.
+//! file) is cut into runs with [`runs::split`]; every run is returned.
 
 mod native;
 mod node;
@@ -18,7 +20,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use runs::Runs;
+pub(super) use node::attribute_file;
+pub(super) use rust::target_id;
 
 /// A test runner whose output the gate reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,13 +64,13 @@ impl Runner {
 }
 
 /// What happened to one test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Outcome {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
     /// It passed.
     Passed,
-    /// It failed (or errored, crashed, timed out).
+    /// It failed (or crashed, timed out).
     Failed,
-    /// It was skipped or ignored.
+    /// It was skipped, ignored, left out by a name filter, or is a todo.
     Skipped,
     /// It did not run or did not finish for a reason outside its body (a
     /// pytest fixture's setup or teardown ERROR): neither a pass nor a failure.
@@ -87,25 +90,59 @@ impl Outcome {
             Outcome::XFailed => "xfailed",
         }
     }
+
+    /// The test ran (it was neither skipped nor kept from running by an error).
+    pub fn ran(self) -> bool {
+        matches!(self, Outcome::Passed | Outcome::Failed | Outcome::XFailed)
+    }
 }
 
-/// One test's result line.
+/// Where a runner says a test is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Place {
+    /// A test file, as the runner printed it (relative to its root).
+    File(String),
+    /// A go package's import path.
+    Package(String),
+    /// A cargo test target, by its root source file (`src/lib.rs`,
+    /// `tests/cart.rs`, `src/bin/till.rs`).
+    Target(String),
+    /// A JVM or XCTest class (`com.acme.CartTest`, `ShopTests.CartTests`).
+    Class(String),
+}
+
+/// One test's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct TestLine {
-    /// Its name, path segments joined by `::`.
-    pub name: String,
+pub struct TestLine {
+    /// Where the runner says it is, when it says.
+    pub place: Option<Place>,
+    /// Its name: the enclosing groups (describes, classes, parent tests,
+    /// modules) then its own name. An empty segment is a group the runner
+    /// did not name on that line.
+    pub path: Vec<String>,
     /// Its outcome.
     pub outcome: Outcome,
-    /// The test file the runner printed it under, when it prints one
-    /// apart from the name (jest's `PASS file` headers).
-    pub file: Option<String>,
 }
 
-/// What one runner's output showed.
+impl TestLine {
+    /// The name as shown: its path joined by `::` (by `/` for go, as go
+    /// names subtests), after its file when the runner names one.
+    pub fn shown(&self) -> String {
+        match &self.place {
+            Some(Place::File(f)) => format!("{f}::{}", self.path.join("::")),
+            Some(Place::Package(_)) => self.path.join("/"),
+            _ => self.path.join("::"),
+        }
+    }
+}
+
+/// What one run of one runner showed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct RunnerLog {
     /// The runner.
     pub runner: Runner,
+    /// The index of the run's first line in the log.
+    pub start: usize,
     /// Passed tests (or packages, see `unit`).
     pub passed: u64,
     /// Failed tests.
@@ -117,57 +154,59 @@ pub(super) struct RunnerLog {
     pub errors: u64,
     /// `tests`, or `packages` when only package lines were printed.
     pub unit: &'static str,
-    /// A failure beyond the counts, or a run cut short.
+    /// A failure beyond the counts: a build that failed, a suite that did
+    /// not run, unhandled errors.
     pub failure_reported: bool,
+    /// The run stopped before its closing lines (a summary, a package's
+    /// result line, a test binary's result): it proves nothing.
+    pub cut: bool,
     /// Per-test outcomes, in log order.
     pub tests: Vec<TestLine>,
+    /// Test files the run names without a test under them (a passing
+    /// file's line of vitest's default reporter, jest's quiet headers).
+    pub files: Vec<String>,
     /// The session was interrupted (Ctrl-C, `pytest.exit`, a collection
     /// error that stopped it): whatever it printed proves nothing.
     pub interrupted: bool,
     /// The tests passed but a coverage threshold was not met (the command
     /// exited non-zero for a reason that is not a test result).
     pub coverage_unmet: bool,
-    /// How many runs of this runner the log holds (only the last is read).
-    pub runs: usize,
 }
 
 impl RunnerLog {
-    /// An empty log of `runner`, whose output the log holds `runs.count`
-    /// times (counted once when no run was cut out).
-    fn new(runner: Runner, runs: Runs) -> RunnerLog {
+    /// An empty run of `runner` starting at line `start`.
+    fn new(runner: Runner, start: usize) -> RunnerLog {
         RunnerLog {
             runner,
+            start,
             passed: 0,
             failed: 0,
             skipped: 0,
             errors: 0,
             unit: "tests",
             failure_reported: false,
+            cut: false,
             tests: Vec::new(),
+            files: Vec::new(),
             interrupted: false,
             coverage_unmet: false,
-            runs: runs.count.max(1),
         }
     }
 
-    fn push(&mut self, name: impl Into<String>, outcome: Outcome) {
-        self.push_in(None, name, outcome);
-    }
-
-    fn push_in(&mut self, file: Option<&str>, name: impl Into<String>, outcome: Outcome) {
+    fn push(&mut self, place: Option<Place>, path: Vec<String>, outcome: Outcome) {
         self.tests.push(TestLine {
-            name: name.into(),
+            place,
+            path,
             outcome,
-            file: file.map(str::to_string),
         });
     }
 
-    /// Counts taken from the per-test lines (each name of each file once,
+    /// Counts taken from the per-test lines (each name of each place once,
     /// its worst outcome). Linear: a log holds up to hundreds of thousands.
     fn count_tests(&mut self) {
-        let mut seen: HashMap<(Option<&str>, &str), Outcome> = HashMap::new();
+        let mut seen: HashMap<(Option<&Place>, &[String]), Outcome> = HashMap::new();
         for t in &self.tests {
-            seen.entry((t.file.as_deref(), t.name.as_str()))
+            seen.entry((t.place.as_ref(), t.path.as_slice()))
                 .and_modify(|o| {
                     if t.outcome == Outcome::Failed {
                         *o = Outcome::Failed;
@@ -181,9 +220,7 @@ impl RunnerLog {
         self.skipped = count(&[Outcome::Skipped, Outcome::XFailed]);
         self.errors = count(&[Outcome::Errored]);
     }
-}
 
-impl RunnerLog {
     /// Takes the runner's own summary as the counts; failed test lines
     /// that the summary does not count are still a reported failure.
     /// Errors stay as counted from the test lines.
@@ -193,16 +230,17 @@ impl RunnerLog {
     }
 }
 
-/// Every runner whose output appears in the lines.
+/// Every run of every runner whose output appears in the lines, in the
+/// order the runs start.
 pub(super) fn detect(lines: &[String]) -> Vec<RunnerLog> {
     let nextest = rust::nextest(lines);
     // nextest replays a failing test's own libtest output: read it once.
-    let cargo = if nextest.is_some() {
-        None
-    } else {
+    let cargo = if nextest.is_empty() {
         rust::cargo_test(lines)
+    } else {
+        Vec::new()
     };
-    [
+    let mut all: Vec<RunnerLog> = [
         cargo,
         nextest,
         script::pytest(lines),
@@ -215,7 +253,9 @@ pub(super) fn detect(lines: &[String]) -> Vec<RunnerLog> {
     ]
     .into_iter()
     .flatten()
-    .collect()
+    .collect();
+    all.sort_by_key(|r| r.start);
+    all
 }
 
 static COUNT: LazyLock<Regex> = static_regex!(
@@ -242,6 +282,32 @@ fn count_of(pairs: &[(u64, String)], words: &[&str]) -> u64 {
         .sum()
 }
 
+/// A name split at `sep`, brackets respected (pytest's `test_x[a::b]` is
+/// one segment).
+pub(super) fn split_outside_brackets(name: &str, sep: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    let mut rest = name;
+    while !rest.is_empty() {
+        if depth == 0 && rest.starts_with(sep) {
+            out.push(std::mem::take(&mut current));
+            rest = &rest[sep.len()..];
+            continue;
+        }
+        let Some(c) = rest.chars().next() else { break };
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        current.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out.push(current);
+    out
+}
+
 /// The lines of a test's log text.
 #[cfg(test)]
 fn lines(text: &str) -> Vec<String> {
@@ -261,5 +327,15 @@ mod tests {
             (count_of(&c, &["passed"]), count_of(&c, &["failed"])),
             (2, 1)
         );
+    }
+
+    #[test]
+    fn names_split_outside_brackets() {
+        assert_eq!(
+            split_outside_brackets("TestCart::test_param[c::d-3]", "::"),
+            ["TestCart", "test_param[c::d-3]"]
+        );
+        assert_eq!(split_outside_brackets("a > b > c", " > "), ["a", "b", "c"]);
+        assert_eq!(split_outside_brackets("x", "::"), ["x"]);
     }
 }

@@ -12,14 +12,16 @@
 //! test and a test `--test-name-pattern` left out are skipped. A test file
 //! that crashed is reported by node as a failed "test" named by the file's
 //! path: it is a reported failure, never a test, so a file that crashed
-//! before any test ran shows as a run in which no test ran.
+//! before any test ran shows as a run in which no test ran. node names no
+//! test's file; [`attribute_file`] places the tests of a log whose command
+//! named one file (loopwatch's own runs) in that file.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::runs::{Mark, last_run};
-use super::{Outcome, Runner, RunnerLog};
+use super::runs::{Mark, read_each, split};
+use super::{Outcome, Place, Runner, RunnerLog};
 
 static SPEC_RESULT: LazyLock<Regex> =
     static_regex!(r"^( *)(✔|✖|﹣) (.+?) \(\d+(?:\.\d+)?ms\)(?: # (.*))?$");
@@ -131,12 +133,10 @@ impl Reading {
             log.failure_reported = true;
             return;
         }
-        let mut full = self.stack.join("::");
-        if !full.is_empty() {
-            full.push_str("::");
-        }
-        full.push_str(name);
-        log.push(full, outcome);
+        let mut path = self.stack.clone();
+        path.resize(depth, String::new());
+        path.push(name.to_string());
+        log.push(None, path, outcome);
     }
 
     fn open(&mut self, depth: usize, name: &str) {
@@ -195,12 +195,15 @@ fn tap_unescape(name: &str) -> String {
     name.replace("\\#", "#").replace("\\\\", "\\")
 }
 
-/// node's test runner, spec or TAP reporter.
-pub(super) fn node_test(lines: &[String]) -> Option<RunnerLog> {
-    let runs = last_run(lines, marker());
-    let mut log = RunnerLog::new(Runner::NodeTest, runs);
+/// node's test runner, spec or TAP reporter: every run of it in the lines.
+pub(super) fn node_test(lines: &[String]) -> Vec<RunnerLog> {
+    read_each(lines, split(lines, marker()), node_run)
+}
+
+fn node_run(lines: &[String], start: usize) -> Option<RunnerLog> {
+    let mut log = RunnerLog::new(Runner::NodeTest, start);
     let mut reading = Reading::default();
-    for line in &lines[runs.start..] {
+    for line in lines {
         reading.line(&mut log, line);
     }
     if !reading.seen {
@@ -213,10 +216,20 @@ pub(super) fn node_test(lines: &[String]) -> Option<RunnerLog> {
             let failed = (s.fail + s.cancelled).saturating_sub(reading.crashed_files);
             log.take_summary(s.pass, failed, s.skipped + s.todo);
         }
-        // A run that never printed its summary crashed or was cut.
-        None => log.failure_reported = true,
+        // A run that never printed its summary was cut.
+        None => log.cut = true,
     }
     Some(log)
+}
+
+/// Places every node test of `logs` that has no place in `file`: the one
+/// test file the command that made the log ran.
+pub(in crate::checks::evidence_gate) fn attribute_file(logs: &mut [RunnerLog], file: &str) {
+    for log in logs.iter_mut().filter(|l| l.runner == Runner::NodeTest) {
+        for t in log.tests.iter_mut().filter(|t| t.place.is_none()) {
+            t.place = Some(Place::File(file.to_string()));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -227,12 +240,10 @@ mod tests {
     #[test]
     fn spec_nesting_names_tests_by_their_path() {
         let text = "▶ cart\n  ▶ discount\n    ✔ caps at fifty (0.2ms)\n  ✔ discount (0.5ms)\n  ✖ rounds (0.1ms)\n✖ cart (1ms)\n✔ top (0.1ms)\nℹ tests 3\nℹ pass 2\nℹ fail 1\n";
-        let log = node_test(&lines(text)).unwrap();
-        let names: Vec<(&str, Outcome)> = log
-            .tests
-            .iter()
-            .map(|t| (t.name.as_str(), t.outcome))
-            .collect();
+        let log = &node_test(&lines(text))[0];
+        let names: Vec<(String, Outcome)> =
+            log.tests.iter().map(|t| (t.shown(), t.outcome)).collect();
+        let names: Vec<(&str, Outcome)> = names.iter().map(|(n, o)| (n.as_str(), *o)).collect();
         assert_eq!(
             names,
             [
@@ -252,18 +263,18 @@ mod tests {
     #[test]
     fn tap_names_are_unescaped_and_directives_skip() {
         let text = "TAP version 13\n# Subtest: a \\# b\nok 1 - a \\# b\n# Subtest: t\nnot ok 2 - t # TODO later\n1..2\n# tests 2\n# pass 1\n# fail 0\n# todo 1\n";
-        let log = node_test(&lines(text)).unwrap();
-        assert_eq!(log.tests[0].name, "a # b");
+        let log = &node_test(&lines(text))[0];
+        assert_eq!(log.tests[0].path, ["a # b"]);
         assert_eq!(log.tests[1].outcome, Outcome::Skipped);
         assert_eq!((log.passed, log.failed, log.skipped), (1, 0, 1));
     }
 
     #[test]
     fn results_without_a_summary_are_a_cut_run() {
-        let log = node_test(&lines("✔ a (0.1ms)\n")).unwrap();
-        assert!(log.failure_reported);
+        let log = &node_test(&lines("✔ a (0.1ms)\n"))[0];
+        assert!(log.cut);
         assert!(
-            node_test(&lines("ℹ tests 1\n")).is_none(),
+            node_test(&lines("ℹ tests 1\n")).is_empty(),
             "a summary alone is not node's"
         );
     }

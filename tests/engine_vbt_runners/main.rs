@@ -1,0 +1,17 @@
+//! Verify-by-test end to end with each real runner: `loopwatch run
+//! --headless` on a small project with awkward test names, every verdict
+//! as the runner's real output justifies, every red test rerun green once
+//! the developer fixed the bug. A runner that is not installed here makes
+//! its test ignored, with the reason; CI (`.ci/run`) installs them all and
+//! runs every one.
+
+#[path = "../engine_support/mod.rs"]
+mod engine_support;
+mod support;
+
+mod cargo;
+mod go;
+mod jest;
+mod node;
+mod pytest;
+mod vitest;
