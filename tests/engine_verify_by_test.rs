@@ -68,6 +68,12 @@ case $MODE in
     echo $! >"$TEST_OUT/grandchild"
     sleep 300
     ;;
+  linked)
+    # A "repro test" that is a link to a file outside the worktree.
+    printf '#[test]\nfn f1_total_keeps_the_tip() {\n    assert!(false);\n}\n' >"$TEST_OUT/outside.rs"
+    mkdir -p tests; ln -s "$TEST_OUT/outside.rs" tests/repro_f1.rs
+    printf '[{"finding":"F1","file":"tests/repro_f1.rs","testRef":"tests/repro_f1.rs::f1_total_keeps_the_tip"}]'
+    ;;
   crash)
     test_file repro_f1 f1_total_keeps_the_tip 'assert_eq!(repro::total_cents(100, 50), 150);'
     echo "out of tokens" >&2
@@ -86,6 +92,8 @@ rm tests/repro_f3.rs
 sed -i '/assert_eq/d' tests/repro_f4.rs
 sed -i 's/fn f5_zero/fn f5_zero_renamed/' tests/repro_f5.rs
 sed -i 's/^#\[test\]/#[test]\n#[ignore]/' tests/repro_f6.rs
+# F2's test now leaves a file behind when it runs.
+sed -i 's|assert_eq!(repro::label(0)|std::fs::write("leftover.txt", "x").unwrap();\n    assert_eq!(repro::label(0)|' tests/repro_f2.rs
 echo done
 "#;
 
@@ -582,6 +590,15 @@ fn red_tests_are_rerun_after_the_developer_green_red_missing_weakened() {
         }
     }
     assert_eq!(by("F1").log, "green-2-F1.test.log");
+    // What a rerun left behind is put back and said.
+    assert!(!c.root.join("leftover.txt").exists());
+    let notes = c.notes();
+    assert!(
+        notes.iter().any(|n| n.contains(
+            "verify-by-test recheck of iteration 2: cleanup invariant violated: leftover.txt created (put back)"
+        )),
+        "{notes:?}"
+    );
 
     let s = c.state();
     assert_eq!(green::pending(&s), None, "recorded once");
@@ -633,6 +650,23 @@ fn hostile_answers_are_their_findings_problem_and_never_run() {
     assert_eq!(c.status(), Vec::<String>::new());
     assert_eq!(c.read("tests/existing.rs"), EXISTING);
     assert!(!c.file("verify-1-F1.test.log").exists(), "nothing ran");
+}
+
+#[test]
+fn a_repro_test_that_is_a_link_out_of_the_worktree_is_never_run() {
+    let c = Crate::new(&["F1"]);
+    assert_eq!(
+        c.verify("linked", config(3, Duration::from_secs(300))),
+        None
+    );
+    let f1 = c.result("F1");
+    assert_eq!(f1["result"], "inconclusive", "{f1}");
+    assert_note(&f1, "tests/repro_f1.rs is a symbolic link");
+    assert!(!c.file("verify-1-F1.test.log").exists(), "nothing ran");
+    // The link is gone with the cleanup; its target is left alone.
+    assert!(std::fs::symlink_metadata(c.root.join("tests/repro_f1.rs")).is_err());
+    assert!(c.out.join("outside.rs").is_file());
+    assert_eq!(c.status(), Vec::<String>::new());
 }
 
 #[test]

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::review::vbt_tree::{self, Tree};
+use super::review::vbt_tree::Tree;
 use crate::code::git_stdout;
 
 /// The worktree and its repository before a read-only dispatch.
@@ -96,19 +96,8 @@ impl Before {
                 });
             }
         }
-        match self.tree.again().and_then(|now| self.tree.changes(&now, 0)) {
-            Ok(changed) => {
-                for f in &changed {
-                    let word = vbt_tree::status_word(f);
-                    for p in Tree::paths(std::slice::from_ref(f)) {
-                        out.push(match self.tree.restore(&p) {
-                            Ok(()) => format!("{p} {word} (put back)"),
-                            Err(e) => format!("{p} {word} (could not be put back: {e})"),
-                        });
-                    }
-                }
-            }
-            Err(e) => out.push(format!("the worktree cannot be compared: {e}")),
+        for change in super::review::vbt_cleanup::cleanup_changes(&self.tree) {
+            out.push(change.map_or_else(|e| e, |c| format!("{c} (put back)")));
         }
         out.sort();
         out.dedup();

@@ -207,6 +207,13 @@ pub trait Worktree {
     /// The worktree's files (tracked and untracked, ignored ones left
     /// out), relative to it.
     fn files(&self) -> Vec<String>;
+    /// Why the file at `rel` is not a place a repro test may be run from:
+    /// a part of its path is a link, or it resolves outside the worktree
+    /// (`None`: it may). A test may never run someone else's file.
+    fn outside(&self, rel: &str) -> Option<String> {
+        let _ = rel;
+        None
+    }
 }
 
 /// The worktree on disk.
@@ -224,6 +231,26 @@ impl Worktree for Dir<'_> {
 
     fn is_file(&self, rel: &str) -> bool {
         std::fs::symlink_metadata(self.0.join(rel)).is_ok_and(|m| m.is_file())
+    }
+
+    fn outside(&self, rel: &str) -> Option<String> {
+        let mut at = self.0.to_path_buf();
+        for part in Path::new(rel).components() {
+            at.push(part);
+            if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Some(format!(
+                    "{} is a symbolic link: a repro test is run only from the worktree's own files",
+                    at.strip_prefix(self.0).unwrap_or(&at).display()
+                ));
+            }
+        }
+        let (Ok(root), Ok(full)) = (
+            std::fs::canonicalize(self.0),
+            std::fs::canonicalize(self.0.join(rel)),
+        ) else {
+            return None;
+        };
+        (!full.starts_with(&root)).then(|| format!("{rel} resolves outside the worktree"))
     }
 
     fn files(&self) -> Vec<String> {

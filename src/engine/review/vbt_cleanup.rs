@@ -63,6 +63,30 @@ pub fn isolate(
     tampered
 }
 
+/// Puts back every file changed since `before`: per change its name
+/// (`path created`, `path modified`), or why it could not be put back.
+pub fn cleanup_changes(before: &Tree) -> Vec<Result<String, String>> {
+    let changed = match before.again().and_then(|now| before.changes(&now, 0)) {
+        Ok(c) => c,
+        Err(e) => {
+            return vec![Err(format!(
+                "the worktree cannot be compared with its snapshot: {e}"
+            ))];
+        }
+    };
+    let mut out = Vec::new();
+    for f in &changed {
+        for path in Tree::paths(std::slice::from_ref(f)) {
+            let word = vbt_tree::status_word(f);
+            out.push(match before.restore(&path) {
+                Ok(()) => Ok(format!("{path} {word}")),
+                Err(e) => Err(format!("{path} {word} (could not be put back: {e})")),
+            });
+        }
+    }
+    out
+}
+
 /// Puts back every file changed since `before` but those in `keep`;
 /// returns the problems (a file that could not be put back).
 pub fn put_back(before: &Tree, keep: &BTreeSet<String>) -> Vec<String> {

@@ -27,6 +27,9 @@ pub fn invocation(
     report: &Path,
 ) -> Result<OneTest, SingleTestError> {
     let file = names::check_file(file)?;
+    if let Some(why) = tree.outside(file) {
+        return Err(SingleTestError::BadReference(format!("not run: {why}")));
+    }
     let name = names::test_name(file, test_ref)?;
     let report_file = |format: ReportFormat| Report {
         path: with_extension(report, format.extension()),

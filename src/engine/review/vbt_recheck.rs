@@ -127,7 +127,10 @@ pub async fn recheck(
         };
         let end = vbt_judge::run_one(&run, &inv, stop).await;
         let (result, note) = match end {
-            Ok(RunEnd::Stopped(code)) => return Ok(Some(code)),
+            Ok(RunEnd::Stopped(code)) => {
+                put_back(&now);
+                return Ok(Some(code));
+            }
             Ok(RunEnd::Judged(verdict)) => {
                 g.log = log.clone();
                 vbt_judge::green_of(verdict)
@@ -145,8 +148,28 @@ pub async fn recheck(
         set(result, note);
         greens.push(g);
     }
+    // The same invariant as verify-by-test's: a rerun changes nothing.
+    let violations = put_back(&now);
+    if !violations.is_empty() {
+        rec.note(format!(
+            "verify-by-test recheck of iteration {i}: cleanup invariant violated: {} (put back)",
+            violations.join(", ")
+        ))?;
+    }
     rec.verify_green(greens)?;
     Ok(None)
+}
+
+/// Puts the worktree back to `before` (what it was when the reruns
+/// started) and returns what had changed: nothing, when the tests only ran.
+fn put_back(before: &Result<Tree, super::vbt_tree::TreeError>) -> Vec<String> {
+    match before {
+        Ok(t) => super::vbt_cleanup::cleanup_changes(t)
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| e))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// The snapshot verify-by-test recorded with the red test (the latest
