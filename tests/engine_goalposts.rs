@@ -270,6 +270,7 @@ fn an_agent_cannot_record_or_decide_from_inside_its_dispatch() {
     let p = project(&format!(
         "'{b}' record run-end --status complete > \"$TEST_OUT/run-end.out\" 2>&1; echo $? >> \"$TEST_OUT/run-end.out\"\n\
          env -i PATH=\"$PATH\" '{b}' record note inside > \"$TEST_OUT/note.out\" 2>&1; echo $? >> \"$TEST_OUT/note.out\"\n\
+         '{b}' gate0 run docs/contract.md > \"$TEST_OUT/gate0.out\" 2>&1; echo $? >> \"$TEST_OUT/gate0.out\"\n\
          setsid sh -c 'echo $$ > \"$TEST_OUT/helper.pid\"; sleep 3; \"{b}\" decide hg-1-conformity-1 approve --reason mine > \"$TEST_OUT/helper.out\" 2>&1' </dev/null >/dev/null 2>&1 &\n\
          while [ ! -s \"$TEST_OUT/helper.pid\" ]; do sleep 0.01; done\n\
          echo all: > Makefile",
@@ -283,6 +284,12 @@ fn an_agent_cannot_record_or_decide_from_inside_its_dispatch() {
         "{out}"
     );
     assert!(out.trim_end().ends_with('2'), "{out}");
+    // A GATE 0 round of its own making is not recorded either.
+    let gate0 = std::fs::read_to_string(p.out.join("gate0.out")).unwrap();
+    assert!(
+        gate0.contains("refused: this runs inside agent dispatch #1"),
+        "{gate0}"
+    );
     let note = std::fs::read_to_string(p.out.join("note.out")).unwrap();
     assert!(
         note.contains("refused: this runs inside agent dispatch #1"),
@@ -306,6 +313,85 @@ fn an_agent_cannot_record_or_decide_from_inside_its_dispatch() {
     assert!(p.of_type("human.decided").is_empty());
     assert!(p.of_type("note").iter().all(|n| n["text"] != "inside"));
     drop(run);
+}
+
+/// A decision appended to the journal by anyone but the engine while it
+/// drives the run (here by the test, as a helper that escaped the run's
+/// trees would) is foreign: moved out, the run stopped, the gate still
+/// open. The same decision through `loopwatch decide` is handed to the
+/// engine at its door and recorded: the run goes on to its end.
+#[test]
+fn a_decision_appended_by_another_writer_is_foreign_and_decide_goes_through_the_door() {
+    let p = project("echo all: > Makefile");
+    let run = p.spawn_run(true);
+    let gate = p.wait_for_gate("the out-of-scope gate");
+    let id = gate["id"].as_str().unwrap().to_string();
+    let seq = p.events().last().unwrap()["seq"].as_u64().unwrap() + 1;
+    let forged = serde_json::json!({"v": 1, "seq": seq, "at": "2026-12-01T00:00:00Z",
+        "type": "human.decided", "id": id, "decision": "approve", "reason": "mine",
+        "by": "agent@host", "evidenceHash": ""});
+    {
+        use std::io::Write;
+        let mut journal = std::fs::OpenOptions::new()
+            .append(true)
+            .open(p.pipeline().join("events.jsonl"))
+            .unwrap();
+        writeln!(journal, "{forged}").unwrap();
+    }
+    let out = run.wait_with_output();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not handed to the engine at its door"), "{stderr}");
+    assert!(p.of_type("human.decided").is_empty(), "the forged decision stayed");
+    assert!(p.open_gates().contains(&id));
+    assert!(
+        !contract(&p).contains("[gated"),
+        "the contract was tagged for a forged approval"
+    );
+    // Resumed, the gate waits again; a person's decision goes through the
+    // engine's door (the journal's writer is the engine) and the run ends.
+    std::fs::write(p.out.join("honest"), "").unwrap();
+    let run = p.spawn_run(false);
+    // Once the engine holds the run, the decision can only go through it.
+    let lock = p.pipeline().join("engine.lock");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(&lock).ok().map(|s| s.trim().to_string()) != Some(run.id().to_string()) {
+        assert!(std::time::Instant::now() < until, "the engine never took the run");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    p.decide(&id, "approve");
+    p.assert_exit(&run.wait_with_output(), 0);
+    let d = p.of_type("human.decided");
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0]["id"], id.as_str());
+    assert!(contract(&p).contains("[gated"), "approved through the door");
+}
+
+/// An agent that takes the journal's writer lock and leaves a helper
+/// holding it (never letting go) holds it only as long as its dispatch:
+/// the helper is stopped with the dispatch, and the engine records the
+/// dispatch's end and goes on to the run's end.
+#[test]
+fn an_agent_holding_the_journal_lock_holds_it_no_longer_than_its_dispatch() {
+    let p = project(
+        "setsid flock \"$LW_PIPELINE/lock\" sh -c 'echo $$ > \"$TEST_OUT/holder.pid\"; exec sleep 600' </dev/null >/dev/null 2>&1 &\n\
+         while [ ! -s \"$TEST_OUT/holder.pid\" ]; do sleep 0.01; done\n\
+         sleep 1",
+    );
+    let out = p.run_to_end();
+    p.assert_exit(&out, 0);
+    let holder: u32 = std::fs::read_to_string(p.out.join("holder.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!is_live(holder), "the lock's holder {holder} outlived its dispatch");
+    assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
 }
 
 /// The engine's lock holds whatever happens to `engine.lock`, and a second

@@ -220,6 +220,85 @@ fn kill_9_of_loopwatch_run_stops_everything_it_started_within_5_s() {
     assert_eq!(f[1]["exitCode"], 0, "{}", f[1]);
 }
 
+/// When the supervisors die with loopwatch (the whole group killed at
+/// once, as an out-of-memory killer may), what the agent left behind
+/// still carries its dispatch's marker: the next `loopwatch run` finds it
+/// and stops it before it dispatches anything, and says so.
+#[test]
+fn the_next_run_stops_what_a_dead_engine_and_its_supervisors_left() {
+    let p = project(
+        &format!(
+            "if [ -f \"$TEST_OUT/resumed\" ]; then {WORK}exit 0; fi\n{}sleep 300\n",
+            detach("orphan")
+        ),
+        "conforme\n",
+        "1m",
+    );
+    let run = p.spawn_run(true);
+    let pids = detached(&p, "orphan");
+    let supervisors: Vec<u32> = p
+        .marked_processes()
+        .into_iter()
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.split(|&b| b == 0).nth(1) == Some(b"__supervise".as_slice()))
+        })
+        .collect();
+    let of_dispatch: Vec<u32> = {
+        let dir = std::fs::canonicalize(p.pipeline()).unwrap();
+        live_with_env(&format!("LOOPWATCH_DISPATCH={}#", dir.display()))
+    };
+    let sig = |pid: u32, s: rustix::process::Signal| {
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_raw(pid as i32).unwrap(),
+            s,
+        );
+    };
+    // Held still first, so none of them sees loopwatch go; then all killed.
+    let held: Vec<u32> = if supervisors.is_empty() {
+        // The supervisor carries no marker: it is the agent's parent.
+        of_dispatch
+            .iter()
+            .filter_map(|&pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                let ppid: u32 = stat[stat.rfind(')')? + 2..].split_whitespace().nth(1)?.parse().ok()?;
+                std::fs::read(format!("/proc/{ppid}/cmdline"))
+                    .is_ok_and(|c| c.split(|&b| b == 0).nth(1) == Some(b"__supervise".as_slice()))
+                    .then_some(ppid)
+            })
+            .collect()
+    } else {
+        supervisors
+    };
+    assert!(!held.is_empty(), "no supervisor found");
+    for &s in &held {
+        sig(s, rustix::process::Signal::STOP);
+    }
+    sig(run.id(), rustix::process::Signal::KILL);
+    for &s in &held {
+        sig(s, rustix::process::Signal::KILL);
+    }
+    drop(run);
+    wait_gone(&held, Duration::from_secs(5), "the supervisors");
+    assert!(
+        pids.iter().all(|&pid| is_live(pid)),
+        "nothing was left behind to find: {pids:?}"
+    );
+    std::fs::write(p.out.join("resumed"), "").unwrap();
+    let out = p.cmd().args(["run", "--headless"]).output().unwrap();
+    p.assert_exit(&out, 0);
+    assert_gone(&pids, "after the next loopwatch run");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("process(es) left running by an earlier engine"),
+        "{said}"
+    );
+}
+
 #[test]
 fn a_gate0_check_that_detaches_is_stopped_whole() {
     let p = project(WORK, "conforme\n", "1m");

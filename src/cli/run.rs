@@ -291,7 +291,8 @@ pub fn line(ev: &Event) -> String {
         EventBody::ReviewFinished(r) => r.summary(),
         EventBody::RunEnded(e) => format!("run ended {}", e.status.as_str()),
         EventBody::Note { text } => text.clone(),
-        other => other.type_name().to_string(),
+        // The rest read as on the TUI's timeline.
+        _ => crate::tui::rows::timeline::summary(ev).0,
     };
     format!("#{} {} {what}", ev.seq, ev.body.type_name())
 }

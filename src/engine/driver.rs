@@ -102,13 +102,28 @@ pub async fn run(
     if let Ok(abs) = std::path::absolute(opts.pipeline.dir()) {
         opts.pipeline = Pipeline::at(abs);
     }
-    opts.pipeline = opts.pipeline.clone().guarded(others_may_append);
+    // A person's decision reaches the journal through the engine's door
+    // (recorder::door): the guard takes a decision only from its ledger.
+    let ledger = crate::recorder::door::Ledger::default();
+    let door_ledger = ledger.clone();
+    opts.pipeline = opts
+        .pipeline
+        .clone()
+        .guarded(std::sync::Arc::new(move |ev: &Event, s: &State| {
+            others_may_append(ev, s, &door_ledger)
+        }));
     if let Some(c) = opts.contract.as_mut()
         && let Ok(abs) = std::path::absolute(&*c)
     {
         *c = abs;
     }
     let lock = EngineLock::acquire(opts.pipeline.dir())?;
+    let door = crate::recorder::door::Door::open(&opts.pipeline, ledger).map_err(|e| {
+        EngineError::Refused(format!(
+            "cannot open the door through which a person's decisions reach {}: {e}",
+            opts.pipeline.dir().display()
+        ))
+    })?;
     if let Some(pid) = lock.stale {
         notice(format!(
             "the engine lock named pid {pid}, which is gone: taken over (the run resumes)"
@@ -132,6 +147,7 @@ pub async fn run(
         watch,
         rx,
         settings: None,
+        _door: door,
         _lock: lock,
     };
     e.start(notice).await?;
@@ -146,6 +162,7 @@ struct Engine {
     watch: PipelineWatch,
     rx: mpsc::UnboundedReceiver<WatchEvent>,
     settings: Option<Settings>,
+    _door: crate::recorder::door::Door,
     _lock: EngineLock,
 }
 
@@ -583,10 +600,15 @@ impl Engine {
 }
 
 /// What another writer may append while the engine drives the run: a
-/// person's decision or an expiry of a gate that took it (open, and one of
-/// its options), a notification's claim, a note. Anything else is the
-/// engine's alone to write.
-fn others_may_append(ev: &Event, s: &State) -> Result<(), String> {
+/// person's decision that came through the engine's door (`door`: the ones
+/// it recorded) on a gate that took it (open, and one of its options), an
+/// expiry of a gate that took it once it fell due, a notification's claim,
+/// a note. Anything else is the engine's alone to write.
+fn others_may_append(
+    ev: &Event,
+    s: &State,
+    door: &crate::recorder::door::Ledger,
+) -> Result<(), String> {
     let took = |id: &str, seq: Option<u64>| match (s.human_gate(id), seq) {
         (None, _) => Err(format!("{id} is not a gate of this run")),
         (Some(_), Some(at)) if at == ev.seq => Ok(()),
@@ -601,6 +623,13 @@ fn others_may_append(ev: &Event, s: &State) -> Result<(), String> {
                 .and_then(|g| g.decision.as_ref())
                 .map(|r| r.seq),
         )
+        .and_then(|()| {
+            if door.took(d) {
+                Ok(())
+            } else {
+                Err("not handed to the engine at its door (appended by another writer: while `loopwatch run` drives the run, a person's decision is written by the engine)".into())
+            }
+        })
         .map_err(|why| format!("a decision of {}: {why}", d.id)),
         EventBody::HumanExpired(x) => took(
             &x.id,
@@ -608,6 +637,17 @@ fn others_may_append(ev: &Event, s: &State) -> Result<(), String> {
                 .and_then(|g| g.expired.as_ref())
                 .map(|r| r.seq),
         )
+        .and_then(|()| {
+            let due = s
+                .human_gate(&x.id)
+                .and_then(crate::recorder::expires_at)
+                .is_some_and(|at| at <= jiff::Timestamp::now());
+            if due {
+                Ok(())
+            } else {
+                Err("its expiry has not fallen due".into())
+            }
+        })
         .map_err(|why| format!("an expiry of {}: {why}", x.id)),
         EventBody::NotifySent(_) | EventBody::Note { .. } => Ok(()),
         other => Err(format!(

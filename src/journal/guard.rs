@@ -29,7 +29,7 @@ use crate::model::{Event, State, fold};
 
 /// Whether a line another writer appended may stay: `Ok` when it may,
 /// else why not. Asked with the state folded up to and including it.
-pub type Allowed = fn(&Event, &State) -> Result<(), String>;
+pub type Allowed = Arc<dyn Fn(&Event, &State) -> Result<(), String> + Send + Sync>;
 
 /// A pipeline's guard, shared by every clone of the engine's [`super::Pipeline`].
 #[derive(Clone)]

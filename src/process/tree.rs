@@ -226,10 +226,41 @@ impl OnBehalf {
 /// the child's to change, so clearing the environment does not hide it.
 pub fn dispatch_of(pipeline_dir: &std::path::Path) -> Option<OnBehalf> {
     let prefix = marker(pipeline_dir, "");
-    let mut pid = read(std::process::id())?.ppid;
+    under_supervisor(&prefix, std::process::id()).or_else(|| {
+        std::env::var(MARKER_ENV)
+            .ok()
+            .filter(|m| m.starts_with(&prefix))
+            .map(|marker| OnBehalf {
+                supervisor: 0,
+                marker,
+            })
+    })
+}
+
+/// [`dispatch_of`] for another process, `pid` (the caller at the engine's
+/// door): its ancestors, and the marker in its environment.
+pub fn dispatch_of_pid(pipeline_dir: &std::path::Path, pid: u32) -> Option<OnBehalf> {
+    let prefix = marker(pipeline_dir, "");
+    under_supervisor(&prefix, pid).or_else(|| {
+        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        let key = format!("{MARKER_ENV}=");
+        env.split(|&b| b == 0)
+            .filter_map(|kv| kv.strip_prefix(key.as_bytes()))
+            .map(|m| String::from_utf8_lossy(m).into_owned())
+            .find(|m| m.starts_with(&prefix))
+            .map(|marker| OnBehalf {
+                supervisor: 0,
+                marker,
+            })
+    })
+}
+
+/// The supervisor started `--for <prefix>…` among the ancestors of `pid`.
+fn under_supervisor(prefix: &str, pid: u32) -> Option<OnBehalf> {
+    let mut pid = read(pid)?.ppid;
     let mut hops = 0;
     while pid > 1 && hops < 4096 {
-        if let Some(marker) = supervisor_marker(pid).filter(|m| m.starts_with(&prefix)) {
+        if let Some(marker) = supervisor_marker(pid).filter(|m| m.starts_with(prefix)) {
             return Some(OnBehalf {
                 supervisor: pid,
                 marker,
@@ -238,13 +269,7 @@ pub fn dispatch_of(pipeline_dir: &std::path::Path) -> Option<OnBehalf> {
         pid = read(pid)?.ppid;
         hops += 1;
     }
-    std::env::var(MARKER_ENV)
-        .ok()
-        .filter(|m| m.starts_with(&prefix))
-        .map(|marker| OnBehalf {
-            supervisor: 0,
-            marker,
-        })
+    None
 }
 
 /// The `--for` marker of a supervisor process (`None` for any other).

@@ -79,6 +79,23 @@ pub enum Refusal {
         /// The engine's pid (0 when it cannot be told).
         pid: u32,
     },
+    /// The engine that drives the run did not take the decision at its
+    /// door (it is not listening, or went away).
+    #[error(
+        "not decided: `loopwatch run` (pid {pid}) drives this run and records its decisions, but its door did not answer ({why}); try again, or stop it and decide once it is gone"
+    )]
+    DoorClosed {
+        /// The engine's pid (0 when it cannot be told).
+        pid: u32,
+        /// What went wrong.
+        why: String,
+    },
+    /// The engine refused the decision handed to it at its door.
+    #[error("{why}")]
+    AtTheDoor {
+        /// The engine's words.
+        why: String,
+    },
     /// A text the record needs is empty (`ask --subject ""`).
     #[error("{field} must not be empty")]
     Blank {

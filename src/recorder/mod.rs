@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::code::CodeSnapshot;
 mod checks;
+pub mod door;
 mod error;
 pub mod evidence;
 pub mod gates;
@@ -78,6 +79,9 @@ pub struct Recorder {
     pipeline: Pipeline,
     opts: AppendOptions,
     expiry: HashMap<HumanGateKind, ExpiryRule>,
+    /// Decides by appending itself even while an engine drives the run
+    /// (the engine's own door does).
+    direct: bool,
 }
 
 impl Recorder {
@@ -87,7 +91,15 @@ impl Recorder {
             pipeline,
             opts: AppendOptions::default(),
             expiry: HashMap::new(),
+            direct: false,
         }
+    }
+
+    /// The same recorder, appending decisions itself while an engine runs:
+    /// for the engine's door alone ([`door`]).
+    pub(crate) fn direct(mut self) -> Self {
+        self.direct = true;
+        self
     }
 
     /// The same recorder, giving the gates it opens an expiry by kind
@@ -441,6 +453,13 @@ impl Recorder {
         evidence: Option<&[u8]>,
     ) -> Result<Appended, RecordError> {
         refuse_read_only(&self.pipeline, "decide")?;
+        // While `loopwatch run` drives the run, its journal is the engine's
+        // to write: the decision goes through the engine's door.
+        if !self.direct
+            && let Some(engine) = crate::journal::running_engine(self.pipeline.dir())
+        {
+            return door::decide_through(&self.pipeline, engine, decision, evidence);
+        }
         let worktree = self.pipeline.worktree().to_path_buf();
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;

@@ -280,3 +280,28 @@ fn a_forty_second_tool_call_of_codex_is_waited_for() {
     assert!(d["durationMs"].as_u64().unwrap() >= 40_000, "{}", r.dump());
     assert!(started.elapsed() >= Duration::from_secs(40));
 }
+
+/// The README's first run with Codex: `loopwatch init --preset codex`, the
+/// test command set, and a run to PASS in which each agent's instructions
+/// are the role file `init` wrote (no prompt written by hand).
+#[test]
+#[cfg_attr(
+    not(loopwatch_clis),
+    ignore = "needs the real Codex CLI: .ci/run installs it into target/clis (CI runs this)"
+)]
+fn the_readme_first_run_from_init_to_pass_with_codex() {
+    let _s = crate::support::serial();
+    let r = Real::new("", |_| {
+        developer()
+            .then(Turn::text(&conforme()).expect(told("# Role: conformity verifier")))
+            .then(Turn::text(PASS).expect(told("# Role: security auditor")))
+    });
+    r.init("codex");
+    let out = r.passes();
+    // The headless lines of the whole run, as the README shows them.
+    eprintln!("{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
+        "total: 3.75 cents\n"
+    );
+}

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::engine_support::{CONTRACT, Engine, Project, commit_all};
 use crate::support::clis::{self, CLAUDE_MODEL, CODEX_MODEL, CliHome};
-use crate::support::model_server::{ModelServer, Script, Turn};
+use crate::support::model_server::{ModelRequest, ModelServer, Script, Turn};
 
 /// The run's test command: the crate's tests, offline and quiet.
 pub const TEST: &str = "cargo test --offline -q";
@@ -90,6 +90,29 @@ impl Real {
         Real { p, server, home }
     }
 
+    /// The README's first run: `loopwatch init --preset <preset>` writes
+    /// `loopwatch.toml` and the role files (no prompt written by hand), the
+    /// test command is set as the README says, and both are committed.
+    pub fn init(&self, preset: &str) {
+        let out = self
+            .cmd()
+            .args(["init", "--preset", preset, "--force"])
+            .output()
+            .expect("loopwatch init");
+        self.assert_exit(&out, 0);
+        let path = self.path("loopwatch.toml");
+        let toml = std::fs::read_to_string(&path).unwrap();
+        let default = "test = \"cargo test\"\n";
+        assert!(toml.contains(default), "{toml}");
+        std::fs::write(
+            &path,
+            toml.replacen(default, &format!("test = \"{TEST}\"\n"), 1),
+        )
+        .unwrap();
+        assert!(self.path("agents/verifier.md").is_file());
+        commit_all(&self.p.root, "loopwatch setup");
+    }
+
     /// `loopwatch` in the worktree, with the CLIs' environment.
     pub fn cmd(&self) -> Command {
         let mut c = self.p.cmd();
@@ -148,8 +171,8 @@ impl Real {
     }
 
     /// Runs the whole loop and asserts it passed: exit 0, the script
-    /// followed, GATE 0 MET, GATE 1 CONFORME, GATE 2 PASS.
-    pub fn passes(&self) {
+    /// followed, GATE 0 MET, GATE 1 CONFORME, GATE 2 PASS; returns its output.
+    pub fn passes(&self) -> Output {
         let out = self.run_to_end();
         self.assert_exit(&out, 0);
         self.finish();
@@ -159,6 +182,7 @@ impl Real {
             "{}",
             self.dump()
         );
+        out
     }
 
     /// Runs `cmd` to its end, within five minutes (then it is killed and
@@ -289,6 +313,18 @@ pub fn result_holds(
             Err(format!(
                 "the last tool result does not hold {needle:?}: {got:?}; the request ends with {last}"
             ))
+        }
+    }
+}
+
+/// Checks that a turn's request holds the shipped role file whose first
+/// line is `role` (`# Role: developer`), in the system prompt or the prompt.
+pub fn told(role: &'static str) -> impl Fn(&ModelRequest) -> Result<(), String> + Send + Sync {
+    move |req| {
+        if req.system_text().contains(role) || req.user_text().contains(role) {
+            Ok(())
+        } else {
+            Err(format!("the model was not told `{role}`"))
         }
     }
 }
