@@ -523,3 +523,47 @@ fn what_a_read_only_role_changes_is_put_back_and_named() {
     );
     drop(run);
 }
+
+/// A run started after uncommitted work: the out-of-scope gate shows the
+/// file's hunks against the run's DIFF base (what the verifier judged),
+/// says which of them came before the run started, and the evidence a
+/// person decides on shows the recipe's tab and the trailing space as they
+/// are.
+#[test]
+fn an_out_of_scope_file_changed_before_the_run_shows_its_hunks_against_diff() {
+    let p = project(":");
+    std::fs::write(p.root.join("Makefile"), "all:\n\tcargo build \n").unwrap();
+    let run = p.spawn_run(true);
+    let gate = p.wait_for_gate("the out-of-scope gate");
+    let id = gate["id"].as_str().unwrap().to_string();
+    let code: Vec<&str> = gate["evidence"]["code"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        code.iter()
+            .any(|l| l.starts_with("Makefile: changed against ") && l.ends_with("the run's diff base")),
+        "{code:#?}"
+    );
+    assert!(code.contains(&"+\tcargo build "), "{code:#?}");
+    assert!(
+        code.iter().any(|l| l.contains("changed before the run started")),
+        "{code:#?}"
+    );
+    let out = p
+        .cmd()
+        .args(["decide", &id, "deny", "--reason", "not part of this change"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("decision saved"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = std::fs::read_to_string(p.pipeline().join("evidence").join(format!("{id}.txt"))).unwrap();
+    assert!(shown.contains("+→   cargo build·"), "{shown}");
+    assert!(!shown.contains("no change against"), "{shown}");
+    drop(run);
+}

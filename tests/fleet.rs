@@ -140,12 +140,36 @@ fn damaged_and_unreadable_pipelines_are_never_fatal() {
     // A journal that cannot be read at all (a folder where the file should be).
     let unreadable = r.join("unreadable/.pipeline");
     std::fs::create_dir_all(unreadable.join("events.jsonl")).unwrap();
+    // A journal that is a FIFO: never opened for reading (it would block).
+    let fifo = r.join("fifo/.pipeline");
+    std::fs::create_dir_all(&fifo).unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo.join("events.jsonl"),
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
     let mut w = watch(&[r.as_os_str()], &[]);
     wait(&mut w, &good, 2);
     wait(&mut w, &damaged, 2);
     append(&good, 3);
     wait(&mut w, &good, 3);
     assert!(w.alive(), "watch ended on a damaged pipeline");
+    // Each run it could not read all of is named on stderr, once.
+    let mut child = w.into_child();
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let said = |what: &str| {
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("loopwatch: cannot read all of") && l.contains(what))
+            .count()
+    };
+    assert_eq!(said("damaged/.pipeline/events.jsonl: line 2: "), 1, "{stderr}");
+    assert_eq!(said("unreadable/.pipeline/events.jsonl: "), 1, "{stderr}");
+    assert_eq!(said("fifo/.pipeline/events.jsonl: "), 1, "{stderr}");
+    assert!(!stderr.contains("line 0"), "{stderr}");
 }
 
 #[test]

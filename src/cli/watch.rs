@@ -176,10 +176,15 @@ fn tell_search_problems(live: &Live<()>, told: &mut usize) {
 fn tell_unreadable(live: &Live<()>, told: &mut std::collections::HashSet<String>) {
     for feed in live.feeds() {
         for p in feed.problems() {
+            // Line 0: the journal as a whole (not a regular file, unreadable).
+            let at = if p.line == 0 {
+                String::new()
+            } else {
+                format!("line {}: ", p.line)
+            };
             let line = format!(
-                "loopwatch: cannot read all of {}: line {}: {}",
+                "loopwatch: cannot read all of {}: {at}{}",
                 crate::sanitize::field(&p.path.display().to_string()),
-                p.line,
                 crate::sanitize::field(&p.message)
             );
             if told.insert(line.clone()) {

@@ -78,7 +78,7 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     let code: Vec<&str> = strings(ev, "code").collect();
     if !code.is_empty() {
         raw.push(format!("code ({when}):"));
-        raw.extend(code.iter().map(|l| format!("  {l}")));
+        raw.extend(code.iter().map(|l| format!("  {}", whitespace_shown(l))));
     }
     let contract: Vec<&str> = strings(ev, "contract").collect();
     if !contract.is_empty() {
@@ -216,4 +216,69 @@ fn finding_lines(f: &Value) -> Vec<String> {
         f.claim
     );
     with_details(head, &[("evidence", &f.evidence), ("note", &f.note)])
+}
+
+/// A tab's mark in a line of code: `→` then spaces to the next tab stop.
+pub const TAB_MARK: char = '→';
+/// A trailing space's mark in a line of code.
+pub const TRAILING_SPACE_MARK: char = '·';
+
+/// A line of code (a hunk's `+`/`-`/` ` line, a cited `>  12 | ` line) with
+/// its whitespace as it is: each tab marked and taken to its tab stop,
+/// counted from where the code starts (after the hunk's mark or the line
+/// number), and trailing spaces marked, so a Makefile recipe's tab or a
+/// line's trailing blank is seen. A carriage return is marked by the
+/// sanitiser (`␍`).
+pub fn whitespace_shown(line: &str) -> String {
+    let start = match line.find(" | ") {
+        Some(i) if line[..i].trim_start_matches(['>', ' ']).chars().all(|c| c.is_ascii_digit()) => {
+            i + 3
+        }
+        _ if line.starts_with(['+', '-', ' ']) && !line.starts_with("+++") && !line.starts_with("---") => 1,
+        _ => return line.to_string(),
+    };
+    let (head, code) = line.split_at(start);
+    let body = code.trim_end_matches([' ', '\t']);
+    let trailing = &code[body.len()..];
+    let mut out = String::with_capacity(line.len() + 8);
+    out.push_str(head);
+    let mut col = 0usize;
+    let mut push = |c: char, out: &mut String| {
+        if c == '\t' {
+            let n = crate::sanitize::TAB_STOP - col % crate::sanitize::TAB_STOP;
+            out.push(TAB_MARK);
+            out.extend(std::iter::repeat_n(' ', n - 1));
+            col += n;
+        } else {
+            out.push(c);
+            col += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        }
+    };
+    for c in body.chars() {
+        push(c, &mut out);
+    }
+    for c in trailing.chars() {
+        push(if c == ' ' { TRAILING_SPACE_MARK } else { c }, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod whitespace_tests {
+    use super::whitespace_shown;
+
+    #[test]
+    fn tabs_are_marked_at_their_stops_and_trailing_spaces_seen() {
+        assert_eq!(whitespace_shown("+\tcargo build"), "+→   cargo build");
+        assert_eq!(whitespace_shown("-a\tb"), "-a→  b");
+        assert_eq!(whitespace_shown(" x  "), " x··");
+        assert_eq!(whitespace_shown(">   12 | \tx"), ">   12 | →   x");
+        assert_eq!(whitespace_shown("     3 | y \t"), "     3 | y·→ ");
+        // Headers and other lines are left as they are.
+        assert_eq!(whitespace_shown("@@ -1,2 +1,3 @@"), "@@ -1,2 +1,3 @@");
+        assert_eq!(whitespace_shown("+++ b/Makefile"), "+++ b/Makefile");
+        assert_eq!(whitespace_shown("Makefile: changed"), "Makefile: changed");
+        // A carriage return is kept for the sanitiser to mark.
+        assert_eq!(whitespace_shown("+x\r"), "+x\r");
+    }
 }

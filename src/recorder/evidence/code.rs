@@ -79,9 +79,11 @@ pub fn citations(text: &str) -> Vec<Citation> {
     out
 }
 
-/// The hunks of `path` from the run's base snapshot to `now`, as lines;
-/// when the file did not change since the run started, its hunks against
-/// the run's diff base revision (a change made before the run).
+/// The hunks of `path` against the run's diff base revision (`DIFF`, what
+/// the verifier judged) to `now`, as lines; when the run-start snapshot
+/// already differed from that revision for `path`, those earlier changes
+/// follow under their own heading (made before the run started). Without
+/// a diff base (or one git cannot read), against the run-start snapshot.
 pub fn file_hunks(
     worktree: &Path,
     base: Option<&CodeSnapshot>,
@@ -106,29 +108,35 @@ fn hunks_of(
         Ok(b) => b,
         Err(why) => return vec![format!("code not available: {why}")],
     };
-    let since_base = match tree_of(base, "the run's base") {
-        Ok(a) => file_diff(worktree, a, b, path),
-        Err(why) => Err(why),
-    };
-    match since_base {
-        Ok(Some(lines)) => return lines,
-        Ok(None) => {}
-        Err(why) if diff_base.is_none() => return vec![format!("code not available: {why}")],
-        Err(_) => {}
-    }
-    if let Some(rev) = diff_base {
-        let against = crate::code::revision_tree(worktree, rev)
-            .map_err(|e| e.to_string())
-            .and_then(|a| file_diff(worktree, &a, b, path));
-        if let Ok(Some(mut lines)) = against {
-            lines.insert(
-                0,
-                format!("{path}: changed against {rev}, the run's diff base"),
-            );
-            return lines;
+    let judged = diff_base.and_then(|rev| {
+        crate::code::revision_tree(worktree, rev)
+            .ok()
+            .map(|tree| (rev, tree))
+    });
+    if let Some((rev, against)) = judged {
+        let mut lines = match file_diff(worktree, &against, b, path) {
+            Ok(Some(lines)) => lines,
+            Ok(None) => return vec![format!("{path}: no change against {rev}, the run's diff base")],
+            Err(why) => return vec![format!("code not available: {why}")],
+        };
+        lines.insert(0, format!("{path}: changed against {rev}, the run's diff base"));
+        // What of it was there before the run started (the run-start
+        // snapshot against the same revision).
+        if let Ok(start) = tree_of(base, "the run's base")
+            && let Ok(Some(before)) = file_diff(worktree, &against, start, path)
+        {
+            lines.push(format!(
+                "{path}: of these, changed before the run started (the run-start snapshot against {rev}):"
+            ));
+            lines.extend(before);
         }
+        return lines;
     }
-    vec![format!("{path}: no change against the run's base")]
+    match tree_of(base, "the run's base").and_then(|a| file_diff(worktree, a, b, path)) {
+        Ok(Some(lines)) => lines,
+        Ok(None) => vec![format!("{path}: no change against the run's base")],
+        Err(why) => vec![format!("code not available: {why}")],
+    }
 }
 
 /// The text of `path`'s change from `a` to `b`; `None` when it did not change.
