@@ -12,5 +12,6 @@ fn main() -> ExitCode {
     {
         return loopwatch::process::supervise::main(&args[2..]);
     }
+    loopwatch::process::this_binary_supervises();
     loopwatch::cli::main()
 }

@@ -121,6 +121,28 @@ fn what_an_agent_leaves_behind_is_stopped_when_its_dispatch_ends() {
     p.assert_exit(&run.wait_with_output(), 0);
 }
 
+/// The program supervises its children whatever its file is named (here
+/// a copy named `lw`): what the agent leaves behind is stopped with its
+/// dispatch all the same.
+#[test]
+fn a_binary_under_another_name_still_supervises_its_agents() {
+    let p = project(&format!("{}{WORK}", detach("renamed")), "conforme\n", "1m");
+    let lw = p.out.join("lw");
+    std::fs::copy(bin(), &lw).unwrap();
+    let out = std::process::Command::new(&lw)
+        .current_dir(&p.root)
+        .env("TEST_OUT", &p.out)
+        .env("LOOPWATCH_USER", "tester")
+        .env_remove("LOOPWATCH_PIPELINE")
+        .args(["run", "--headless", CONTRACT])
+        .output()
+        .unwrap();
+    p.assert_exit(&out, 0);
+    assert_gone(&detached(&p, "renamed"), "after the developer's dispatch");
+    let dev = &p.of_type_where("agent.finished", "role", "developer")[0];
+    assert!(dev["leftovers"].as_u64().unwrap() >= 2, "{dev}");
+}
+
 #[test]
 fn what_an_agent_leaves_behind_is_stopped_at_its_deadline() {
     let p = project(WORK, &format!("{}sleep 300\n", detach("ver")), "3s");

@@ -421,11 +421,29 @@ pub enum SpawnError {
     },
 }
 
-/// The `loopwatch` binary that supervises children: the running binary
-/// when it is `loopwatch`, else a `loopwatch` beside the folder it runs
-/// from (a test binary in `target/debug/deps/`), else none. Found once:
-/// it is a fact about this process.
+/// The binary the `loopwatch` program runs from, told by its `main`
+/// ([`this_binary_supervises`]): whatever its file is named, it is the one
+/// that supervises children.
+static MAIN_BINARY: OnceLock<PathBuf> = OnceLock::new();
+
+/// Called by the `loopwatch` binary's `main`: this executable is the
+/// program, and starts the supervisors of its children (`__supervise`),
+/// whatever its file is named (installed as `lw`, copied, linked).
+pub fn this_binary_supervises() {
+    if let Ok(exe) = std::env::current_exe() {
+        let _ = MAIN_BINARY.set(exe);
+    }
+}
+
+/// The `loopwatch` binary that supervises children: the running program's
+/// (see [`this_binary_supervises`]), else the running binary when it is
+/// named `loopwatch`, else a `loopwatch` beside the folder it runs from (a
+/// test binary in `target/debug/deps/`), else none. Found once: it is a
+/// fact about this process.
 pub fn supervisor_binary() -> Option<&'static Path> {
+    if let Some(main) = MAIN_BINARY.get() {
+        return Some(main);
+    }
     static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
     FOUND
         .get_or_init(|| {
