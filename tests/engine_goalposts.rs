@@ -458,27 +458,48 @@ fn the_engine_lock_holds_and_an_ended_journal_takes_no_second_run() {
 /// Nothing is written through a link under `.pipeline/`.
 #[test]
 fn a_pipeline_folder_replaced_by_a_link_is_never_written_through() {
-    let p = project(
-        r#"rm -rf "$LW_PIPELINE/agents"; mkdir -p "$TEST_OUT/elsewhere"; ln -s "$TEST_OUT/elsewhere" "$LW_PIPELINE/agents""#,
-    );
+    // agents/ is written by the next dispatch, gates/ by the next gate round.
+    for folder in ["agents", "gates"] {
+        let p = project(&format!(
+            r#"rm -rf "$LW_PIPELINE/{folder}"; mkdir -p "$TEST_OUT/elsewhere"; ln -s "$TEST_OUT/elsewhere" "$LW_PIPELINE/{folder}""#
+        ));
+        let out = p.run_to_end();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{folder}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let msg = String::from_utf8_lossy(&out.stderr);
+        assert!(msg.contains("a symbolic link: refused"), "{folder}: {msg}");
+        let elsewhere: Vec<_> = std::fs::read_dir(p.out.join("elsewhere"))
+            .unwrap()
+            .collect();
+        assert!(
+            elsewhere.is_empty(),
+            "{folder}: written through the link: {elsewhere:?}"
+        );
+        assert!(p.of_type("run.ended").is_empty(), "{folder}");
+        assert!(Path::new(&p.pipeline()).is_dir());
+    }
+}
+
+/// A contract rewritten with CRLF line ends (an editor's doing) keeps its
+/// judged parts: nothing is put back, nothing fails, the run ends complete.
+#[test]
+fn a_contract_rewritten_with_crlf_line_ends_is_not_a_tamper() {
+    let p = project(r#"sed -i 's/$/\r/' docs/contract.md"#);
     let out = p.run_to_end();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let msg = String::from_utf8_lossy(&out.stderr);
-    assert!(msg.contains("a symbolic link: refused"), "{msg}");
-    let elsewhere: Vec<_> = std::fs::read_dir(p.out.join("elsewhere"))
-        .unwrap()
-        .collect();
+    p.assert_exit(&out, 0);
+    assert!(contract(&p).contains("\r\n"), "the developer's CRLF was put back");
     assert!(
-        elsewhere.is_empty(),
-        "written through the link: {elsewhere:?}"
+        p.of_type("agent.finished")
+            .iter()
+            .all(|f| f.get("tampered").is_none()),
+        "{:?}",
+        p.of_type("agent.finished")
     );
-    assert!(p.of_type("run.ended").is_empty());
-    assert!(Path::new(&p.pipeline()).is_dir());
+    assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
 }
 
 /// A read-only role that changes files, refs or worktrees anyway: each

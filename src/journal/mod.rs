@@ -20,7 +20,7 @@ pub use append::{
 pub use error::{JournalError, LockHolder, PathError};
 pub use guard::{Allowed, Foreign, Guard};
 pub use lock::{DEFAULT_LOCK_TIMEOUT, MAX_LOCK_TIMEOUT_SECS, PipelineLock, parse_timeout};
-pub use pipeline::{ENGINE_LOCK, Pipeline, engine_holder, running_engine};
+pub use pipeline::{ENGINE_LOCK, Pipeline, WRITER_LOCK, engine_holder, running_engine};
 pub use reader::{
     JournalReader, LineProblem, MAX_LINE_BYTES, ReadBatch, read_all, version_problem,
 };

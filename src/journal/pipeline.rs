@@ -6,6 +6,11 @@ use super::{JournalError, PathError};
 
 /// A `.pipeline` folder (it may not exist yet). Two pipelines are equal
 /// when they name the same folder, guarded or not.
+
+/// The writer lock's file in `.pipeline/`: its content (the holder's pid,
+/// rewritten at each take) says nothing about the run, so watchers ignore it.
+pub const WRITER_LOCK: &str = "lock";
+
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     dir: PathBuf,
@@ -109,7 +114,7 @@ impl Pipeline {
 
     /// `lock`.
     pub fn lock_path(&self) -> PathBuf {
-        self.dir.join("lock")
+        self.dir.join(WRITER_LOCK)
     }
 
     /// `gates/`.

@@ -327,6 +327,9 @@ fn route(routes: &Mutex<Routes>, sink: &Sink, res: notify::Result<notify::Event>
         }
         let Some(parent) = p.parent() else { continue };
         if let Some(&i) = r.dirs.get(parent) {
+            if super::is_writer_lock(p) {
+                continue;
+            }
             sink(i, WatchEvent::Changed(vec![p.clone()]));
         } else if let (Some(list), Some(name)) = (r.parents.get(parent), p.file_name()) {
             for (n, i) in list {
@@ -383,6 +386,22 @@ mod tests {
         expect(&rx, 1, |ev| matches!(ev, WatchEvent::Changed(_)));
         std::fs::write(a.join("events.jsonl"), "x\n").unwrap();
         expect(&rx, 0, |ev| matches!(ev, WatchEvent::Changed(_)));
+    }
+
+    #[test]
+    fn takes_of_the_writer_lock_are_no_event() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a/.pipeline");
+        std::fs::create_dir_all(&p).unwrap();
+        let (mut h, rx) = hub(None);
+        h.add(0, &p, false);
+        for pid in 0..20 {
+            std::fs::write(p.join("lock"), format!("{pid}\n")).unwrap();
+        }
+        std::fs::write(p.join("events.jsonl"), "x\n").unwrap();
+        // Events keep their order: the first one is the journal's.
+        let (_, first) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(first, WatchEvent::Changed(vec![p.join("events.jsonl")]));
     }
 
     #[test]

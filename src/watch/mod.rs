@@ -41,6 +41,13 @@ pub enum WatchEvent {
 /// How often the polling fallback looks.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
 
+/// True for the writer lock's file: every take of the lock rewrites it
+/// (the holder's pid), so a reader that takes the lock on such an event
+/// would wake itself forever; it says nothing about the run.
+pub(crate) fn is_writer_lock(path: &Path) -> bool {
+    path.file_name() == Some(std::ffi::OsStr::new(crate::journal::WRITER_LOCK))
+}
+
 /// A live watch on one pipeline; dropping it stops watching.
 pub struct PipelineWatch {
     inner: Arc<Mutex<Inner>>,
@@ -105,6 +112,9 @@ impl PipelineWatch {
                 return;
             }
             if matches!(ev.kind, EventKind::Access(_)) {
+                return;
+            }
+            if !ev.paths.is_empty() && ev.paths.iter().all(|p| is_writer_lock(p)) {
                 return;
             }
             let touches_dir = ev.paths.iter().any(|p| {
@@ -179,4 +189,34 @@ impl Inner {
 
 fn to_io(e: notify::Error) -> std::io::Error {
     std::io::Error::other(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An engine takes the writer lock to read the state on each event: the
+    /// lock's own writes must not be one, or it would wake itself forever.
+    #[test]
+    fn takes_of_the_writer_lock_are_no_event() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(".pipeline");
+        std::fs::create_dir_all(&p).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = Mutex::new(tx);
+        let _w = PipelineWatch::start(&p, move |ev| {
+            if let Ok(tx) = tx.lock() {
+                let _ = tx.send(ev);
+            }
+        })
+        .unwrap();
+        for pid in 0..20 {
+            std::fs::write(p.join("lock"), format!("{pid}\n")).unwrap();
+        }
+        std::fs::write(p.join("events.jsonl"), "x\n").unwrap();
+        let first = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap();
+        assert_eq!(first, WatchEvent::Changed(vec![p.join("events.jsonl")]));
+    }
 }

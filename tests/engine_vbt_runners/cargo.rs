@@ -1,6 +1,7 @@
 //! cargo test: each repro in its own target (`--lib`, `--bin`, `--test`),
 //! so that one that does not build leaves the others their verdicts; a
-//! module two test targets declare; nested modules; TEST's options kept.
+//! module two test targets declare; nested modules; a namesake in another
+//! target; TEST's options kept.
 
 use crate::support::{Case, run};
 
@@ -77,6 +78,13 @@ fn cargo_verdicts_follow_libtest_per_target() {
                 "\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn till_total() {\n        assert_eq!(shop::total_cents(100, 50), 150);\n    }\n}\n",
             ),
             ("F7", "tests/repro.rs", "tests/repro.rs::no_such_test", ""),
+            // F1's namesake in another target, passing: each runs alone.
+            (
+                "F8",
+                "tests/repro_twin.rs",
+                "tests/repro_twin.rs::total_keeps_the_tip",
+                "#[test]\nfn total_keeps_the_tip() {\n    assert_eq!(shop::total_cents(100, 0), 100);\n}\n",
+            ),
         ],
     });
     f.assert_results(&[
@@ -95,6 +103,7 @@ fn cargo_verdicts_follow_libtest_per_target() {
             "inconclusive",
             "cargo test ran no test by that name (tests/repro.rs::no_such_test), nor any other",
         ),
+        ("F8", "not-reproduced", ""),
     ]);
     f.assert_green(&["F1", "F5", "F6"]);
     // TEST's options kept (its -q, whose output names no test, replaced).
