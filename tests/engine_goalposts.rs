@@ -346,8 +346,14 @@ fn a_decision_appended_by_another_writer_is_foreign_and_decide_goes_through_the_
         String::from_utf8_lossy(&out.stderr)
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("not handed to the engine at its door"), "{stderr}");
-    assert!(p.of_type("human.decided").is_empty(), "the forged decision stayed");
+    assert!(
+        stderr.contains("not handed to the engine at its door"),
+        "{stderr}"
+    );
+    assert!(
+        p.of_type("human.decided").is_empty(),
+        "the forged decision stayed"
+    );
     assert!(p.open_gates().contains(&id));
     assert!(
         !contract(&p).contains("[gated"),
@@ -360,8 +366,15 @@ fn a_decision_appended_by_another_writer_is_foreign_and_decide_goes_through_the_
     // Once the engine holds the run, the decision can only go through it.
     let lock = p.pipeline().join("engine.lock");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(&lock).ok().map(|s| s.trim().to_string()) != Some(run.id().to_string()) {
-        assert!(std::time::Instant::now() < until, "the engine never took the run");
+    while std::fs::read_to_string(&lock)
+        .ok()
+        .map(|s| s.trim().to_string())
+        != Some(run.id().to_string())
+    {
+        assert!(
+            std::time::Instant::now() < until,
+            "the engine never took the run"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     p.decide(&id, "approve");
@@ -390,7 +403,10 @@ fn an_agent_holding_the_journal_lock_holds_it_no_longer_than_its_dispatch() {
         .trim()
         .parse()
         .unwrap();
-    assert!(!is_live(holder), "the lock's holder {holder} outlived its dispatch");
+    assert!(
+        !is_live(holder),
+        "the lock's holder {holder} outlived its dispatch"
+    );
     assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
 }
 
@@ -491,7 +507,10 @@ fn a_contract_rewritten_with_crlf_line_ends_is_not_a_tamper() {
     let p = project(r#"sed -i 's/$/\r/' docs/contract.md"#);
     let out = p.run_to_end();
     p.assert_exit(&out, 0);
-    assert!(contract(&p).contains("\r\n"), "the developer's CRLF was put back");
+    assert!(
+        contract(&p).contains("\r\n"),
+        "the developer's CRLF was put back"
+    );
     assert!(
         p.of_type("agent.finished")
             .iter()
@@ -565,12 +584,14 @@ fn an_out_of_scope_file_changed_before_the_run_shows_its_hunks_against_diff() {
         .collect();
     assert!(
         code.iter()
-            .any(|l| l.starts_with("Makefile: changed against ") && l.ends_with("the run's diff base")),
+            .any(|l| l.starts_with("Makefile: changed against ")
+                && l.ends_with("the run's diff base")),
         "{code:#?}"
     );
     assert!(code.contains(&"+\tcargo build "), "{code:#?}");
     assert!(
-        code.iter().any(|l| l.contains("changed before the run started")),
+        code.iter()
+            .any(|l| l.contains("changed before the run started")),
         "{code:#?}"
     );
     let out = p
@@ -583,7 +604,8 @@ fn an_out_of_scope_file_changed_before_the_run_shows_its_hunks_against_diff() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let shown = std::fs::read_to_string(p.pipeline().join("evidence").join(format!("{id}.txt"))).unwrap();
+    let shown =
+        std::fs::read_to_string(p.pipeline().join("evidence").join(format!("{id}.txt"))).unwrap();
     assert!(shown.contains("+→   cargo build·"), "{shown}");
     assert!(!shown.contains("no change against"), "{shown}");
     drop(run);

@@ -166,7 +166,11 @@ fn damaged_and_unreadable_pipelines_are_never_fatal() {
             .filter(|l| l.starts_with("loopwatch: cannot read all of") && l.contains(what))
             .count()
     };
-    assert_eq!(said("damaged/.pipeline/events.jsonl: line 2: "), 1, "{stderr}");
+    assert_eq!(
+        said("damaged/.pipeline/events.jsonl: line 2: "),
+        1,
+        "{stderr}"
+    );
     assert_eq!(said("unreadable/.pipeline/events.jsonl: "), 1, "{stderr}");
     assert_eq!(said("fifo/.pipeline/events.jsonl: "), 1, "{stderr}");
     assert!(!stderr.contains("line 0"), "{stderr}");

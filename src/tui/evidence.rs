@@ -231,10 +231,20 @@ pub const TRAILING_SPACE_MARK: char = '·';
 /// sanitiser (`␍`).
 pub fn whitespace_shown(line: &str) -> String {
     let start = match line.find(" | ") {
-        Some(i) if line[..i].trim_start_matches(['>', ' ']).chars().all(|c| c.is_ascii_digit()) => {
+        Some(i)
+            if line[..i]
+                .trim_start_matches(['>', ' '])
+                .chars()
+                .all(|c| c.is_ascii_digit()) =>
+        {
             i + 3
         }
-        _ if line.starts_with(['+', '-', ' ']) && !line.starts_with("+++") && !line.starts_with("---") => 1,
+        _ if line.starts_with(['+', '-', ' '])
+            && !line.starts_with("+++")
+            && !line.starts_with("---") =>
+        {
+            1
+        }
         _ => return line.to_string(),
     };
     let (head, code) = line.split_at(start);

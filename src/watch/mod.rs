@@ -214,9 +214,7 @@ mod tests {
             std::fs::write(p.join("lock"), format!("{pid}\n")).unwrap();
         }
         std::fs::write(p.join("events.jsonl"), "x\n").unwrap();
-        let first = rx
-            .recv_timeout(std::time::Duration::from_secs(10))
-            .unwrap();
+        let first = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
         assert_eq!(first, WatchEvent::Changed(vec![p.join("events.jsonl")]));
     }
 }

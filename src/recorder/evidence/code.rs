@@ -116,10 +116,17 @@ fn hunks_of(
     if let Some((rev, against)) = judged {
         let mut lines = match file_diff(worktree, &against, b, path) {
             Ok(Some(lines)) => lines,
-            Ok(None) => return vec![format!("{path}: no change against {rev}, the run's diff base")],
+            Ok(None) => {
+                return vec![format!(
+                    "{path}: no change against {rev}, the run's diff base"
+                )];
+            }
             Err(why) => return vec![format!("code not available: {why}")],
         };
-        lines.insert(0, format!("{path}: changed against {rev}, the run's diff base"));
+        lines.insert(
+            0,
+            format!("{path}: changed against {rev}, the run's diff base"),
+        );
         // What of it was there before the run started (the run-start
         // snapshot against the same revision).
         if let Ok(start) = tree_of(base, "the run's base")
