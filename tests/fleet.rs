@@ -145,7 +145,7 @@ fn damaged_and_unreadable_pipelines_are_never_fatal() {
     std::fs::create_dir_all(&fifo).unwrap();
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
-        &fifo.join("events.jsonl"),
+        fifo.join("events.jsonl"),
         rustix::fs::Mode::from_raw_mode(0o600),
     )
     .unwrap();

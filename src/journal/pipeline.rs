@@ -4,13 +4,12 @@ use std::path::{Path, PathBuf};
 
 use super::{JournalError, PathError};
 
-/// A `.pipeline` folder (it may not exist yet). Two pipelines are equal
-/// when they name the same folder, guarded or not.
-
 /// The writer lock's file in `.pipeline/`: its content (the holder's pid,
 /// rewritten at each take) says nothing about the run, so watchers ignore it.
 pub const WRITER_LOCK: &str = "lock";
 
+/// A `.pipeline` folder (it may not exist yet). Two pipelines are equal
+/// when they name the same folder, guarded or not.
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     dir: PathBuf,
