@@ -210,7 +210,7 @@ fn decisions_are_checked_before_anything_is_written() {
         ),
         (
             vec!["decide", "hg-1-manual-1", "approve", "--reason", "x"],
-            "approve is not an option of hg-1-manual-1 (unverifiable): expected one of accept, reject",
+            "approve is not an option of hg-1-manual-1 (unverifiable): its options are accept — checked by hand: the loop goes on; reject — stop the run: NOT-CONFORMANT",
         ),
         (
             vec!["decide", "hg-9-manual-1", "accept", "--reason", "x"],
@@ -223,6 +223,30 @@ fn decisions_are_checked_before_anything_is_written() {
     }
     let o = w.expect(&["await", "hg-9-manual-1"], 2);
     assert!(stderr(&o).contains("no human gate hg-9-manual-1"));
+    // A finding gate takes no criterion's option: the refusal lists its
+    // own, each with what it does.
+    let o = w.expect(
+        &[
+            "ask",
+            "unverifiable-finding",
+            "--subject",
+            "F4",
+            "--summary",
+            "awk is slow on a million lines",
+        ],
+        10,
+    );
+    assert_eq!(stdout(&o).lines().next(), Some("hg-1-manual-2"));
+    let before = w.journal();
+    let o = w.expect(&["decide", "hg-1-manual-2", "reject", "--reason", "x"], 2);
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "loopwatch: reject is not an option of hg-1-manual-2 (unverifiable-finding): its options are \
+         dismiss — not a problem here: the loop goes on; reported as dismissed, with your reason; \
+         fix — treat it as real: to the developer as a gap, with your reason; \
+         stop — stop the run: NOT-CONFORMANT"
+    );
+    assert_eq!(w.journal(), before);
 }
 
 #[test]

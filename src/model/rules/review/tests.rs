@@ -125,6 +125,7 @@ fn the_review_that_uses_the_last_round_opens_the_cap_gate_and_extend_adds_one() 
         iteration: 1,
         round: 1,
         blocking: vec!["F1".into()],
+        fixed: Vec::new(),
         gaps,
         results: None,
         extra: Default::default(),
