@@ -324,6 +324,17 @@ mod tests {
     }
 
     #[test]
+    fn the_protocol_shows_every_option_with_the_rules_words() {
+        let protocol = include_str!("../../docs/protocol.md");
+        for kind in HumanGateKind::ALL {
+            for c in kind.spec().choices {
+                let row = format!("| `{}` ({}) | {} |", c.decision, c.key, c.words(None));
+                assert!(protocol.contains(&row), "docs/protocol.md lacks {row}");
+            }
+        }
+    }
+
+    #[test]
     fn renamed_options_mean_what_they_meant() {
         let k = HumanGateKind::UnverifiableFinding;
         for (old, new) in k.spec().renamed {
