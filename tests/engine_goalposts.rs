@@ -346,8 +346,14 @@ fn a_decision_appended_by_another_writer_is_foreign_and_decide_goes_through_the_
         String::from_utf8_lossy(&out.stderr)
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("not handed to the engine at its door"), "{stderr}");
-    assert!(p.of_type("human.decided").is_empty(), "the forged decision stayed");
+    assert!(
+        stderr.contains("not handed to the engine at its door"),
+        "{stderr}"
+    );
+    assert!(
+        p.of_type("human.decided").is_empty(),
+        "the forged decision stayed"
+    );
     assert!(p.open_gates().contains(&id));
     assert!(
         !contract(&p).contains("[gated"),
@@ -360,8 +366,15 @@ fn a_decision_appended_by_another_writer_is_foreign_and_decide_goes_through_the_
     // Once the engine holds the run, the decision can only go through it.
     let lock = p.pipeline().join("engine.lock");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(&lock).ok().map(|s| s.trim().to_string()) != Some(run.id().to_string()) {
-        assert!(std::time::Instant::now() < until, "the engine never took the run");
+    while std::fs::read_to_string(&lock)
+        .ok()
+        .map(|s| s.trim().to_string())
+        != Some(run.id().to_string())
+    {
+        assert!(
+            std::time::Instant::now() < until,
+            "the engine never took the run"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     p.decide(&id, "approve");
@@ -390,7 +403,10 @@ fn an_agent_holding_the_journal_lock_holds_it_no_longer_than_its_dispatch() {
         .trim()
         .parse()
         .unwrap();
-    assert!(!is_live(holder), "the lock's holder {holder} outlived its dispatch");
+    assert!(
+        !is_live(holder),
+        "the lock's holder {holder} outlived its dispatch"
+    );
     assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
 }
 

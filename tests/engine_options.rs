@@ -158,7 +158,10 @@ fn rounds(p: &Project, gate: &str) -> usize {
 
 #[test]
 fn abandoned_lift_goes_back_to_the_developer_as_a_gap() {
-    let p = project(3, &[("verifier-plan", "abandoned"), ("verifier-times", "1")]);
+    let p = project(
+        3,
+        &[("verifier-plan", "abandoned"), ("verifier-times", "1")],
+    );
     let (run, req) = until_gate(&p, "abandoned");
     let (end, code) = decide_to_end(&p, run, &req, "lift", never);
     assert_eq!((end.as_str(), code), ("complete", Some(0)));
@@ -173,7 +176,10 @@ fn abandoned_lift_goes_back_to_the_developer_as_a_gap() {
 
 #[test]
 fn abandoned_accept_partial_finishes_reported_partial() {
-    let p = project(3, &[("verifier-plan", "abandoned"), ("verifier-times", "1")]);
+    let p = project(
+        3,
+        &[("verifier-plan", "abandoned"), ("verifier-times", "1")],
+    );
     let (run, req) = until_gate(&p, "abandoned");
     let (end, code) = decide_to_end(&p, run, &req, "accept-partial", never);
     assert_eq!((end.as_str(), code), ("partial", Some(0)));
@@ -186,7 +192,10 @@ fn abandoned_accept_partial_finishes_reported_partial() {
 
 #[test]
 fn unverifiable_accept_is_checked_by_hand_and_the_loop_goes_on() {
-    let p = project(3, &[("verifier-plan", "unverifiable"), ("verifier-times", "1")]);
+    let p = project(
+        3,
+        &[("verifier-plan", "unverifiable"), ("verifier-times", "1")],
+    );
     let (run, req) = until_gate(&p, "unverifiable");
     assert_eq!(req["gate"], "conformity");
     let (end, code) = decide_to_end(&p, run, &req, "accept", never);
@@ -197,7 +206,10 @@ fn unverifiable_accept_is_checked_by_hand_and_the_loop_goes_on() {
 
 #[test]
 fn unverifiable_reject_stops_the_run_not_conformant() {
-    let p = project(3, &[("verifier-plan", "unverifiable"), ("verifier-times", "1")]);
+    let p = project(
+        3,
+        &[("verifier-plan", "unverifiable"), ("verifier-times", "1")],
+    );
     let (run, req) = until_gate(&p, "unverifiable");
     let (end, code) = decide_to_end(&p, run, &req, "reject", never);
     assert_eq!((end.as_str(), code), ("not-conformant", Some(1)));
@@ -213,7 +225,11 @@ fn out_of_scope_approve_adds_the_file_to_file_scope() {
     assert_eq!(req["subject"], "Makefile");
     let (end, code) = decide_to_end(&p, run, &req, "approve", never);
     assert_eq!((end.as_str(), code), ("complete", Some(0)));
-    assert!(contract(&p).contains("- Makefile [gated "), "{}", contract(&p));
+    assert!(
+        contract(&p).contains("- Makefile [gated "),
+        "{}",
+        contract(&p)
+    );
     assert!(p.root.join("Makefile").exists());
 }
 
@@ -402,7 +418,10 @@ mod findings {
         let (end, code) = decide_to_end(&p, run, &req, "dismiss", never);
         assert_eq!((end.as_str(), code), ("complete", Some(0)));
         assert_eq!(p.of_type("review.finished")[0]["gaps"], 0);
-        assert!(p.of_type("dev.dispatched").is_empty(), "never to the developer");
+        assert!(
+            p.of_type("dev.dispatched").is_empty(),
+            "never to the developer"
+        );
         let inputs = std::fs::read_to_string(p.out.join("developer-inputs")).unwrap();
         assert!(!inputs.contains("F1"), "{inputs}");
         assert_eq!(p.triage_ids(1, "rejected"), ["F1"]);
@@ -444,6 +463,25 @@ mod findings {
     #[test]
     fn stop_ends_the_run_not_conformant() {
         let (p, run, req) = finding_gate();
+        // The options of earlier versions are refused through the engine's
+        // door, naming this kind's options with what each does.
+        let before = p.events().len();
+        let out = p
+            .cmd()
+            .args(["decide", "hg-1-findings-1", "accept", "--reason", "x"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        for line in [
+            "accept is not an option of hg-1-findings-1 (unverifiable-finding)",
+            "dismiss — not a problem here: the loop goes on",
+            "fix — treat it as real: to the developer as a gap, with your reason",
+            "stop — stop the run: NOT-CONFORMANT",
+        ] {
+            assert!(err.contains(line), "{line:?} not in {err}");
+        }
+        assert_eq!(p.events().len(), before, "nothing written");
         let (end, code) = decide_to_end(&p, run, &req, "stop", never);
         assert_eq!((end.as_str(), code), ("not-conformant", Some(1)));
         assert!(p.of_type("triage.recorded").is_empty());

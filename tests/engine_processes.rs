@@ -249,10 +249,8 @@ fn the_next_run_stops_what_a_dead_engine_and_its_supervisors_left() {
         live_with_env(&format!("LOOPWATCH_DISPATCH={}#", dir.display()))
     };
     let sig = |pid: u32, s: rustix::process::Signal| {
-        let _ = rustix::process::kill_process(
-            rustix::process::Pid::from_raw(pid as i32).unwrap(),
-            s,
-        );
+        let _ =
+            rustix::process::kill_process(rustix::process::Pid::from_raw(pid as i32).unwrap(), s);
     };
     // Held still first, so none of them sees loopwatch go; then all killed.
     let held: Vec<u32> = if supervisors.is_empty() {
@@ -261,7 +259,11 @@ fn the_next_run_stops_what_a_dead_engine_and_its_supervisors_left() {
             .iter()
             .filter_map(|&pid| {
                 let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-                let ppid: u32 = stat[stat.rfind(')')? + 2..].split_whitespace().nth(1)?.parse().ok()?;
+                let ppid: u32 = stat[stat.rfind(')')? + 2..]
+                    .split_whitespace()
+                    .nth(1)?
+                    .parse()
+                    .ok()?;
                 std::fs::read(format!("/proc/{ppid}/cmdline"))
                     .is_ok_and(|c| c.split(|&b| b == 0).nth(1) == Some(b"__supervise".as_slice()))
                     .then_some(ppid)

@@ -147,17 +147,15 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
     let triage = p.triage(1);
     assert_eq!(triage["schemaVersion"], "3.2.0");
     assert_eq!(p.triage_ids(1, "accepted"), ["F1", "F2", "F3"]);
-    assert_eq!(
-        p.triage_ids(1, "rejected"),
-        ["F5", "F7", "F4", "F6", "F8"]
-    );
+    assert_eq!(p.triage_ids(1, "rejected"), ["F5", "F7", "F4", "F6", "F8"]);
     assert!(p.triage_ids(1, "deferred").is_empty());
     assert_eq!(triage["accepted"][0]["severity"], "minor");
     assert_eq!(triage["rejected"][1]["severity"], "blocking");
     assert_eq!(triage["rejected"][0]["reason"], "finding verifier: FALSE");
     let dismissed = triage["rejected"][4]["reason"].as_str().unwrap();
     assert!(
-        dismissed.starts_with("dismissed by tester") && dismissed.ends_with(": decided by the test"),
+        dismissed.starts_with("dismissed by tester")
+            && dismissed.ends_with(": decided by the test"),
         "{dismissed}"
     );
     let rec = p.of_type("triage.recorded");

@@ -158,14 +158,14 @@ impl State {
             EventBody::HumanExpired(x) => {
                 let action = self.read_decision(&x.id, x.action);
                 self.close_gate(&x.id, action, |gate| {
-                gate.status = GateStatus::Expired;
-                gate.expired = Some(ExpiryRecord {
-                    after: x.after.clone(),
-                    action,
-                    at: ev.at.clone(),
-                    seq: ev.seq,
-                });
-            })
+                    gate.status = GateStatus::Expired;
+                    gate.expired = Some(ExpiryRecord {
+                        after: x.after.clone(),
+                        action,
+                        at: ev.at.clone(),
+                        seq: ev.seq,
+                    });
+                })
             }
             EventBody::ContractJudged(c) => {
                 if c.rerun {

@@ -591,13 +591,16 @@ impl std::fmt::Display for Decision {
 impl std::str::FromStr for Decision {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Decision::ALL.into_iter().find(|d| d.as_str() == s).ok_or_else(|| {
-            let names: Vec<&str> = Decision::ALL.iter().map(|d| d.as_str()).collect();
-            format!(
-                "unknown decision '{s}' (expected one of: {})",
-                names.join(", ")
-            )
-        })
+        Decision::ALL
+            .into_iter()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Decision::ALL.iter().map(|d| d.as_str()).collect();
+                format!(
+                    "unknown decision '{s}' (expected one of: {})",
+                    names.join(", ")
+                )
+            })
     }
 }
 

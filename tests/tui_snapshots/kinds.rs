@@ -121,6 +121,9 @@ fn a_gate_asked_by_hand_says_so() {
     req.gate = None;
     req.subject = "review".into();
     let text = dialog_text(req);
-    assert!(text.contains("cap-reached · review · iteration 1"), "{text}");
+    assert!(
+        text.contains("cap-reached · review · iteration 1"),
+        "{text}"
+    );
     assert!(text.contains("[e] extend — one more round"), "{text}");
 }

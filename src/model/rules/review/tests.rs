@@ -272,7 +272,10 @@ fn a_dismissed_finding_never_reaches_the_developer_and_stop_ends_the_run() {
     );
     let s = state(&dismissed);
     let f = finish(&s, 1, None);
-    assert_eq!((f.blocking, f.fixed, f.gaps), (vec!["F1".to_string()], vec![], 1));
+    assert_eq!(
+        (f.blocking, f.fixed, f.gaps),
+        (vec!["F1".to_string()], vec![], 1)
+    );
     let mut t = derive_triage(1, &s.iteration(1).unwrap().findings);
     apply_person(&mut t, &s, 1);
     assert_eq!(t.rejected[0].id, "F3");
@@ -318,10 +321,7 @@ fn finding_gates_of_earlier_journals_are_read_as_unverifiable_finding_gates() {
     let mut rejected = l.clone();
     rejected.push(decided("hg-1-findings-1", "reject"));
     let s = state(&rejected);
-    assert_eq!(
-        s.human_gates[0].outcome(),
-        Some(Decision::Stop)
-    );
+    assert_eq!(s.human_gates[0].outcome(), Some(Decision::Stop));
     assert_eq!(step_of(&s), "stop not-conformant");
     // An expiry recorded with the old name means the same.
     let mut expired = l.clone();
