@@ -14,10 +14,12 @@ use crate::model::*;
 #[command(after_long_help = "\
 --json prints the whole state (the fold of events.jsonl, as in state.json) plus
 `openHumanGates` (ids of the gates waiting on a person), `waiting` (each of those
-gates with its kind, its origin and its options, each option with its key and what it
-does: {\"id\",\"kind\",\"origin\",\"summary\",\"options\":[{\"decision\",\"key\",\"does\"}]})
-and `problems` (journal lines that could not be used). Strings are escaped as JSON (control, bidirectional and
-invisible characters as \\uXXXX), so the output parses back to what was recorded.
+gates with its kind, its origin and its options, each with its key and what it does:
+{\"id\",\"kind\",\"origin\",\"summary\",\"options\":[{\"decision\",\"key\",\"does\"}]})
+and `problems` (journal lines that could not be used). Strings are escaped as JSON
+(control, bidirectional and invisible characters as \\uXXXX), so the output parses
+back to what was recorded. The text form lists each open gate's options under it,
+each with what it does.
 
 Text from the journal is printed escaped: a newline in a summary or an id shows as
 ␊ and can never start a line of its own (a forged `NEXT:` line).
