@@ -127,3 +127,26 @@ fn a_gate_asked_by_hand_says_so() {
     );
     assert!(text.contains("[e] extend — one more round"), "{text}");
 }
+
+#[test]
+fn a_finding_gate_of_an_earlier_journal_opens_with_the_finding_options() {
+    // As recorded before finding gates had their own kind.
+    let mut req = gate_of(HumanGateKind::UnverifiableFinding);
+    req.kind = HumanGateKind::Unverifiable;
+    req.options = HumanGateKind::Unverifiable.options();
+    let text = dialog_text(req);
+    assert!(
+        text.contains("decide hg-1-findings-1 · unverifiable-finding"),
+        "{text}"
+    );
+    assert!(
+        text.contains("unverifiable-finding · finding verifier · iteration 1"),
+        "{text}"
+    );
+    assert!(text.contains("[d] dismiss — not a problem here"), "{text}");
+    assert!(
+        text.contains("[s] stop — stop the run: NOT-CONFORMANT"),
+        "{text}"
+    );
+    assert!(!text.contains("[a] accept"), "{text}");
+}
