@@ -698,7 +698,14 @@ pub fn next(s: &State) -> Next {
         }
         RoundOutcome::Failed | RoundOutcome::Passed => {}
     }
-    let gaps = dev_gaps_in_round(g) + to_developer;
+    // Findings a person asked to be fixed: the review stage hands them back
+    // itself; a run without one hands them back with the round's gaps.
+    let fixed = if review::has_review(s) {
+        0
+    } else {
+        review::fixed(s, g.iteration).len()
+    };
+    let gaps = dev_gaps_in_round(g) + to_developer + fixed;
     if gaps > 0 {
         return Next::Dev {
             why: format!(

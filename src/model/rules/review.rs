@@ -366,36 +366,53 @@ pub fn handoff_lines(s: &State, it: &Iteration) -> Vec<String> {
         .blocking
         .iter()
         .chain(&f.fixed)
-        .map(|id| {
-            let Some(x) = it.findings.iter().find(|x| &x.id == id) else {
-                return format!("  {id}");
-            };
-            let place = match (x.path.is_empty(), x.lines.is_empty()) {
-                (false, false) => format!("{}:{}", x.path, x.lines),
-                (false, true) => x.path.clone(),
-                _ => "(no place)".to_string(),
-            };
-            let mut line = format!(
-                "  {} [{}] {place} — {}",
-                x.id,
-                x.severity,
-                one_line(&x.claim)
-            );
-            if let Some((g, Effect::Fix)) = person_on_finding(s, it.iteration, id) {
-                line.push_str(&format!(
-                    " — the finding verifier could not check it; fix asked {}",
-                    by_whom(g)
-                ));
-            } else if let Some(t) = red_test(it, id) {
-                line.push_str(&format!(
-                    " — a failing repro test already exists at {t}; make it green; do not delete or weaken it"
-                ));
-            }
-            line
-        })
+        .map(|id| finding_line(s, it, id))
         .collect();
     out.extend(green::gaps(s));
     out
+}
+
+/// The hand-off line of finding `id` of iteration `it`: id, severity,
+/// place, claim, then its red test when one was confirmed, or who asked for
+/// it to be fixed, and why.
+fn finding_line(s: &State, it: &Iteration, id: &str) -> String {
+    let Some(x) = it.findings.iter().find(|x| x.id == id) else {
+        return format!("  {id}");
+    };
+    let place = match (x.path.is_empty(), x.lines.is_empty()) {
+        (false, false) => format!("{}:{}", x.path, x.lines),
+        (false, true) => x.path.clone(),
+        _ => "(no place)".to_string(),
+    };
+    let mut line = format!(
+        "  {} [{}] {place} — {}",
+        x.id,
+        x.severity,
+        one_line(&x.claim)
+    );
+    if let Some((g, Effect::Fix)) = person_on_finding(s, it.iteration, id) {
+        line.push_str(&format!(
+            " — the finding verifier could not check it; fix asked {}",
+            by_whom(g)
+        ));
+    } else if let Some(t) = red_test(it, id) {
+        line.push_str(&format!(
+                    " — a failing repro test already exists at {t}; make it green; do not delete or weaken it"
+                ));
+    }
+    line
+}
+
+/// The hand-off lines of the findings of iteration `n` a person asked to be
+/// fixed (a run without a review stage hands them back with its gaps).
+pub fn fixed_lines(s: &State, n: u32) -> Vec<String> {
+    let Some(it) = s.iteration(n) else {
+        return Vec::new();
+    };
+    fixed(s, n)
+        .iter()
+        .map(|id| finding_line(s, it, id))
+        .collect()
 }
 
 /// The test reference of a finding's confirmed repro test, if it has one.

@@ -339,3 +339,25 @@ fn finding_gates_of_earlier_journals_are_read_as_unverifiable_finding_gates() {
         "GATE 1 conformity"
     );
 }
+
+#[test]
+fn without_a_review_stage_a_fixed_finding_goes_back_with_the_rounds_gaps() {
+    let mut l = vec![
+        r#"{"type":"run.started","run":{"id":"r","contract":"c.md","diff":"HEAD","test":"true"}}"#.to_string(),
+        r#"{"type":"iteration.started","iteration":1,"trigger":"initial"}"#.into(),
+        r#"{"type":"gate.finished","gate":"floor","iteration":1,"round":1,"verdict":{"kind":"MET"},"rows":[]}"#.into(),
+        r#"{"type":"gate.finished","gate":"conformity","iteration":1,"round":1,"verdict":{"kind":"CONFORME"},"rows":[]}"#.into(),
+        WITH_UNVERIFIABLE.into(),
+        F3_GATE.into(),
+    ];
+    let mut dismissed = l.clone();
+    dismissed.push(decided("hg-1-findings-1", "dismiss"));
+    assert_eq!(step_of(&state(&dismissed)), "next-gate security");
+    l.push(decided("hg-1-findings-1", "fix"));
+    let s = state(&l);
+    assert_eq!(s.next.action(), NextAction::Dev);
+    assert_eq!(
+        crate::model::rules::handoff_lines(&s),
+        ["  F3 [minor] b.sh:5 — awk is slow — the finding verifier could not check it; fix asked by ana@desk: seen in production"]
+    );
+}
