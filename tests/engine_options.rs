@@ -337,7 +337,11 @@ fn contract_changed(p: &Project) -> (Engine, Value) {
         "grep -q cents src/total.txt && echo CENTS_OK",
         "grep -q '3.75 cents' src/total.txt && echo CENTS_OK",
     );
-    std::fs::write(p.root.join(CONTRACT), edited).unwrap();
+    // Written whole at once, as an editor saves: the engine never reads
+    // half of it.
+    let tmp = p.out.join("contract.edited");
+    std::fs::write(&tmp, edited).unwrap();
+    std::fs::rename(&tmp, p.root.join(CONTRACT)).unwrap();
     let out = p
         .cmd()
         .args([

@@ -358,6 +358,8 @@ fn without_a_review_stage_a_fixed_finding_goes_back_with_the_rounds_gaps() {
     assert_eq!(s.next.action(), NextAction::Dev);
     assert_eq!(
         crate::model::rules::handoff_lines(&s),
-        ["  F3 [minor] b.sh:5 — awk is slow — the finding verifier could not check it; fix asked by ana@desk: seen in production"]
+        [
+            "  F3 [minor] b.sh:5 — awk is slow — the finding verifier could not check it; fix asked by ana@desk: seen in production"
+        ]
     );
 }
