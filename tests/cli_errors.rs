@@ -210,7 +210,7 @@ fn decisions_are_checked_before_anything_is_written() {
         ),
         (
             vec!["decide", "hg-1-manual-1", "approve", "--reason", "x"],
-            "approve is not an option of hg-1-manual-1 (unverifiable): expected one of accept, reject",
+            "approve is not an option of hg-1-manual-1 (unverifiable): its options are accept — checked by hand: the loop goes on; reject — stop the run: NOT-CONFORMANT",
         ),
         (
             vec!["decide", "hg-9-manual-1", "accept", "--reason", "x"],
@@ -223,6 +223,84 @@ fn decisions_are_checked_before_anything_is_written() {
     }
     let o = w.expect(&["await", "hg-9-manual-1"], 2);
     assert!(stderr(&o).contains("no human gate hg-9-manual-1"));
+    // A finding gate takes no criterion's option: the refusal lists its
+    // own, each with what it does.
+    let o = w.expect(
+        &[
+            "ask",
+            "unverifiable-finding",
+            "--subject",
+            "F4",
+            "--summary",
+            "awk is slow on a million lines",
+        ],
+        10,
+    );
+    assert_eq!(stdout(&o).lines().next(), Some("hg-1-manual-2"));
+    let before = w.journal();
+    let o = w.expect(&["decide", "hg-1-manual-2", "reject", "--reason", "x"], 2);
+    assert_eq!(
+        stderr(&o).trim_end(),
+        "loopwatch: reject is not an option of hg-1-manual-2 (unverifiable-finding): its options are \
+         dismiss — not a problem here: the loop goes on; reported as dismissed, with your reason; \
+         fix — treat it as real: to the developer as a gap, with your reason; \
+         stop — stop the run: NOT-CONFORMANT"
+    );
+    assert_eq!(w.journal(), before);
+}
+
+#[test]
+fn status_says_what_each_option_of_an_open_gate_does() {
+    let w = wt();
+    start(&w);
+    w.expect(
+        &[
+            "ask",
+            "unverifiable-finding",
+            "--subject",
+            "F4",
+            "--summary",
+            "awk is slow on a million lines",
+        ],
+        10,
+    );
+    let o = w.expect(&["status"], 10);
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "  hg-1-manual-1  unverifiable-finding · by hand  awk is slow on a million lines\n\
+             \x20   dismiss — not a problem here: the loop goes on; reported as dismissed, with your reason\n\
+             \x20   fix — treat it as real: to the developer as a gap, with your reason\n\
+             \x20   stop — stop the run: NOT-CONFORMANT\n"
+        ),
+        "{text}"
+    );
+    let o = w.expect(&["status", "--json"], 10);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["waiting"],
+        serde_json::json!([{
+            "id": "hg-1-manual-1",
+            "kind": "unverifiable-finding",
+            "origin": "by hand",
+            "summary": "awk is slow on a million lines",
+            "options": [
+                {"decision": "dismiss", "key": "d", "does": "not a problem here: the loop goes on; reported as dismissed, with your reason"},
+                {"decision": "fix", "key": "f", "does": "treat it as real: to the developer as a gap, with your reason"},
+                {"decision": "stop", "key": "s", "does": "stop the run: NOT-CONFORMANT"},
+            ],
+        }])
+    );
+    // `decide --help` lists every kind's options with the same words.
+    let o = w.expect(&["decide", "--help"], 0);
+    let help = stdout(&o);
+    for line in [
+        "  unverifiable-finding",
+        "    stop            stop the run: NOT-CONFORMANT",
+        "    deny            back to the developer as a gap to close",
+    ] {
+        assert!(help.contains(line), "{line:?} not in\n{help}");
+    }
 }
 
 #[test]

@@ -123,11 +123,14 @@ fn expected_changes() -> Vec<Change> {
             rule: "csv-injection".into(),
             location: "src/csv.rs:40".into(),
         },
+        // The fixture was written before finding gates had their own kind:
+        // its `unverifiable` gate on F1 decided `accept` reads as an
+        // `unverifiable-finding` gate decided `dismiss`.
         Change::Decided {
             id: "hg-2-findings-1".into(),
-            kind: HumanGateKind::Unverifiable,
+            kind: HumanGateKind::UnverifiableFinding,
             subject: "F1".into(),
-            decision: Decision::Accept,
+            decision: Decision::Dismiss,
             by: "ana@desk".into(),
             reason: "checked by hand on a sample file".into(),
         },
@@ -145,7 +148,7 @@ iteration 1 → 2
   finding F2 moved: accepted → deferred
   security + [MEDIUM] unbounded-read — src/csv.rs:8
   security − [HIGH] csv-injection — src/csv.rs:40
-  hg-2-findings-1 (unverifiable F1) decided accept by ana@desk: checked by hand on a sample file
+  hg-2-findings-1 (unverifiable-finding F1) decided dismiss by ana@desk: checked by hand on a sample file
 ";
 
 #[test]
@@ -363,8 +366,8 @@ fn diff_json_is_the_diff_with_each_change_tagged() {
             {"change": "triage", "id": "F2", "before": "accepted", "after": "deferred"},
             {"change": "security-added", "severity": "MEDIUM", "rule": "unbounded-read", "location": "src/csv.rs:8"},
             {"change": "security-removed", "severity": "HIGH", "rule": "csv-injection", "location": "src/csv.rs:40"},
-            {"change": "decided", "id": "hg-2-findings-1", "kind": "unverifiable", "subject": "F1",
-             "decision": "accept", "by": "ana@desk", "reason": "checked by hand on a sample file"}
+            {"change": "decided", "id": "hg-2-findings-1", "kind": "unverifiable-finding", "subject": "F1",
+             "decision": "dismiss", "by": "ana@desk", "reason": "checked by hand on a sample file"}
         ],
         "code": null,
         "codeUnavailable": "no snapshot of iteration 1 in the journal"

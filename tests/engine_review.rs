@@ -65,7 +65,7 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
             ("F8", "nit", "unverifiable"),
         ],
     );
-    let out = run_deciding(&p, |_| "accept");
+    let out = run_deciding(&p, go_on);
     p.assert_exit(&out, 0);
     assert_eq!(
         gate_order(&p),
@@ -136,18 +136,28 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
         .collect();
     assert_eq!(
         gates,
-        ["unverifiable F4", "unverifiable F6", "unverifiable F8"]
+        [
+            "unverifiable-finding F4",
+            "unverifiable-finding F6",
+            "unverifiable-finding F8"
+        ]
     );
-    // The derived triage.
+    // The derived triage: the findings a person dismissed are rejected,
+    // with who dismissed them and why.
     let triage = p.triage(1);
     assert_eq!(triage["schemaVersion"], "3.2.0");
     assert_eq!(p.triage_ids(1, "accepted"), ["F1", "F2", "F3"]);
-    assert_eq!(p.triage_ids(1, "rejected"), ["F5", "F7"]);
-    assert_eq!(p.triage_ids(1, "deferred"), ["F4", "F6", "F8"]);
+    assert_eq!(p.triage_ids(1, "rejected"), ["F5", "F7", "F4", "F6", "F8"]);
+    assert!(p.triage_ids(1, "deferred").is_empty());
     assert_eq!(triage["accepted"][0]["severity"], "minor");
     assert_eq!(triage["rejected"][1]["severity"], "blocking");
     assert_eq!(triage["rejected"][0]["reason"], "finding verifier: FALSE");
-    assert_eq!(triage["deferred"][2]["reason"], "needs a running server");
+    let dismissed = triage["rejected"][4]["reason"].as_str().unwrap();
+    assert!(
+        dismissed.starts_with("dismissed by tester")
+            && dismissed.ends_with(": decided by the test"),
+        "{dismissed}"
+    );
     let rec = p.of_type("triage.recorded");
     assert_eq!(rec.len(), 1);
     assert_eq!(rec[0]["counts"]["accepted"], 3);
@@ -199,7 +209,7 @@ fn a_parse_that_fails_twice_records_one_fault_verdict_and_goes_to_done() {
     let p = project(&config(4, 3, ""));
     findings(&p, &[("F1", "blocking", "verified")]);
     std::fs::write(p.out.join("parse-bad"), "").unwrap();
-    let out = run_deciding(&p, |_| "accept");
+    let out = run_deciding(&p, go_on);
     p.assert_exit(&out, 0);
     let parses = parses(&p);
     assert_eq!(parses.len(), 2);
@@ -245,7 +255,7 @@ fn lanes_never_exceed_the_limit_and_results_keep_the_input_order() {
         .map(|(id, plan)| (id.as_str(), "minor", plan.as_str()))
         .collect();
     findings(&p, &list);
-    let out = run_deciding(&p, |_| "accept");
+    let out = run_deciding(&p, go_on);
     p.assert_exit(&out, 0);
     let overlap = max_overlap(&p.out);
     assert!(overlap <= 3, "{overlap} lanes at once, the limit is 3");
@@ -281,7 +291,7 @@ fn accepted_blocking_findings_go_back_as_review_rounds_until_the_cap() {
     );
     let out = run_deciding(&p, |kind| match kind {
         "cap-reached" => "abort",
-        _ => "accept",
+        k => go_on(k),
     });
     p.assert_exit(&out, 1);
     assert_eq!(
@@ -365,7 +375,7 @@ fn a_triage_agent_writes_the_file_and_a_bad_one_falls_back_to_the_derived_triage
 ```"#,
     )
     .unwrap();
-    p.assert_exit(&run_deciding(&p, |_| "accept"), 0);
+    p.assert_exit(&run_deciding(&p, go_on), 0);
     let t = p.triage(1);
     assert_eq!(t["deferred"][0]["reason"], "after the release");
     assert_eq!(p.of_type("review.finished")[0]["gaps"], 0);
@@ -378,7 +388,7 @@ fn a_triage_agent_writes_the_file_and_a_bad_one_falls_back_to_the_derived_triage
         r#"{"schemaVersion":"2.0.0","iteration":1,"accepted":[]}"#,
     )
     .unwrap();
-    p.assert_exit(&run_deciding(&p, |_| "accept"), 0);
+    p.assert_exit(&run_deciding(&p, go_on), 0);
     let t = p.triage(1);
     assert_eq!(t["accepted"][0]["id"], "F1");
     let note = p.of_type("note");

@@ -100,7 +100,7 @@ fn each_finding_verifier_step_gets_its_own_part_of_the_prompt_file() {
     )
     .unwrap();
     findings(&p, &[("F1", "minor", "verified"), ("F2", "minor", "false")]);
-    let out = run_deciding(&p, |_| "accept");
+    let out = run_deciding(&p, go_on);
     p.assert_exit(&out, 0);
 
     let parse = p.of_type_where("agent.started", "step", "parse");

@@ -286,6 +286,8 @@ fn stale_age_turns_to_a_warning() {
 mod agents;
 #[path = "tui_snapshots/hostile.rs"]
 mod hostile;
+#[path = "tui_snapshots/kinds.rs"]
+mod kinds;
 #[path = "tui_snapshots/resize.rs"]
 mod resize;
 #[path = "tui_snapshots/review.rs"]

@@ -23,7 +23,9 @@ use crate::watch::{Feed, PipelineWatch, WatchEvent};
     after_long_help = "Prints the new gate's id on the first line.\n\nExit codes: 10 the gate is open (await it), 2 bad input (an empty --subject or --summary, --evidence not JSON), 4 recorded but state.json is stale (do not retry)."
 )]
 pub struct AskArgs {
-    /// abandoned, unverifiable, out-of-scope, cap-reached or structural.
+    /// abandoned, unverifiable, unverifiable-finding, out-of-scope,
+    /// cap-reached, structural or contract-changed (see `decide --help` for
+    /// each kind's options).
     #[arg(value_parser = super::output::escaped::<HumanGateKind>)]
     pub kind: HumanGateKind,
     /// Criterion id, finding id, file path or gate.
@@ -54,36 +56,7 @@ pub struct AskArgs {
 
 /// `await`.
 #[derive(Debug, Args)]
-#[command(after_long_help = "\
-Blocks until the human gate ID is decided (in the TUI, by `loopwatch decide`, or by
-another program appending to the journal), then prints the decision as one JSON line:
-{\"id\",\"decision\",\"reason\",\"by\",\"at\",\"expired\"}. It wakes on filesystem events, not by polling.
-
-A gate asked with an expiry (`ask --expires`, or `[expiry.<kind>]` in the config)
-that is still open when it falls due is recorded as expired (`human.expired`, never
-a decision), and the JSON line says {\"expired\": true, \"decision\": <the expiry's
-option>, \"by\": \"\", \"after\": <the delay>}. When a person decides at the same
-moment, exactly one of the two is recorded; the other is told on stderr.
-
-What the orchestrator does with each decision:
-  lift            the abandonment is lifted: the criterion is a normal criterion again and
-                  goes back to the developer. Nothing is removed from the contract by this
-                  decision itself: the orchestrator removes the ABANDON line.
-  accept-partial  the run may finish, as partial (never reported complete).
-  accept          the UNVERIFIABLE item counts as checked by hand.
-  reject          the run stops as not conformant.
-  approve         the file was added to FILE SCOPE with [gated YYYY-MM-DD]; go on.
-  deny            the developer must remove the change to that file.
-  extend          one more round of that gate.
-  take-over       the loop stops; a person finishes.
-  abort           the run is aborted.
-  retry           run the gate again.
-
-The JSON escapes control, bidirectional and invisible characters as \\uXXXX: it parses
-back to the very strings recorded.
-
-Exit codes: 0 decided or expired (JSON on stdout), 124 timed out, 2 no such gate or bad input
-(a --timeout that is negative, not finite or over a year), 3 no pipeline.")]
+#[command(after_long_help = await_help())]
 pub struct AwaitArgs {
     /// The human gate id (`hg-<iter>-<gate>-<n>`).
     pub id: String,
@@ -94,20 +67,12 @@ pub struct AwaitArgs {
 
 /// `decide`.
 #[derive(Debug, Args)]
-#[command(
-    after_long_help = "The decision is taken on the gate's evidence: the text its dialog shows, saved as \
-.pipeline/evidence/<id>.txt, its sha256 recorded as evidenceHash. That evidence is the one \
-captured when the gate opened; before deciding it is recomputed from what is there now. When \
-it changed (a file edited, cited lines moved, a file vanished, the contract edited), each \
-change is said on stderr and the decision is refused unless --refresh: then the evidence as \
-it is now is the one saved and hashed.
-
-Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused (unknown gate, already decided, not an option, blank reason, changed evidence), 3 no pipeline, 4 recorded but state.json is stale (do not retry)."
-)]
+#[command(after_long_help = decide_help())]
 pub struct DecideArgs {
     /// The human gate id.
     pub id: String,
-    /// The decision (lift, accept-partial, accept, reject, approve, deny, extend, take-over, abort, retry).
+    /// The decision: one of the gate's options (`status` lists them for an
+    /// open gate; every kind's are below, with what each does).
     #[arg(value_parser = super::output::escaped::<Decision>)]
     pub decision: Decision,
     /// Why (required).
@@ -116,6 +81,74 @@ pub struct DecideArgs {
     /// Decide on the evidence as it is now when it changed since the gate opened.
     #[arg(long)]
     pub refresh: bool,
+}
+
+/// Every kind of human gate with its options, each with what it does, in
+/// the rules' words (`model::kinds`): the one table the dialog, `status`
+/// and the refusals read too.
+pub fn options_help() -> String {
+    let mut out = String::from("Options, by kind of gate, with what each does:\n");
+    for kind in HumanGateKind::ALL {
+        out.push_str(&format!("  {kind}\n"));
+        for c in kind.spec().choices {
+            out.push_str(&format!(
+                "    {:<15} {}\n",
+                c.decision.as_str(),
+                c.words(None)
+            ));
+        }
+    }
+    out.push_str(
+        "(\"one more round\" and \"again\" are of the gate that asked; the dialog and `status` name it.)\n",
+    );
+    out
+}
+
+fn decide_help() -> String {
+    format!(
+        "{}
+A finding gate recorded by an earlier version as `unverifiable` with `accept`/`reject` is \
+read as `unverifiable-finding`: accept is dismiss, reject is stop.
+
+The decision is taken on the gate's evidence: the text its dialog shows, saved as \
+.pipeline/evidence/<id>.txt, its sha256 recorded as evidenceHash. That evidence is the one \
+captured when the gate opened; before deciding it is recomputed from what is there now. When \
+it changed (a file edited, cited lines moved, a file vanished, the contract edited), each \
+change is said on stderr and the decision is refused unless --refresh: then the evidence as \
+it is now is the one saved and hashed.
+
+Exit codes: 0 recorded (the NEXT line says what follows), 10 another gate is still open, 2 refused \
+(unknown gate, already decided, not an option: the gate's options are listed with what each does; \
+blank reason, changed evidence), 3 no pipeline, 4 recorded but state.json is stale (do not retry).",
+        options_help()
+    )
+}
+
+fn await_help() -> String {
+    format!(
+        "\
+Blocks until the human gate ID is decided (in the TUI, by `loopwatch decide`, or by
+another program appending to the journal), then prints the decision as one JSON line:
+{{\"id\",\"decision\",\"reason\",\"by\",\"at\",\"expired\"}}. It wakes on filesystem events, not by polling.
+
+A gate asked with an expiry (`ask --expires`, or `[expiry.<kind>]` in the config)
+that is still open when it falls due is recorded as expired (`human.expired`, never
+a decision), and the JSON line says {{\"expired\": true, \"decision\": <the expiry's
+option>, \"by\": \"\", \"after\": <the delay>}}. When a person decides at the same
+moment, exactly one of the two is recorded; the other is told on stderr.
+
+What the orchestrator does with each decision:
+{}
+lift only says the criterion is a normal one again: nothing is removed from the
+contract by the decision itself; the orchestrator removes the ABANDON line.
+
+The JSON escapes control, bidirectional and invisible characters as \\uXXXX: it parses
+back to the very strings recorded.
+
+Exit codes: 0 decided or expired (JSON on stdout), 124 timed out, 2 no such gate or bad input
+(a --timeout that is negative, not finite or over a year), 3 no pipeline.",
+        options_help()
+    )
 }
 
 /// The slow re-read that guards `await` against a missed filesystem event.

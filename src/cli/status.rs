@@ -13,9 +13,13 @@ use crate::model::*;
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 --json prints the whole state (the fold of events.jsonl, as in state.json) plus
-`openHumanGates` (ids of the gates waiting on a person) and `problems` (journal lines
-that could not be used). Strings are escaped as JSON (control, bidirectional and
-invisible characters as \\uXXXX), so the output parses back to what was recorded.
+`openHumanGates` (ids of the gates waiting on a person), `waiting` (each of those
+gates with its kind, its origin and its options, each with its key and what it does:
+{\"id\",\"kind\",\"origin\",\"summary\",\"options\":[{\"decision\",\"key\",\"does\"}]})
+and `problems` (journal lines that could not be used). Strings are escaped as JSON
+(control, bidirectional and invisible characters as \\uXXXX), so the output parses
+back to what was recorded. The text form lists each open gate's options under it,
+each with what it does.
 
 Text from the journal is printed escaped: a newline in a summary or an id shows as
 ␊ and can never start a line of its own (a forged `NEXT:` line).
@@ -71,6 +75,7 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         let mut v = serde_json::to_value(state)?;
         if let Some(o) = v.as_object_mut() {
             o.insert("openHumanGates".into(), serde_json::json!(open));
+            o.insert("waiting".into(), waiting(state));
             o.insert(
                 "problems".into(),
                 serde_json::json!(
@@ -97,6 +102,36 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         say(&out);
     }
     Ok(ExitCode::from(if open.is_empty() { 0 } else { 10 }))
+}
+
+/// The open gates, each with its options and what each does (`status --json`).
+pub fn waiting(s: &State) -> serde_json::Value {
+    s.open_human_gates()
+        .map(|g| {
+            let r = &g.request;
+            let options: Vec<serde_json::Value> = r
+                .kind
+                .spec()
+                .choices
+                .iter()
+                .filter(|c| r.options.contains(&c.decision))
+                .map(|c| {
+                    serde_json::json!({
+                        "decision": c.decision,
+                        "key": c.key.to_string(),
+                        "does": c.words(r.gate),
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "id": r.id,
+                "kind": r.kind,
+                "origin": rules::origin(r),
+                "summary": r.summary,
+                "options": options,
+            })
+        })
+        .collect()
 }
 
 /// The text form of `status`: every field from the journal escaped, so
@@ -142,13 +177,24 @@ pub fn text(s: &State) -> String {
     if !open.is_empty() {
         let _ = writeln!(out, "waiting on you ({}):", open.len());
         for g in open {
+            let r = &g.request;
             let _ = writeln!(
                 out,
-                "  {}  {}  {}",
-                shown(&g.request.id),
-                g.request.kind,
-                shown(&g.request.summary)
+                "  {}  {} · {}  {}",
+                shown(&r.id),
+                r.kind,
+                rules::origin(r),
+                shown(&r.summary)
             );
+            for c in r
+                .kind
+                .spec()
+                .choices
+                .iter()
+                .filter(|c| r.options.contains(&c.decision))
+            {
+                let _ = writeln!(out, "    {}", c.said(r.gate));
+            }
         }
     }
     for g in s.human_gates.iter().filter(|g| !g.is_open()) {

@@ -585,6 +585,35 @@ pub struct HumanRequest {
     pub extra: Extra,
 }
 
+impl HumanRequest {
+    /// True for the gate of an UNVERIFIABLE review finding, whatever its
+    /// kind says: no gate asked, and its evidence carries the finding (or
+    /// its id is a `findings` one).
+    pub fn is_finding_gate(&self) -> bool {
+        self.kind == HumanGateKind::UnverifiableFinding
+            || (self.gate.is_none()
+                && (self.evidence.get("findings").is_some() || self.id.contains("-findings-")))
+    }
+
+    /// The request as this version reads it: a finding gate recorded as
+    /// `unverifiable` (before `unverifiable-finding` existed) is an
+    /// `unverifiable-finding` gate with that kind's options, and options
+    /// recorded under an earlier name carry their new one (PROTOCOL §1).
+    pub fn read_as_now(&mut self) {
+        if self.kind == HumanGateKind::Unverifiable && self.is_finding_gate() {
+            self.kind = HumanGateKind::UnverifiableFinding;
+            self.options = self.kind.options();
+        }
+        let kind = self.kind;
+        for d in &mut self.options {
+            *d = kind.read_decision(*d);
+        }
+        if let Some(x) = self.expires.as_mut() {
+            x.action = kind.read_decision(x.action);
+        }
+    }
+}
+
 /// Content hashes of a contract edited by a decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ContractEdit {

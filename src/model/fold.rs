@@ -126,8 +126,10 @@ impl State {
             }
             EventBody::HumanRequested(req) => {
                 if self.human_gate(&req.id).is_none() {
+                    let mut request = HumanRequest::clone(req);
+                    request.read_as_now();
                     self.human_gates.push(HumanGate {
-                        request: HumanRequest::clone(req),
+                        request,
                         requested_at: ev.at.clone(),
                         requested_seq: ev.seq,
                         status: GateStatus::Open,
@@ -139,23 +141,32 @@ impl State {
                     });
                 }
             }
-            EventBody::HumanDecided(d) => self.close_gate(&d.id, d.decision, |gate| {
-                gate.status = GateStatus::Decided;
-                gate.decision = Some(DecisionRecord {
-                    decision: HumanDecision::clone(d),
-                    at: ev.at.clone(),
-                    seq: ev.seq,
-                });
-            }),
-            EventBody::HumanExpired(x) => self.close_gate(&x.id, x.action, |gate| {
-                gate.status = GateStatus::Expired;
-                gate.expired = Some(ExpiryRecord {
-                    after: x.after.clone(),
-                    action: x.action,
-                    at: ev.at.clone(),
-                    seq: ev.seq,
-                });
-            }),
+            EventBody::HumanDecided(d) => {
+                // An option recorded under an earlier name is read as its new one.
+                let decision = self.read_decision(&d.id, d.decision);
+                self.close_gate(&d.id, decision, |gate| {
+                    gate.status = GateStatus::Decided;
+                    let mut decided = HumanDecision::clone(d);
+                    decided.decision = decision;
+                    gate.decision = Some(DecisionRecord {
+                        decision: decided,
+                        at: ev.at.clone(),
+                        seq: ev.seq,
+                    });
+                })
+            }
+            EventBody::HumanExpired(x) => {
+                let action = self.read_decision(&x.id, x.action);
+                self.close_gate(&x.id, action, |gate| {
+                    gate.status = GateStatus::Expired;
+                    gate.expired = Some(ExpiryRecord {
+                        after: x.after.clone(),
+                        action,
+                        at: ev.at.clone(),
+                        seq: ev.seq,
+                    });
+                })
+            }
             EventBody::ContractJudged(c) => {
                 if c.rerun {
                     self.marks.last_contract_seq = ev.seq;
@@ -222,6 +233,12 @@ impl State {
             }
             EventBody::Unknown { .. } => self.unknown_events += 1,
         }
+    }
+
+    /// `decision` recorded on gate `id`, as this version reads it.
+    fn read_decision(&self, id: &str, decision: Decision) -> Decision {
+        self.human_gate(id)
+            .map_or(decision, |g| g.request.kind.read_decision(decision))
     }
 
     /// Closes the open gate `id` with `close` (its decision or its expiry)

@@ -18,6 +18,12 @@ pub enum Effect {
     End(EndStatus),
     /// The gate's subject goes back to the developer as a gap.
     ToDeveloper,
+    /// The finding is not a problem here: the loop goes on, the finding is
+    /// reported dismissed by the person, with the reason.
+    Dismiss,
+    /// The finding is treated as real: the review hands it to the
+    /// developer as a gap, with the person's reason.
+    Fix,
     /// The gate gets one more round (its cap rises by one, its structural
     /// failures and the dispatch's failures count anew).
     OneMoreRound,
@@ -70,6 +76,9 @@ pub struct Kind {
     pub choices: &'static [Choice],
     /// What is captured when one opens.
     pub evidence: Evidence,
+    /// Options earlier versions recorded on gates now read as this kind,
+    /// each with the option it means now (PROTOCOL §1).
+    pub renamed: &'static [(Decision, Decision)],
 }
 
 const fn choice(decision: Decision, key: char, effect: Effect) -> Choice {
@@ -90,6 +99,7 @@ const ABANDONED: Kind = Kind {
         choice(D::AcceptPartial, 'p', E::PartialDelivery),
     ],
     evidence: Evidence::ContractLines,
+    renamed: &[],
 };
 
 const UNVERIFIABLE: Kind = Kind {
@@ -99,6 +109,19 @@ const UNVERIFIABLE: Kind = Kind {
         choice(D::Reject, 'x', E::End(EndStatus::NotConformant)),
     ],
     evidence: Evidence::CitedLines,
+    renamed: &[],
+};
+
+const UNVERIFIABLE_FINDING: Kind = Kind {
+    kind: HumanGateKind::UnverifiableFinding,
+    choices: &[
+        choice(D::Dismiss, 'd', E::Dismiss),
+        choice(D::Fix, 'f', E::Fix),
+        choice(D::Stop, 's', E::End(EndStatus::NotConformant)),
+    ],
+    evidence: Evidence::CitedLines,
+    // Finding gates were `unverifiable` gates with `accept` and `reject`.
+    renamed: &[(D::Accept, D::Dismiss), (D::Reject, D::Stop)],
 };
 
 const OUT_OF_SCOPE: Kind = Kind {
@@ -108,6 +131,7 @@ const OUT_OF_SCOPE: Kind = Kind {
         choice(D::Deny, 'x', E::ToDeveloper),
     ],
     evidence: Evidence::FileChange,
+    renamed: &[],
 };
 
 const CAP_REACHED: Kind = Kind {
@@ -118,6 +142,7 @@ const CAP_REACHED: Kind = Kind {
         choice(D::Abort, 'A', E::End(EndStatus::Aborted)),
     ],
     evidence: Evidence::Rounds,
+    renamed: &[],
 };
 
 const STRUCTURAL: Kind = Kind {
@@ -129,6 +154,7 @@ const STRUCTURAL: Kind = Kind {
         choice(D::Abort, 'A', E::End(EndStatus::Aborted)),
     ],
     evidence: Evidence::Output,
+    renamed: &[],
 };
 
 const CONTRACT_CHANGED: Kind = Kind {
@@ -138,6 +164,7 @@ const CONTRACT_CHANGED: Kind = Kind {
         choice(D::Revert, 'r', E::RevertContract),
     ],
     evidence: Evidence::ContractChanges,
+    renamed: &[],
 };
 
 impl HumanGateKind {
@@ -146,6 +173,7 @@ impl HumanGateKind {
         match self {
             HumanGateKind::Abandoned => &ABANDONED,
             HumanGateKind::Unverifiable => &UNVERIFIABLE,
+            HumanGateKind::UnverifiableFinding => &UNVERIFIABLE_FINDING,
             HumanGateKind::OutOfScope => &OUT_OF_SCOPE,
             HumanGateKind::CapReached => &CAP_REACHED,
             HumanGateKind::Structural => &STRUCTURAL,
@@ -168,6 +196,35 @@ impl HumanGateKind {
     pub fn effect(self, decision: Decision) -> Option<Effect> {
         self.choice(decision).map(|c| c.effect)
     }
+
+    /// The option `decision`, recorded on a gate of this kind, means now:
+    /// itself, or its new name when an earlier version recorded it under
+    /// another one (`accept` on a finding gate is `dismiss`).
+    pub fn read_decision(self, decision: Decision) -> Decision {
+        self.spec()
+            .renamed
+            .iter()
+            .find(|(old, _)| *old == decision)
+            .map_or(decision, |(_, new)| *new)
+    }
+
+    /// Every option of this kind with what it does, one per line, as
+    /// `decision — words` (`gate`: the gate that asked, when one did).
+    pub fn option_lines(self, gate: Option<GateName>) -> Vec<String> {
+        self.spec().choices.iter().map(|c| c.said(gate)).collect()
+    }
+}
+
+impl Choice {
+    /// What this option does, in the words a person reads.
+    pub fn words(&self, gate: Option<GateName>) -> String {
+        self.effect.words(gate)
+    }
+
+    /// `decision — what it does`, e.g. `reject — stop the run: NOT-CONFORMANT`.
+    pub fn said(&self, gate: Option<GateName>) -> String {
+        format!("{} — {}", self.decision, self.words(gate))
+    }
 }
 
 impl Effect {
@@ -184,6 +241,11 @@ impl Effect {
             Effect::End(EndStatus::Aborted) => "abort the run (the run ends aborted)".into(),
             Effect::End(other) => format!("end the run {}", other.as_str()),
             Effect::ToDeveloper => "back to the developer as a gap to close".into(),
+            Effect::Dismiss => {
+                "not a problem here: the loop goes on; reported as dismissed, with your reason"
+                    .into()
+            }
+            Effect::Fix => "treat it as real: to the developer as a gap, with your reason".into(),
             Effect::OneMoreRound => match gate {
                 Some(g) => format!("one more round of {}", gate_name(g)),
                 None => "one more round".into(),
@@ -251,5 +313,44 @@ mod tests {
             "one more round of GATE 1 conformity"
         );
         assert_eq!(HumanGateKind::OutOfScope.effect(Decision::Lift), None);
+        assert_eq!(
+            HumanGateKind::UnverifiableFinding.option_lines(None),
+            [
+                "dismiss — not a problem here: the loop goes on; reported as dismissed, with your reason",
+                "fix — treat it as real: to the developer as a gap, with your reason",
+                "stop — stop the run: NOT-CONFORMANT",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_protocol_shows_every_option_with_the_rules_words() {
+        let protocol = include_str!("../../docs/protocol.md");
+        for kind in HumanGateKind::ALL {
+            for c in kind.spec().choices {
+                let row = format!("| `{}` ({}) | {} |", c.decision, c.key, c.words(None));
+                assert!(protocol.contains(&row), "docs/protocol.md lacks {row}");
+            }
+        }
+    }
+
+    #[test]
+    fn renamed_options_mean_what_they_meant() {
+        let k = HumanGateKind::UnverifiableFinding;
+        for (old, new) in k.spec().renamed {
+            // What the old option did on the kind it was recorded under is
+            // what the new one does: the same end (or none), nothing back
+            // to the developer.
+            let was = HumanGateKind::Unverifiable.effect(*old).unwrap();
+            let now = k.effect(*new).unwrap();
+            assert_eq!(was.ends(), now.ends(), "{old} read as {new}");
+            assert!(!matches!(now, Effect::Fix | Effect::ToDeveloper));
+            assert_eq!(k.read_decision(*old), *new);
+        }
+        assert_eq!(k.read_decision(Decision::Fix), Decision::Fix);
+        assert_eq!(
+            HumanGateKind::Unverifiable.read_decision(Decision::Accept),
+            Decision::Accept
+        );
     }
 }

@@ -468,13 +468,36 @@ pub fn gates_for_findings(findings: &[Finding]) -> Vec<GateRequest> {
         .iter()
         .filter(|f| f.verdict == FindingVerdict::Unverifiable)
         .map(|f| GateRequest {
-            kind: HumanGateKind::Unverifiable,
+            kind: HumanGateKind::UnverifiableFinding,
             gate: None,
             subject: f.id.clone(),
             summary: format!("finding {} UNVERIFIABLE: {}", f.id, one_line(&f.note)),
             evidence: json!({ "findings": [f] }),
         })
         .collect()
+}
+
+/// Where a human gate came from, in a person's words: the loop's gate
+/// that asked (`GATE 1 conformity`), else `review`, `finding verifier`,
+/// `developer`, `contract`, or `by hand` (`loopwatch ask`).
+pub fn origin(req: &HumanRequest) -> String {
+    if let Some(g) = req.gate {
+        return format!("GATE {} {g}", g.number());
+    }
+    if review::gate_role(req).is_some() {
+        "review"
+    } else if is_developer_gate(req) {
+        "developer"
+    } else if req.id.contains("-manual-") {
+        "by hand"
+    } else if req.is_finding_gate() {
+        "finding verifier"
+    } else if req.kind == HumanGateKind::ContractChanged {
+        "contract"
+    } else {
+        "by hand"
+    }
+    .to_string()
 }
 
 /// The human gates a finished dispatch opens, given the state *before* it:
@@ -675,7 +698,14 @@ pub fn next(s: &State) -> Next {
         }
         RoundOutcome::Failed | RoundOutcome::Passed => {}
     }
-    let gaps = dev_gaps_in_round(g) + to_developer;
+    // Findings a person asked to be fixed: the review stage hands them back
+    // itself; a run without one hands them back with the round's gaps.
+    let fixed = if review::has_review(s) {
+        0
+    } else {
+        review::fixed(s, g.iteration).len()
+    };
+    let gaps = dev_gaps_in_round(g) + to_developer + fixed;
     if gaps > 0 {
         return Next::Dev {
             why: format!(

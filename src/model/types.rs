@@ -419,8 +419,12 @@ pub struct RedTest {
 pub enum HumanGateKind {
     /// GATE 1 reported ABANDONED criteria.
     Abandoned,
-    /// All MET but criteria or findings remain UNVERIFIABLE.
+    /// All MET but criteria remain UNVERIFIABLE (journals written before
+    /// `unverifiable-finding` existed hold finding gates of this kind too:
+    /// they are read as `unverifiable-finding`).
     Unverifiable,
+    /// The finding verifier found a review finding UNVERIFIABLE.
+    UnverifiableFinding,
     /// The diff touches a file outside FILE SCOPE.
     OutOfScope,
     /// A gate used all its rounds.
@@ -433,9 +437,10 @@ pub enum HumanGateKind {
 
 impl HumanGateKind {
     /// All kinds.
-    pub const ALL: [HumanGateKind; 6] = [
+    pub const ALL: [HumanGateKind; 7] = [
         HumanGateKind::Abandoned,
         HumanGateKind::Unverifiable,
+        HumanGateKind::UnverifiableFinding,
         HumanGateKind::OutOfScope,
         HumanGateKind::CapReached,
         HumanGateKind::Structural,
@@ -447,6 +452,7 @@ impl HumanGateKind {
         match self {
             HumanGateKind::Abandoned => "abandoned",
             HumanGateKind::Unverifiable => "unverifiable",
+            HumanGateKind::UnverifiableFinding => "unverifiable-finding",
             HumanGateKind::OutOfScope => "out-of-scope",
             HumanGateKind::CapReached => "cap-reached",
             HumanGateKind::Structural => "structural",
@@ -468,8 +474,10 @@ impl std::str::FromStr for HumanGateKind {
             .into_iter()
             .find(|k| k.as_str() == s)
             .ok_or_else(|| {
+                let names: Vec<&str> = HumanGateKind::ALL.iter().map(|k| k.as_str()).collect();
                 format!(
-                    "unknown human gate kind '{s}' (expected abandoned, unverifiable, out-of-scope, cap-reached, structural or contract-changed)"
+                    "unknown human gate kind '{s}' (expected one of: {})",
+                    names.join(", ")
                 )
             })
     }
@@ -487,6 +495,12 @@ pub enum Decision {
     Accept,
     /// unverifiable: the run stops as not conformant.
     Reject,
+    /// unverifiable-finding: not a problem here; the loop goes on.
+    Dismiss,
+    /// unverifiable-finding: treat it as real; it goes to the developer.
+    Fix,
+    /// unverifiable-finding: the run stops as not conformant.
+    Stop,
     /// out-of-scope: the file joins FILE SCOPE with `[gated YYYY-MM-DD]`.
     Approve,
     /// out-of-scope: the developer must remove the change.
@@ -507,11 +521,14 @@ pub enum Decision {
 
 impl Decision {
     /// All decisions.
-    pub const ALL: [Decision; 12] = [
+    pub const ALL: [Decision; 15] = [
         Decision::Lift,
         Decision::AcceptPartial,
         Decision::Accept,
         Decision::Reject,
+        Decision::Dismiss,
+        Decision::Fix,
+        Decision::Stop,
         Decision::Approve,
         Decision::Deny,
         Decision::Extend,
@@ -529,6 +546,9 @@ impl Decision {
             Decision::AcceptPartial => "accept-partial",
             Decision::Accept => "accept",
             Decision::Reject => "reject",
+            Decision::Dismiss => "dismiss",
+            Decision::Fix => "fix",
+            Decision::Stop => "stop",
             Decision::Approve => "approve",
             Decision::Deny => "deny",
             Decision::Extend => "extend",
@@ -547,6 +567,9 @@ impl Decision {
             Decision::AcceptPartial => "accept partial",
             Decision::Accept => "accept",
             Decision::Reject => "reject",
+            Decision::Dismiss => "dismiss",
+            Decision::Fix => "fix",
+            Decision::Stop => "stop",
             Decision::Approve => "approve",
             Decision::Deny => "deny",
             Decision::Extend => "extend",
@@ -568,11 +591,16 @@ impl std::fmt::Display for Decision {
 impl std::str::FromStr for Decision {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Decision::ALL.into_iter().find(|d| d.as_str() == s).ok_or_else(|| {
-            format!(
-                "unknown decision '{s}' (expected one of: lift, accept-partial, accept, reject, approve, deny, extend, take-over, abort, retry, adopt, revert)"
-            )
-        })
+        Decision::ALL
+            .into_iter()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Decision::ALL.iter().map(|d| d.as_str()).collect();
+                format!(
+                    "unknown decision '{s}' (expected one of: {})",
+                    names.join(", ")
+                )
+            })
     }
 }
 
@@ -584,7 +612,7 @@ pub enum EndStatus {
     Complete,
     /// Finished with an accepted abandonment.
     Partial,
-    /// A person rejected an UNVERIFIABLE leftover.
+    /// A person rejected an UNVERIFIABLE leftover (or stopped on one).
     NotConformant,
     /// A person took over.
     Stopped,

@@ -65,12 +65,13 @@ pub fn check_decision(s: &State, d: &HumanDecision) -> Result<(), Refusal> {
             action: x.action,
         });
     }
-    if !gate.request.options.contains(&d.decision) {
+    let kind = gate.request.kind;
+    if !gate.request.options.contains(&d.decision) || kind.choice(d.decision).is_none() {
         return Err(Refusal::NotAnOption {
             decision: d.decision,
             id: d.id.clone(),
-            kind: gate.request.kind,
-            options: gate.request.options.clone(),
+            kind,
+            gate: gate.request.gate,
         });
     }
     if d.reason.trim().is_empty() {

@@ -45,8 +45,9 @@ pub enum Refusal {
         /// Why (as stored: sanitised when printed).
         reason: String,
     },
-    /// The decision is not one of the gate's options.
-    #[error("{decision} is not an option of {id} ({kind}): expected one of {}", options.iter().map(|o| o.as_str()).collect::<Vec<_>>().join(", "))]
+    /// The decision is not one of the gate's options: each is listed with
+    /// what it does.
+    #[error("{decision} is not an option of {id} ({kind}): its options are {}", kind.option_lines(*gate).join("; "))]
     NotAnOption {
         /// The decision given.
         decision: Decision,
@@ -54,8 +55,8 @@ pub enum Refusal {
         id: String,
         /// Its kind.
         kind: HumanGateKind,
-        /// Its options.
-        options: Vec<Decision>,
+        /// The loop's gate that asked, when one did.
+        gate: Option<GateName>,
     },
     /// A decision without a reason.
     #[error("a decision needs a non-empty reason")]

@@ -538,9 +538,13 @@ impl Recorder {
         changes: &[String],
     ) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |s| {
-            if s.open_human_gates()
-                .any(|g| g.request.kind == crate::model::HumanGateKind::ContractChanged)
-            {
+            // One gate at a time: while one waits, or was decided and its
+            // outcome is not applied yet (the engine applies it on its next
+            // look), the change is already asked about.
+            if s.human_gates.iter().any(|g| {
+                g.request.kind == crate::model::HumanGateKind::ContractChanged
+                    && (g.is_open() || g.contract_applied.is_none())
+            }) {
                 return Ok(Vec::new());
             }
             let req = GateRequest {

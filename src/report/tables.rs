@@ -132,11 +132,34 @@ pub fn findings(s: &State) -> Vec<FindingLine> {
                 note: f.note.clone(),
                 verify_by_test: verify.map(|v| v.result.as_str().to_string()),
                 repro_test: verify.map(|v| v.test_ref.clone()).unwrap_or_default(),
-                triage: buckets.and_then(|b| b.bucket_of(&f.id)).map(str::to_string),
+                triage: triage_of(s, it.iteration, &f.id, buckets),
             });
         }
     }
     out
+}
+
+/// A finding's triage bucket, with what a person decided on it when one
+/// did (`rejected — dismissed by ana@desk: not on the hot path`).
+fn triage_of(
+    s: &State,
+    iteration: u32,
+    id: &str,
+    buckets: Option<&crate::model::event::TriageBuckets>,
+) -> Option<String> {
+    use crate::model::kinds::Effect;
+    use crate::model::rules::review::{by_whom, person_on_finding};
+    let bucket = buckets.and_then(|b| b.bucket_of(id));
+    let person = person_on_finding(s, iteration, id).and_then(|(g, e)| match e {
+        Effect::Dismiss => Some(format!("dismissed {}", by_whom(g))),
+        Effect::Fix => Some(format!("fix asked {}", by_whom(g))),
+        _ => None,
+    });
+    match (bucket, person) {
+        (Some(b), Some(p)) => Some(format!("{b} — {p}")),
+        (None, p) => p,
+        (Some(b), None) => Some(b.to_string()),
+    }
 }
 
 /// Lines a decision's evidence adds to it.

@@ -174,6 +174,14 @@ impl Dialog {
         option_key(self.kind, decision)
     }
 
+    /// What option `decision` does, in the rules' words (`model::kinds`).
+    pub fn option_words(&self, decision: Decision) -> String {
+        self.kind
+            .choice(decision)
+            .map(|c| c.words(self.request.gate))
+            .unwrap_or_default()
+    }
+
     /// True when a reason has been typed that closing would lose.
     pub fn has_typed_reason(&self) -> bool {
         !self.reason.trim().is_empty()

@@ -18,12 +18,11 @@ pub const EVIDENCE_LINE_MAX: usize = 400;
 /// The evidence of a request, as the lines the dialog shows.
 pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     let mut raw: Vec<String> = Vec::new();
-    let gate = req.gate.map_or_else(
-        || "none".to_string(),
-        |g| format!("GATE {} {g}", g.number()),
-    );
+    // Where it came from: the gate that asked, else the review, the
+    // finding verifier, the developer, the contract, or a person by hand.
+    let origin = crate::model::rules::origin(req);
     raw.push(format!(
-        "{} · {gate} · iteration {}",
+        "{} · {origin} · iteration {}",
         req.kind, req.iteration
     ));
     if !req.subject.is_empty() {

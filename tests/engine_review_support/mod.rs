@@ -140,6 +140,15 @@ pub fn lane_dispatches(p: &Project, id: &str) -> usize {
         .count()
 }
 
+/// The option that lets the loop go on at a gate of `kind` where one does
+/// (`dismiss` for a finding, `accept` for a criterion).
+pub fn go_on(kind: &str) -> &'static str {
+    match kind {
+        "unverifiable-finding" => "dismiss",
+        _ => "accept",
+    }
+}
+
 /// Runs to the end, deciding every human gate with `decide(kind)`.
 pub fn run_deciding(p: &Project, decide: impl Fn(&str) -> &'static str) -> std::process::Output {
     let child = p.spawn_run(true);

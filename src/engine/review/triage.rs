@@ -12,7 +12,7 @@ use super::verdict_gate::extract_object;
 use super::{Ctx, EngineError};
 use crate::engine::dispatch::{self, DispatchError, Job, STEP_ENV};
 use crate::model::event::AgentRole;
-use crate::model::rules::review::{check_triage, derive_triage};
+use crate::model::rules::review::{apply_person, check_triage, derive_triage};
 use crate::model::triage::{TRIAGE_SCHEMA_VERSION, Triage};
 use crate::model::{Finding, State};
 
@@ -39,7 +39,7 @@ pub async fn run(
         .iteration(iteration)
         .map(|it| it.findings.clone())
         .unwrap_or_default();
-    let triage = match ctx.config.agent(AgentRole::Triage) {
+    let mut triage = match ctx.config.agent(AgentRole::Triage) {
         None => derive_triage(iteration, &findings),
         Some(agent) => {
             let job = Job {
@@ -71,6 +71,8 @@ pub async fn run(
             }
         }
     };
+    // What a person decided on a finding stands over any triage.
+    apply_person(&mut triage, state, iteration);
     keep(ctx, iteration, &triage)?;
     Ok(None)
 }

@@ -28,13 +28,13 @@ pub enum ExpiryError {
     #[error("'{0}' is zero: an expiry must be longer than 0")]
     Zero(String),
     /// The action is not an option of this kind of gate.
-    #[error("{action} is not an option of a {kind} gate: expected one of {options}")]
+    #[error("{action} is not an option of a {kind} gate: its options are {options}")]
     NotAnOption {
         /// The action asked for.
         action: Decision,
         /// The kind of gate.
         kind: HumanGateKind,
-        /// Its options, comma separated.
+        /// Its options, each with what it does, `; ` between them.
         options: String,
     },
 }
@@ -48,11 +48,10 @@ impl ExpiryRule {
             return Err(ExpiryError::Zero(after.trim().to_string()));
         }
         if !kind.options().contains(&action) {
-            let options: Vec<&str> = kind.options().iter().map(|d| d.as_str()).collect();
             return Err(ExpiryError::NotAnOption {
                 action,
                 kind,
-                options: options.join(", "),
+                options: kind.option_lines(None).join("; "),
             });
         }
         Ok(ExpiryRule {

@@ -136,8 +136,12 @@ pub struct ReviewFinished {
     /// Accepted blocking findings left after the stage, in triage order.
     #[serde(default)]
     pub blocking: Vec<String>,
-    /// Lines the developer gets back (blocking findings and red tests not
-    /// green); 0 for a clean review.
+    /// UNVERIFIABLE findings a person asked to be fixed (`fix` on their
+    /// `unverifiable-finding` gate), handed back with the person's reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<String>,
+    /// Lines the developer gets back (blocking and fixed findings, red
+    /// tests not green); 0 for a clean review.
     #[serde(default)]
     pub gaps: u32,
     /// The finding verifier's results, relative to `.pipeline/`.

@@ -46,6 +46,10 @@ pub fn handoff_lines(s: &State) -> Vec<String> {
     if super::review::has_review(s) {
         // Red tests that did not turn green go back with any hand-off.
         lines.extend(super::green::gaps(s));
+    } else {
+        // Without a review stage, the findings a person asked to be fixed
+        // go back with the round's gaps.
+        lines.extend(super::review::fixed_lines(s, g.iteration));
     }
     lines
 }

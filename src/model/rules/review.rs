@@ -12,7 +12,8 @@ use serde_json::json;
 
 use super::{GateRequest, Next, green, one_line};
 use crate::model::event::{AgentFinished, AgentRole, AgentStarted, HumanRequest, ReviewFinished};
-use crate::model::state::{AgentDispatch, Iteration, State};
+use crate::model::kinds::Effect;
+use crate::model::state::{AgentDispatch, HumanGate, Iteration, State};
 use crate::model::triage::TriageSeverity;
 use crate::model::types::*;
 
@@ -116,8 +117,10 @@ pub fn triage_severity(severity: &str) -> TriageSeverity {
     }
 }
 
-/// The accepted blocking findings of an iteration, in triage order.
-pub fn accepted_blocking(it: &Iteration) -> Vec<String> {
+/// The accepted blocking findings of an iteration, in triage order; a
+/// finding a person decided on (its `unverifiable-finding` gate) is the
+/// person's, never the triage's.
+pub fn accepted_blocking(s: &State, it: &Iteration) -> Vec<String> {
     let Some(b) = it.triage.as_ref().and_then(|t| t.buckets.as_ref()) else {
         return Vec::new();
     };
@@ -128,9 +131,81 @@ pub fn accepted_blocking(it: &Iteration) -> Vec<String> {
                 .iter()
                 .find(|f| &f.id == *id)
                 .is_some_and(|f| is_blocking(&f.severity))
+                && person_on_finding(s, it.iteration, id).is_none()
         })
         .cloned()
         .collect()
+}
+
+/// What a person decided (or an expiry applied) on finding `id` of
+/// iteration `n`: its closed `unverifiable-finding` gate and the effect.
+pub fn person_on_finding<'a>(s: &'a State, n: u32, id: &str) -> Option<(&'a HumanGate, Effect)> {
+    s.human_gates.iter().find_map(|g| {
+        let r = &g.request;
+        if r.kind != HumanGateKind::UnverifiableFinding || r.iteration != n || r.subject != id {
+            return None;
+        }
+        Some((g, g.effect()?))
+    })
+}
+
+/// The findings of iteration `n` a person asked to be fixed, in finding order.
+pub fn fixed(s: &State, n: u32) -> Vec<String> {
+    let Some(it) = s.iteration(n) else {
+        return Vec::new();
+    };
+    it.findings
+        .iter()
+        .filter(|f| matches!(person_on_finding(s, n, &f.id), Some((_, Effect::Fix))))
+        .map(|f| f.id.clone())
+        .collect()
+}
+
+/// Who closed a finding's gate, and why, in a line: `by <who>: <reason>`,
+/// or `when the gate expired` for an expiry.
+pub fn by_whom(g: &HumanGate) -> String {
+    match &g.decision {
+        Some(d) => format!(
+            "by {}: {}",
+            one_line(&d.decision.by),
+            one_line(&d.decision.reason)
+        ),
+        None => "when the gate expired".to_string(),
+    }
+}
+
+/// Puts the findings a person decided on where the decision says, in a
+/// triage file of iteration `n`: `dismiss` → rejected (`dismissed by …`),
+/// `fix` → accepted (`fix asked by …`), each with the person's reason.
+pub fn apply_person(t: &mut crate::model::triage::Triage, s: &State, n: u32) {
+    let all: Vec<crate::model::triage::TriageFinding> = t
+        .accepted
+        .iter()
+        .chain(&t.deferred)
+        .chain(&t.rejected)
+        .cloned()
+        .collect();
+    for mut entry in all {
+        let Some((g, effect)) = person_on_finding(s, n, &entry.id) else {
+            continue;
+        };
+        let dismissed = match effect {
+            Effect::Dismiss => true,
+            Effect::Fix => false,
+            _ => continue,
+        };
+        let id = entry.id.clone();
+        for b in [&mut t.accepted, &mut t.deferred, &mut t.rejected] {
+            b.retain(|e| e.id != id);
+        }
+        if dismissed {
+            entry.reason = Some(format!("dismissed {}", by_whom(g)));
+            t.rejected.push(entry);
+        } else {
+            entry.reason = Some(format!("fix asked {}", by_whom(g)));
+            t.accepted.push(entry);
+        }
+    }
 }
 
 /// What comes after a GATE 1 round that passed with no developer gap, in a
@@ -175,7 +250,7 @@ pub fn after_conformity(s: &State, n: u32) -> Option<Next> {
             format!("{} finding(s) verified: triage them", it.findings.len()),
         ));
     }
-    let blocking = accepted_blocking(it);
+    let blocking = accepted_blocking(s, it);
     let vbt = s.run.as_ref().and_then(|r| r.review.as_ref());
     if vbt.is_some_and(|v| v.verify_by_test) && !blocking.is_empty() && it.verify_by_test.is_none()
     {
@@ -206,10 +281,15 @@ pub fn green_step(s: &State) -> Option<Next> {
 }
 
 /// The `review.finished` of iteration `n` as the rules count it (round, the
-/// accepted blocking findings, the gap lines).
+/// accepted blocking findings, the findings a person asked to be fixed, the
+/// gap lines).
 pub fn finish(s: &State, n: u32, results: Option<String>) -> ReviewFinished {
-    let blocking = s.iteration(n).map(accepted_blocking).unwrap_or_default();
-    let gaps = blocking.len() + green::gaps(s).len();
+    let blocking = s
+        .iteration(n)
+        .map(|it| accepted_blocking(s, it))
+        .unwrap_or_default();
+    let fixed = fixed(s, n);
+    let gaps = blocking.len() + fixed.len() + green::gaps(s).len();
     // Every review of the run counts, clean or not; only those that send
     // work back use the cap (`ReviewCounters::rounds`).
     let before = s
@@ -222,6 +302,7 @@ pub fn finish(s: &State, n: u32, results: Option<String>) -> ReviewFinished {
         iteration: n,
         round: u32::try_from(before + 1).unwrap_or(u32::MAX),
         blocking,
+        fixed,
         gaps: u32::try_from(gaps).unwrap_or(u32::MAX),
         results,
         extra: Default::default(),
@@ -275,7 +356,8 @@ pub fn reviewer_input(s: &State) -> String {
 
 /// The hand-off lines of a review that sent work back: one per accepted
 /// blocking finding (id, severity, place, claim; its red test when one was
-/// confirmed), then the red tests that did not turn green.
+/// confirmed), one per finding a person asked to be fixed (with the
+/// person's reason), then the red tests that did not turn green.
 pub fn handoff_lines(s: &State, it: &Iteration) -> Vec<String> {
     let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
         return Vec::new();
@@ -283,31 +365,54 @@ pub fn handoff_lines(s: &State, it: &Iteration) -> Vec<String> {
     let mut out: Vec<String> = f
         .blocking
         .iter()
-        .map(|id| {
-            let Some(x) = it.findings.iter().find(|x| &x.id == id) else {
-                return format!("  {id}");
-            };
-            let place = match (x.path.is_empty(), x.lines.is_empty()) {
-                (false, false) => format!("{}:{}", x.path, x.lines),
-                (false, true) => x.path.clone(),
-                _ => "(no place)".to_string(),
-            };
-            let mut line = format!(
-                "  {} [{}] {place} — {}",
-                x.id,
-                x.severity,
-                one_line(&x.claim)
-            );
-            if let Some(t) = red_test(it, id) {
-                line.push_str(&format!(
-                    " — a failing repro test already exists at {t}; make it green; do not delete or weaken it"
-                ));
-            }
-            line
-        })
+        .chain(&f.fixed)
+        .map(|id| finding_line(s, it, id))
         .collect();
     out.extend(green::gaps(s));
     out
+}
+
+/// The hand-off line of finding `id` of iteration `it`: id, severity,
+/// place, claim, then its red test when one was confirmed, or who asked for
+/// it to be fixed, and why.
+fn finding_line(s: &State, it: &Iteration, id: &str) -> String {
+    let Some(x) = it.findings.iter().find(|x| x.id == id) else {
+        return format!("  {id}");
+    };
+    let place = match (x.path.is_empty(), x.lines.is_empty()) {
+        (false, false) => format!("{}:{}", x.path, x.lines),
+        (false, true) => x.path.clone(),
+        _ => "(no place)".to_string(),
+    };
+    let mut line = format!(
+        "  {} [{}] {place} — {}",
+        x.id,
+        x.severity,
+        one_line(&x.claim)
+    );
+    if let Some((g, Effect::Fix)) = person_on_finding(s, it.iteration, id) {
+        line.push_str(&format!(
+            " — the finding verifier could not check it; fix asked {}",
+            by_whom(g)
+        ));
+    } else if let Some(t) = red_test(it, id) {
+        line.push_str(&format!(
+                    " — a failing repro test already exists at {t}; make it green; do not delete or weaken it"
+                ));
+    }
+    line
+}
+
+/// The hand-off lines of the findings of iteration `n` a person asked to be
+/// fixed (a run without a review stage hands them back with its gaps).
+pub fn fixed_lines(s: &State, n: u32) -> Vec<String> {
+    let Some(it) = s.iteration(n) else {
+        return Vec::new();
+    };
+    fixed(s, n)
+        .iter()
+        .map(|id| finding_line(s, it, id))
+        .collect()
 }
 
 /// The test reference of a finding's confirmed repro test, if it has one.

@@ -157,3 +157,33 @@ fn notify_and_expiry_sections() {
         assert!(err.starts_with(want), "{bad:?}: {err}");
     }
 }
+
+#[test]
+fn the_default_file_says_webhooks_take_https() {
+    assert!(!DEFAULT_CONFIG.contains("no TLS"), "{DEFAULT_CONFIG}");
+    assert!(!DEFAULT_CONFIG.contains("http:// only"), "{DEFAULT_CONFIG}");
+    assert!(DEFAULT_CONFIG.contains("http:// or\n# https://"));
+    // As it says: an https webhook is taken.
+    let c = Config::parse(
+        "[notify]\nwebhook = \"https://ntfy.example/loopwatch\"\n",
+        Path::new("c.toml"),
+    )
+    .unwrap();
+    assert_eq!(
+        c.notify.webhook.as_ref().map(|w| w.url()),
+        Some("https://ntfy.example/loopwatch")
+    );
+    // Every kind it names for [expiry.<kind>] is one.
+    let kinds = DEFAULT_CONFIG
+        .split("Kinds: ")
+        .nth(1)
+        .and_then(|t| t.split('.').next())
+        .unwrap()
+        .replace("\n#", "");
+    let named: Vec<&str> = kinds.split(',').map(str::trim).collect();
+    let all: Vec<&str> = crate::model::HumanGateKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(named, all);
+}

@@ -413,13 +413,22 @@ fn the_options_say_when_keys_start_to_count() {
     // loop is told when to draw them ready.
     let opened = app.dialog().expect("open").armed_at();
     assert_eq!(app.dialog_arms_at(), Some(opened));
-    assert!(screen(&app).contains("options (a moment): [a] approve"));
+    let waiting = screen(&app);
+    assert!(waiting.contains("options (a moment):"), "{waiting}");
+    assert!(
+        waiting.contains("[a] approve — add the file to FILE SCOPE"),
+        "{waiting}"
+    );
     app.on_key(&ch('a'));
     assert_eq!(app.dialog().and_then(|d| d.chosen), None);
     clock.advance(PAST_GUARD);
     assert_eq!(app.dialog_arms_at(), None);
     let ready = screen(&app);
-    assert!(ready.contains("options: [a] approve"), "{ready}");
+    assert!(ready.contains("options:"), "{ready}");
+    assert!(
+        ready.contains("[x] deny — back to the developer as a gap to close"),
+        "{ready}"
+    );
     assert!(!ready.contains("a moment"));
     app.on_key(&ch('a'));
     assert_eq!(app.dialog().and_then(|d| d.chosen), Some(Decision::Approve));

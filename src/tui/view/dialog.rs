@@ -41,15 +41,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let mut bottom: Vec<Line> = Vec::new();
-    // Options as buttons.
-    // Keys typed in the first moments are dropped (they were meant for the
-    // list): the options say so until they count.
+    // Options as buttons, one a line, each with what it does (the rules'
+    // words). Keys typed in the first moments are dropped (they were meant
+    // for the list): the options say so until they count.
     let armed = d.armed(app.clock.now());
-    let mut spans = vec![Span::raw(if armed {
-        "options: "
+    bottom.push(Line::raw(if armed {
+        "options:"
     } else {
-        "options (a moment): "
-    })];
+        "options (a moment):"
+    }));
     for o in &d.options {
         let label = format!("[{}] {}", d.option_key(*o), o.label());
         let style = if !armed {
@@ -61,10 +61,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         } else {
             theme.tone(Tone::Normal)
         };
-        spans.push(Span::styled(label, style));
-        spans.push(Span::raw("  "));
+        let words = d.option_words(*o);
+        let room = w.saturating_sub(width(&label) + 5);
+        bottom.push(Line::from(vec![
+            Span::raw("  "),
+            Span::styled(label, style),
+            Span::raw(" — "),
+            Span::raw(sanitize_line(&words, room)),
+        ]));
     }
-    bottom.push(Line::from(spans));
     // Reason field: the end of the text, so the cursor stays in view.
     let cursor = if d.focus == Focus::Reason { "▏" } else { "" };
     let room = w.saturating_sub(9);

@@ -125,6 +125,7 @@ fn the_review_that_uses_the_last_round_opens_the_cap_gate_and_extend_adds_one() 
         iteration: 1,
         round: 1,
         blocking: vec!["F1".into()],
+        fixed: Vec::new(),
         gaps,
         results: None,
         extra: Default::default(),
@@ -204,5 +205,161 @@ fn severities_map_to_the_triage_scale_and_the_derived_triage_follows_the_verdict
     assert_eq!(
         check_triage(&short, 1, &findings),
         Err("it leaves F3 out".into())
+    );
+}
+
+/// Findings F1 (VERIFIED, blocking) and F3 (UNVERIFIABLE, minor), F3's gate
+/// opened as this version opens it.
+const WITH_UNVERIFIABLE: &str = r#"{"type":"findings.verified","iteration":1,"findings":[{"id":"F1","severity":"🔴","path":"a.rs","lines":"3","claim":"drops cents","verdict":"VERIFIED","evidence":"a.rs:3"},{"id":"F3","severity":"minor","path":"b.sh","lines":"5","claim":"awk is slow","verdict":"UNVERIFIABLE","note":"needs a million lines"}]}"#;
+const F3_GATE: &str = r#"{"type":"human.requested","id":"hg-1-findings-1","kind":"unverifiable-finding","iteration":1,"subject":"F3","summary":"finding F3 UNVERIFIABLE","options":["dismiss","fix","stop"],"evidence":{"findings":[{"id":"F3"}]}}"#;
+const TRIAGED_F3: &str = r#"{"type":"triage.recorded","iteration":1,"file":"triage-1.json","counts":{"accepted":1,"deferred":1,"rejected":0},"buckets":{"accepted":["F1"],"deferred":["F3"]}}"#;
+
+fn decided(id: &str, decision: &str) -> String {
+    format!(
+        r#"{{"type":"human.decided","id":"{id}","decision":"{decision}","reason":"seen in production","by":"ana@desk","evidenceHash":"sha256:00"}}"#
+    )
+}
+
+#[test]
+fn a_finding_a_person_asks_to_fix_goes_to_the_developer_with_the_reason() {
+    let mut l = start(false);
+    l.extend(REVIEWED.iter().map(|s| s.to_string()));
+    l.push(WITH_UNVERIFIABLE.into());
+    l.push(F3_GATE.into());
+    assert_eq!(step_of(&state(&l)), "human hg-1-findings-1");
+    l.push(decided("hg-1-findings-1", "fix"));
+    assert_eq!(step_of(&state(&l)), "review triage");
+    l.push(TRIAGED_F3.into());
+    let s = state(&l);
+    let f = finish(&s, 1, None);
+    assert_eq!(
+        (f.blocking.clone(), f.fixed.clone(), f.gaps),
+        (vec!["F1".to_string()], vec!["F3".to_string()], 2)
+    );
+    l.push(serde_json::json!({"type": "review.finished", "iteration": 1, "round": 1, "blocking": ["F1"], "fixed": ["F3"], "gaps": 2}).to_string());
+    let s = state(&l);
+    assert_eq!(s.next.action(), NextAction::Dev);
+    assert_eq!(
+        crate::model::rules::handoff_lines(&s),
+        [
+            "  F1 [🔴] a.rs:3 — drops cents",
+            "  F3 [minor] b.sh:5 — awk is slow — the finding verifier could not check it; fix asked by ana@desk: seen in production"
+        ]
+    );
+    // The triage file says what the person decided, over the verdicts'.
+    let mut t = derive_triage(1, &s.iteration(1).unwrap().findings);
+    assert_eq!(t.deferred[0].id, "F3");
+    apply_person(&mut t, &s, 1);
+    assert!(t.deferred.is_empty());
+    assert_eq!(t.accepted[1].id, "F3");
+    assert_eq!(
+        t.accepted[1].reason.as_deref(),
+        Some("fix asked by ana@desk: seen in production")
+    );
+}
+
+#[test]
+fn a_dismissed_finding_never_reaches_the_developer_and_stop_ends_the_run() {
+    let mut l = start(false);
+    l.extend(REVIEWED.iter().map(|s| s.to_string()));
+    // F3 blocking this time: a dismissal overrides a triage that accepted it.
+    l.push(WITH_UNVERIFIABLE.replace(r#""severity":"minor""#, r#""severity":"blocking""#));
+    l.push(F3_GATE.into());
+    let mut dismissed = l.clone();
+    dismissed.push(decided("hg-1-findings-1", "dismiss"));
+    dismissed.push(
+        r#"{"type":"triage.recorded","iteration":1,"file":"triage-1.json","counts":{"accepted":2,"deferred":0,"rejected":0},"buckets":{"accepted":["F1","F3"]}}"#.into(),
+    );
+    let s = state(&dismissed);
+    let f = finish(&s, 1, None);
+    assert_eq!(
+        (f.blocking, f.fixed, f.gaps),
+        (vec!["F1".to_string()], vec![], 1)
+    );
+    let mut t = derive_triage(1, &s.iteration(1).unwrap().findings);
+    apply_person(&mut t, &s, 1);
+    assert_eq!(t.rejected[0].id, "F3");
+    assert_eq!(
+        t.rejected[0].reason.as_deref(),
+        Some("dismissed by ana@desk: seen in production")
+    );
+    let mut stopped = l.clone();
+    stopped.push(decided("hg-1-findings-1", "stop"));
+    assert_eq!(step_of(&state(&stopped)), "stop not-conformant");
+}
+
+#[test]
+fn finding_gates_of_earlier_journals_are_read_as_unverifiable_finding_gates() {
+    let mut l = start(false);
+    l.extend(REVIEWED.iter().map(|s| s.to_string()));
+    l.push(WITH_UNVERIFIABLE.into());
+    // As an earlier version recorded it: kind unverifiable, accept/reject.
+    l.push(
+        F3_GATE
+            .replace("unverifiable-finding", "unverifiable")
+            .replace(r#"["dismiss","fix","stop"]"#, r#"["accept","reject"]"#),
+    );
+    let s = state(&l);
+    let g = &s.human_gates[0];
+    assert_eq!(g.request.kind, HumanGateKind::UnverifiableFinding);
+    assert_eq!(
+        g.request.options,
+        [Decision::Dismiss, Decision::Fix, Decision::Stop]
+    );
+    assert_eq!(crate::model::rules::origin(&g.request), "finding verifier");
+    // accept meant: the loop goes on.
+    let mut accepted = l.clone();
+    accepted.push(decided("hg-1-findings-1", "accept"));
+    let s = state(&accepted);
+    let g = &s.human_gates[0];
+    assert_eq!(
+        g.decision.as_ref().map(|d| d.decision.decision),
+        Some(Decision::Dismiss)
+    );
+    assert_eq!(step_of(&s), "review triage");
+    // reject meant: stop, not conformant.
+    let mut rejected = l.clone();
+    rejected.push(decided("hg-1-findings-1", "reject"));
+    let s = state(&rejected);
+    assert_eq!(s.human_gates[0].outcome(), Some(Decision::Stop));
+    assert_eq!(step_of(&s), "stop not-conformant");
+    // An expiry recorded with the old name means the same.
+    let mut expired = l.clone();
+    expired.push(
+        r#"{"type":"human.expired","id":"hg-1-findings-1","after":"30m","action":"reject"}"#.into(),
+    );
+    assert_eq!(step_of(&state(&expired)), "stop not-conformant");
+    // A criterion's unverifiable gate stays one.
+    let mut criterion = start(false);
+    criterion.push(r#"{"type":"human.requested","id":"hg-1-conformity-1","kind":"unverifiable","gate":"conformity","iteration":1,"subject":"2","summary":"criterion 2 UNVERIFIABLE","options":["accept","reject"],"evidence":{"rows":[]}}"#.into());
+    let s = state(&criterion);
+    assert_eq!(s.human_gates[0].request.kind, HumanGateKind::Unverifiable);
+    assert_eq!(
+        crate::model::rules::origin(&s.human_gates[0].request),
+        "GATE 1 conformity"
+    );
+}
+
+#[test]
+fn without_a_review_stage_a_fixed_finding_goes_back_with_the_rounds_gaps() {
+    let mut l = vec![
+        r#"{"type":"run.started","run":{"id":"r","contract":"c.md","diff":"HEAD","test":"true"}}"#.to_string(),
+        r#"{"type":"iteration.started","iteration":1,"trigger":"initial"}"#.into(),
+        r#"{"type":"gate.finished","gate":"floor","iteration":1,"round":1,"verdict":{"kind":"MET"},"rows":[]}"#.into(),
+        r#"{"type":"gate.finished","gate":"conformity","iteration":1,"round":1,"verdict":{"kind":"CONFORME"},"rows":[]}"#.into(),
+        WITH_UNVERIFIABLE.into(),
+        F3_GATE.into(),
+    ];
+    let mut dismissed = l.clone();
+    dismissed.push(decided("hg-1-findings-1", "dismiss"));
+    assert_eq!(step_of(&state(&dismissed)), "next-gate security");
+    l.push(decided("hg-1-findings-1", "fix"));
+    let s = state(&l);
+    assert_eq!(s.next.action(), NextAction::Dev);
+    assert_eq!(
+        crate::model::rules::handoff_lines(&s),
+        [
+            "  F3 [minor] b.sh:5 — awk is slow — the finding verifier could not check it; fix asked by ana@desk: seen in production"
+        ]
     );
 }
