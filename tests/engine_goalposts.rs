@@ -336,7 +336,8 @@ fn a_decision_appended_by_another_writer_is_foreign_and_decide_goes_through_the_
             .append(true)
             .open(p.pipeline().join("events.jsonl"))
             .unwrap();
-        writeln!(journal, "{forged}").unwrap();
+        // One write, as a forger would (a line in pieces is judged whole).
+        journal.write_all(format!("{forged}\n").as_bytes()).unwrap();
     }
     let out = run.wait_with_output();
     assert_eq!(

@@ -134,7 +134,18 @@ where
         .sync_data()
         .map_err(|e| JournalError::io("fsync", &journal_path, e))?;
     if let Some(g) = pipeline.guard() {
-        g.wrote(&mut journal, &journal_path)?;
+        // Where this write ended (an O_APPEND write leaves the position at
+        // its end). Should another writer have slipped a line in before it
+        // (without the lock), the guard goes on from where it last looked,
+        // so that line is judged at its next look, not taken as ours.
+        let end = std::io::Seek::stream_position(&mut journal)
+            .map_err(|e| JournalError::io("seek", &journal_path, e))?;
+        let ours = if end == before + buf.len() as u64 {
+            end
+        } else {
+            before
+        };
+        g.wrote(&mut journal, &journal_path, ours)?;
     }
 
     for ev in &events {

@@ -150,7 +150,9 @@ impl Guard {
             }
         }
         let Some((first_seq, why)) = refused else {
-            *known = Some(end_of(journal, path)?);
+            // What was read, not the file's end now: a line another writer
+            // appended meanwhile is looked at next time.
+            *known = Some(now);
             return Ok(None);
         };
         // Everything from the first refused line on goes out.
@@ -167,7 +169,7 @@ impl Guard {
         journal
             .sync_data()
             .map_err(|e| JournalError::io("fsync", path, e))?;
-        *known = Some(end_of(journal, path)?);
+        *known = Some(end_at(journal, path, cut_at)?);
         Ok(Some(Foreign {
             kept,
             first_seq,
@@ -187,9 +189,16 @@ impl Guard {
         }
     }
 
-    /// Records where the journal ends after this engine's own append.
-    pub(super) fn wrote(&self, journal: &mut File, path: &Path) -> Result<(), JournalError> {
-        let now = end_of(journal, path)?;
+    /// Records where this engine's own append ended (`end`: its last byte
+    /// and one), never the file's end after it: a line another writer
+    /// appended right behind it, without the lock, is looked at next time.
+    pub(super) fn wrote(
+        &self,
+        journal: &mut File,
+        path: &Path,
+        end: u64,
+    ) -> Result<(), JournalError> {
+        let now = end_at(journal, path, end)?;
         if let Ok(mut k) = self.known.lock() {
             *k = Some(now);
         }
@@ -198,14 +207,23 @@ impl Guard {
 }
 
 fn end_of(journal: &mut File, path: &Path) -> Result<End, JournalError> {
+    let len = journal
+        .metadata()
+        .map_err(|e| JournalError::io("stat", path, e))?
+        .len();
+    end_at(journal, path, len)
+}
+
+/// The journal's end taken at byte `len`.
+fn end_at(journal: &mut File, path: &Path, len: u64) -> Result<End, JournalError> {
     let meta = journal
         .metadata()
         .map_err(|e| JournalError::io("stat", path, e))?;
     Ok(End {
-        len: meta.len(),
+        len,
         dev: meta.dev(),
         ino: meta.ino(),
-        last_line: last_line_hash(journal, path, meta.len())?,
+        last_line: last_line_hash(journal, path, len)?,
     })
 }
 
