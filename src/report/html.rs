@@ -103,6 +103,12 @@ pre{margin:0;white-space:pre-wrap;font-size:13px}td code{word-break:break-all}.l
                 esc(&d.reason),
                 esc(&d.evidence_hash)
             ));
+            if let Some(note) = &d.note {
+                b.push_str(&format!(
+                    "<tr class=\"note\"><td colspan=\"8\">note to the developer: {}</td></tr>\n",
+                    esc(note)
+                ));
+            }
             let mut shown = format!("asked at {}: {}", d.requested_at, d.summary);
             for line in &d.evidence {
                 shown.push('\n');

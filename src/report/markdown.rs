@@ -187,6 +187,9 @@ fn decisions(o: &mut String, r: &Report) {
             md(&d.requested_at),
             md(&d.summary)
         );
+        if let Some(note) = &d.note {
+            let _ = writeln!(o, "  - note to the developer: {}", md(note));
+        }
         for line in &d.evidence {
             let _ = writeln!(o, "  - {}", md(line));
         }

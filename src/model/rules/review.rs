@@ -116,7 +116,8 @@ pub fn triage_severity(severity: &str) -> TriageSeverity {
     }
 }
 
-/// The accepted blocking findings of an iteration, in triage order.
+/// The accepted blocking findings of an iteration, in triage order (a
+/// finding raised again never is one, whatever its triage says).
 pub fn accepted_blocking(it: &Iteration) -> Vec<String> {
     let Some(b) = it.triage.as_ref().and_then(|t| t.buckets.as_ref()) else {
         return Vec::new();
@@ -127,7 +128,9 @@ pub fn accepted_blocking(it: &Iteration) -> Vec<String> {
             it.findings
                 .iter()
                 .find(|f| &f.id == *id)
-                .is_some_and(|f| is_blocking(&f.severity))
+                .is_some_and(|f| {
+                    is_blocking(&f.severity) && crate::model::ledger::raised_again_of(f).is_none()
+                })
         })
         .cloned()
         .collect()
@@ -338,7 +341,7 @@ pub fn sent_back(s: &State) -> bool {
 }
 
 mod triage;
-pub use triage::{check_triage, derive_triage};
+pub use triage::{check_triage, derive_triage, place_raised_again};
 
 #[cfg(test)]
 mod tests;

@@ -69,6 +69,7 @@ fn every_option_of_every_kind_confirms_with_its_key() {
                     reason: "checked by hand".into(),
                     evidence_hash: expected_hash,
                     evidence: expected_text,
+                    note: None,
                 })],
                 "{kind} {option}"
             );

@@ -214,6 +214,12 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<Body<'_>>) {
                             Tone::Good,
                         ));
                         t.push((format!("reason: {}", d.decision.reason), Tone::Normal));
+                        if let Some(note) = d.decision.developer_note() {
+                            t.push((
+                                format!("note to the developer: {}", shown_note(note)),
+                                Tone::Accent,
+                            ));
+                        }
                         t.push((
                             format!("evidence {}", d.decision.evidence_hash),
                             Tone::Muted,
@@ -284,6 +290,11 @@ fn push_fields(t: &mut Texts, fields: &[(&str, &String)]) {
             t.push((format!("{name}: {value}"), Tone::Normal));
         }
     }
+}
+
+/// A note as far as a screen can show it (a megabyte note costs no more).
+fn shown_note(note: &str) -> String {
+    note.chars().take(4096).collect()
 }
 
 /// Wraps texts to `w` columns, at most `h` lines; work bounded by w × h.
