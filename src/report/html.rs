@@ -202,6 +202,20 @@ fn criteria(b: &mut String, r: &Report) {
     }
 }
 
+/// A finding's note, with its ledger's word (raised again, the rounds
+/// it was seen in) when it has one.
+fn html_note(f: &super::FindingLine) -> String {
+    let mut note = f.note.clone();
+    if let Some(r) = f.raised_again.as_ref().filter(|_| !f.note.starts_with("raised again")) {
+        note = if note.is_empty() { r.clone() } else { format!("{note} — {r}") };
+    }
+    if !f.rounds.is_empty() {
+        let rounds: Vec<String> = f.rounds.iter().map(u32::to_string).collect();
+        note.push_str(&format!(" — seen in review rounds {}", rounds.join(", ")));
+    }
+    note
+}
+
 /// The findings table.
 fn findings(b: &mut String, r: &Report) {
     if heading(b, "Findings", r.findings.is_empty(), "none") {
@@ -218,7 +232,7 @@ fn findings(b: &mut String, r: &Report) {
             esc(&f.location),
             esc(&f.claim),
             esc(&f.verdict),
-            esc(&f.note),
+            esc(&html_note(f)),
             opt(&f.verify_by_test),
             esc(&f.repro_test),
             opt(&f.triage)

@@ -111,6 +111,16 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<Body<'_>>) {
                     Tone::Accent,
                 ));
                 t.push((format!("claim: {}", f.claim), Tone::Normal));
+                if let Some(r) = crate::model::ledger::raised_again_of(f) {
+                    t.push((
+                        format!("{} · not verified, asked or sent back again", r.sentence()),
+                        Tone::Accent,
+                    ));
+                }
+                let rounds = findings::seen(app, i);
+                if rounds.contains(' ') {
+                    t.push((format!("seen in review rounds: {rounds}"), Tone::Muted));
+                }
                 t.push((format!("verdict: {}", m.text()), m.tone));
                 if !f.evidence.is_empty() {
                     t.push((format!("  > {}", f.evidence), Tone::Normal));
