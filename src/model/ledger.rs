@@ -15,7 +15,9 @@
 //!   cut) reaches
 //!   [`NEAR_THRESHOLD`] when their line ranges overlap (each widened by
 //!   [`LINE_SLACK`] lines), or [`FAR_THRESHOLD`] when they do not (the
-//!   code moved between rounds) or a range cannot be read.
+//!   code moved between rounds) or a range cannot be read; and they share
+//!   at least [`MIN_COMMON_WORDS`] words, unless their words are all the
+//!   same.
 //!
 //! A finding with an empty claim is never the same as anything. A person
 //! splits a wrong match with `loopwatch split` (a `finding.split` event):
@@ -39,6 +41,10 @@ pub const NEAR_THRESHOLD: u32 = 38;
 
 /// Similarity (percent) two claims need when their lines do not overlap.
 pub const FAR_THRESHOLD: u32 = 55;
+
+/// Words two claims must share to be the same, unless their words are all
+/// the same (a two-word claim is not evidence enough).
+pub const MIN_COMMON_WORDS: usize = 3;
 
 /// Lines a range is widened by on each side before ranges are compared.
 pub const LINE_SLACK: u32 = 5;
@@ -263,12 +269,18 @@ fn stem(w: &str) -> String {
 /// How alike two claims are, in percent: the Dice coefficient of their
 /// normalised words (0 when either has none).
 pub fn similarity(a: &str, b: &str) -> u32 {
+    alike(a, b).0
+}
+
+/// The similarity of two claims and the number of words they share.
+fn alike(a: &str, b: &str) -> (u32, usize) {
     let (a, b) = (words(a), words(b));
     if a.is_empty() || b.is_empty() {
-        return 0;
+        return (0, 0);
     }
     let common = a.intersection(&b).count();
-    u32::try_from(200 * common / (a.len() + b.len())).unwrap_or(0)
+    let score = u32::try_from(200 * common / (a.len() + b.len())).unwrap_or(0);
+    (score, common)
 }
 
 /// A file name as compared: blanks, a leading `./` and `\` separators aside.
@@ -324,7 +336,10 @@ pub fn same(a: Claim<'_>, b: Claim<'_>) -> Option<u32> {
     if norm_path(a.path) != norm_path(b.path) {
         return None;
     }
-    let score = similarity(a.claim, b.claim);
+    let (score, common) = alike(a.claim, b.claim);
+    if common < MIN_COMMON_WORDS && score < 100 {
+        return None;
+    }
     let near = !a.path.trim().is_empty() && lines_overlap(a.lines, b.lines) == Some(true);
     let needed = if near { NEAR_THRESHOLD } else { FAR_THRESHOLD };
     (score >= needed).then_some(score)

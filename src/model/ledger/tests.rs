@@ -143,6 +143,10 @@ fn the_rule_needs_the_same_file_and_more_words_when_the_lines_are_apart() {
     assert!((NEAR_THRESHOLD..FAR_THRESHOLD).contains(&s), "{s}");
     assert!(same(c("x.rs", "80-92", near), c("x.rs", "90", other)).is_some());
     assert!(same(c("x.rs", "80-92", near), c("x.rs", "300", other)).is_none());
+    // Two words in common are not enough, unless they are all the words.
+    assert_eq!(similarity("claim of F1", "claim of F2"), 50);
+    assert!(same(c("x.rs", "1", "claim of F1"), c("x.rs", "2", "claim of F2")).is_none());
+    assert_eq!(same(c("x.rs", "1", "claim of F2"), c("x.rs", "2", "Claim of F2.")), Some(100));
     // Lines that cannot be read ask for the higher similarity.
     assert!(same(c("x.rs", "top", near), c("x.rs", "90", other)).is_none());
 }

@@ -21,7 +21,7 @@ pub const COLUMNS: &[Column] = &[
     col("path:lines", 0),
     col("verdict", 14),
     col("verify-by-test", 18),
-    col("seen", 7),
+    wide("seen", 7, 90),
     wide("triage", 10, 100),
     wide("claim", 0, 120),
 ];
