@@ -9,6 +9,7 @@ use crate::tui::effect::Effect;
 use crate::tui::evidence::{evidence_hash, evidence_lines, evidence_text};
 use crate::tui::testkit::*;
 
+mod note;
 mod refresh;
 
 pub(super) const ID: &str = "hg-1-conformity-1";
