@@ -258,3 +258,7 @@ pub fn is_developer_gate(req: &HumanRequest) -> bool {
 
 /// The subject of the human gate opened when the developer failed twice.
 pub const DEVELOPER_SUBJECT: &str = "developer";
+
+#[cfg(test)]
+#[path = "notes_tests.rs"]
+mod notes_tests;
