@@ -284,4 +284,39 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     assert!(report.contains("note to the developer: Keep the awk path"), "{report}");
     assert!(!report.contains("s3cr3t-t0ken-9f8e7d"), "{report}");
     assert!(report.contains("redacted:"), "{report}");
+    assert!(
+        report.contains("raised again: found FALSE in round 1 (iteration 1, F2)"),
+        "{report}"
+    );
+    assert!(report.contains("seen in review rounds 1, 2, 3"), "{report}");
+
+    // A person splits a match: recorded once, with the earlier finding.
+    let split = |n: &str, id: &str| {
+        p.cmd()
+            .args(["split", n, id, "--reason", "another defect"])
+            .output()
+            .expect("split")
+    };
+    let out = split("3", "F2");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "split: F2 of iteration 3 is not F2 of iteration 1"
+    );
+    let splits = p.of_type("finding.split");
+    assert_eq!(splits.len(), 1);
+    assert_eq!(
+        (&splits[0]["earlierIteration"], &splits[0]["earlier"], &splits[0]["by"].as_str().map(|b| b.starts_with("tester@"))),
+        (&Value::from(1), &Value::from("F2"), &Some(true))
+    );
+    for (n, id, why) in [
+        ("3", "F2", "was already split from F2 of iteration 1"),
+        ("3", "F3", "was not raised again"),
+    ] {
+        let out = split(n, id);
+        assert_eq!(out.status.code(), Some(2), "{n} {id}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{n} {id}: {err}");
+    }
+    assert_eq!(p.of_type("finding.split").len(), 1);
 }
