@@ -108,17 +108,32 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     // Round 1: F1 goes to the developer, F2 is FALSE, F4 UNVERIFIABLE
     // (a person dismisses it, with a note), F3 and F5 are accepted and
     // not sent back.
-    let r1 = review(1, &[("F1", "blocking"), ("F2", "blocking"), ("F4", "blocking")]);
+    let r1 = review(
+        1,
+        &[("F1", "blocking"), ("F2", "blocking"), ("F4", "blocking")],
+    );
     // Round 2: F1 is round 1's F2 and F2 round 1's F4, in other words and
     // blocking: verified, either would go to the developer. F4 is new.
     let r2 = review(
         2,
-        &[("F1", "blocking"), ("F2", "blocking"), ("F3", "minor"), ("F4", "blocking"), ("F5", "minor")],
+        &[
+            ("F1", "blocking"),
+            ("F2", "blocking"),
+            ("F3", "minor"),
+            ("F4", "blocking"),
+            ("F5", "minor"),
+        ],
     );
     // Round 3: F1 and F2 are the dismissed and the FALSE finding once more.
     let r3 = review(
         3,
-        &[("F1", "blocking"), ("F2", "blocking"), ("F3", "minor"), ("F4", "minor"), ("F5", "minor")],
+        &[
+            ("F1", "blocking"),
+            ("F2", "blocking"),
+            ("F3", "minor"),
+            ("F4", "minor"),
+            ("F5", "minor"),
+        ],
     );
     for (k, list) in [(1, &r1), (2, &r2), (3, &r3)] {
         std::fs::write(
@@ -137,7 +152,15 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     let id = gate["id"].as_str().unwrap().to_string();
     let out = p
         .cmd()
-        .args(["decide", &id, "accept", "--reason", "not a problem here", "--note", NOTE])
+        .args([
+            "decide",
+            &id,
+            "accept",
+            "--reason",
+            "not a problem here",
+            "--note",
+            NOTE,
+        ])
         .output()
         .expect("decide");
     assert!(
@@ -180,7 +203,9 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
         let dispatched = p
             .of_type("agent.started")
             .iter()
-            .filter(|e| e["role"] == "finding-verifier" && e["iteration"] == n && e["finding"] == id)
+            .filter(|e| {
+                e["role"] == "finding-verifier" && e["iteration"] == n && e["finding"] == id
+            })
             .count();
         assert_eq!(dispatched, 0, "{n}:{id} was verified again");
     }
@@ -189,7 +214,9 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     lines.sort_unstable();
     assert_eq!(
         lines,
-        ["1 F1", "1 F2", "1 F3", "1 F4", "1 F5", "2 F3", "2 F4", "2 F5", "3 F3", "3 F4", "3 F5"]
+        [
+            "1 F1", "1 F2", "1 F3", "1 F4", "1 F5", "2 F3", "2 F4", "2 F5", "3 F3", "3 F4", "3 F5"
+        ]
     );
     // The verdicts recorded carry the ledger's word.
     let raised: Vec<(u64, String, String)> = p
@@ -250,8 +277,22 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
         inputs.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
         [1, 2, 3]
     );
-    assert!(inputs[1].1.contains(&format!("F1 [blocking] src/export/csv.rs:80-92 — {}", claim(&r1, "F1"))), "{}", inputs[1].1);
-    assert!(inputs[2].1.contains(&format!("F4 [blocking] src/export/csv.rs:86-98 — {}", claim(&r2, "F4"))), "{}", inputs[2].1);
+    assert!(
+        inputs[1].1.contains(&format!(
+            "F1 [blocking] src/export/csv.rs:80-92 — {}",
+            claim(&r1, "F1")
+        )),
+        "{}",
+        inputs[1].1
+    );
+    assert!(
+        inputs[2].1.contains(&format!(
+            "F4 [blocking] src/export/csv.rs:86-98 — {}",
+            claim(&r2, "F4")
+        )),
+        "{}",
+        inputs[2].1
+    );
     for (n, text) in &inputs {
         for c in [
             claim(&r1, "F2"),
@@ -261,27 +302,44 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
             claim(&r3, "F1"),
             claim(&r3, "F2"),
         ] {
-            assert!(!text.contains(&c), "iteration {n}'s developer got {c:?}:\n{text}");
+            assert!(
+                !text.contains(&c),
+                "iteration {n}'s developer got {c:?}:\n{text}"
+            );
         }
     }
     // The note: under its own heading, in the next developer dispatch
     // only; the escape shown as a stand-in, the text as written.
     let second = &inputs[1].1;
-    let heading = format!("NOTE FROM tester@");
-    let at = second.find(&heading).unwrap_or_else(|| panic!("no note:\n{second}"));
+    let heading = "NOTE FROM tester@";
+    let at = second
+        .find(heading)
+        .unwrap_or_else(|| panic!("no note:\n{second}"));
     let note_part = &second[at..];
-    assert!(note_part.contains(&format!("({id} accept):\n")), "{note_part}");
+    assert!(
+        note_part.contains(&format!("({id} accept):\n")),
+        "{note_part}"
+    );
     assert!(
         note_part.contains("Keep the awk path: a million invoices never reaches this exporter.␛[31m token=s3cr3t-t0ken-9f8e7d"),
         "{note_part}"
     );
-    assert!(!second.contains('\u{1b}'), "a raw escape in the developer's input");
-    assert!(!inputs[2].1.contains("NOTE FROM"), "the note went to one dispatch only");
+    assert!(
+        !second.contains('\u{1b}'),
+        "a raw escape in the developer's input"
+    );
+    assert!(
+        !inputs[2].1.contains("NOTE FROM"),
+        "the note went to one dispatch only"
+    );
     // Kept as written in the journal; scrubbed in the report.
     let decided = &p.of_type("human.decided")[0];
     assert_eq!(decided["note"], NOTE);
     let report = std::fs::read_to_string(p.pipeline().join("report.md")).unwrap();
-    assert!(report.contains("note to the developer: Keep the awk path"), "{report}");
+    assert!(
+        report.contains("note to the developer: Keep the awk path"),
+        "{report}"
+    );
     assert!(!report.contains("s3cr3t-t0ken-9f8e7d"), "{report}");
     assert!(report.contains("redacted:"), "{report}");
     assert!(
@@ -298,7 +356,12 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
             .expect("split")
     };
     let out = split("3", "F2");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
         "split: F2 of iteration 3 is not F2 of iteration 1"
@@ -306,7 +369,11 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     let splits = p.of_type("finding.split");
     assert_eq!(splits.len(), 1);
     assert_eq!(
-        (&splits[0]["earlierIteration"], &splits[0]["earlier"], &splits[0]["by"].as_str().map(|b| b.starts_with("tester@"))),
+        (
+            &splits[0]["earlierIteration"],
+            &splits[0]["earlier"],
+            &splits[0]["by"].as_str().map(|b| b.starts_with("tester@"))
+        ),
         (&Value::from(1), &Value::from("F2"), &Some(true))
     );
     for (n, id, why) in [

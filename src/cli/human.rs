@@ -157,7 +157,10 @@ pub fn split(a: SplitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         crate::util::user_at_host(),
     )?;
     let earlier = out.events.iter().find_map(|e| match &e.body {
-        EventBody::FindingSplit(x) => Some(format!("{} of iteration {}", x.earlier, x.earlier_iteration)),
+        EventBody::FindingSplit(x) => Some(format!(
+            "{} of iteration {}",
+            x.earlier, x.earlier_iteration
+        )),
         _ => None,
     });
     say(&format!(

@@ -106,12 +106,12 @@ pub async fn run(
     // (recorder::door): the guard takes a decision only from its ledger.
     let ledger = crate::recorder::door::Ledger::default();
     let door_ledger = ledger.clone();
-    opts.pipeline = opts
-        .pipeline
-        .clone()
-        .guarded(std::sync::Arc::new(move |ev: &Event, s: &State| {
-            others_may_append(ev, s, &door_ledger)
-        }));
+    opts.pipeline =
+        opts.pipeline
+            .clone()
+            .guarded(std::sync::Arc::new(move |ev: &Event, s: &State| {
+                others_may_append(ev, s, &door_ledger)
+            }));
     if let Some(c) = opts.contract.as_mut()
         && let Ok(abs) = std::path::absolute(&*c)
     {

@@ -224,7 +224,8 @@ impl State {
                         && y.earlier == x.earlier
                 });
                 if !known {
-                    self.finding_splits.push(crate::model::ledger::FindingSplit::clone(x));
+                    self.finding_splits
+                        .push(crate::model::ledger::FindingSplit::clone(x));
                 }
             }
             EventBody::VerifyGreen(g) => {

@@ -210,13 +210,13 @@ pub fn claim_fields(item: &Value) -> (String, String, String) {
 /// Function words that say nothing about what a finding is about.
 const STOP: &[&str] = &[
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
-    "because", "before", "being", "but", "by", "can", "could", "does", "doesn", "did", "do", "each", "even",
-    "every", "for", "from", "had", "has", "have", "here", "how", "if", "in", "instead", "into",
-    "is", "it", "its", "itself", "just", "may", "might", "more", "must", "no", "not", "of", "on",
-    "one", "only", "or", "other", "out", "same", "should", "so", "some", "such", "than", "that",
-    "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to",
-    "too", "up", "upon", "very", "was", "were", "what", "when", "where", "whether", "which",
-    "while", "who", "why", "will", "with", "without", "would", "yet",
+    "because", "before", "being", "but", "by", "can", "could", "does", "doesn", "did", "do",
+    "each", "even", "every", "for", "from", "had", "has", "have", "here", "how", "if", "in",
+    "instead", "into", "is", "it", "its", "itself", "just", "may", "might", "more", "must", "no",
+    "not", "of", "on", "one", "only", "or", "other", "out", "same", "should", "so", "some", "such",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "up", "upon", "very", "was", "were", "what", "when", "where",
+    "whether", "which", "while", "who", "why", "will", "with", "without", "would", "yet",
 ];
 
 /// The normalised words of a claim (see the module's rule).
@@ -254,8 +254,7 @@ fn stem(w: &str) -> String {
     {
         let mut base = base.to_string();
         let b = base.as_bytes();
-        if b.len() >= 4 && b[b.len() - 1] == b[b.len() - 2] && !b"lsz".contains(&b[b.len() - 1])
-        {
+        if b.len() >= 4 && b[b.len() - 1] == b[b.len() - 2] && !b"lsz".contains(&b[b.len() - 1]) {
             base.pop();
         }
         w = base;
@@ -463,7 +462,11 @@ fn split_off(s: &State, iteration: u32, id: &str, c: Claim<'_>) -> bool {
 /// finding, nor is one the same as it.
 pub fn raised_again(s: &State, iteration: u32, c: Claim<'_>) -> Option<RaisedAgain> {
     let mut best: Option<RaisedAgain> = None;
-    for it in s.review_iterations.iter().filter(|i| i.iteration < iteration) {
+    for it in s
+        .review_iterations
+        .iter()
+        .filter(|i| i.iteration < iteration)
+    {
         for f in &it.findings {
             let origin = match raised_again_of(f) {
                 Some(r) if !is_split(s, it.iteration, &f.id) => r,

@@ -206,8 +206,16 @@ fn criteria(b: &mut String, r: &Report) {
 /// it was seen in) when it has one.
 fn html_note(f: &super::FindingLine) -> String {
     let mut note = f.note.clone();
-    if let Some(r) = f.raised_again.as_ref().filter(|_| !f.note.starts_with("raised again")) {
-        note = if note.is_empty() { r.clone() } else { format!("{note} — {r}") };
+    if let Some(r) = f
+        .raised_again
+        .as_ref()
+        .filter(|_| !f.note.starts_with("raised again"))
+    {
+        note = if note.is_empty() {
+            r.clone()
+        } else {
+            format!("{note} — {r}")
+        };
     }
     if !f.rounds.is_empty() {
         let rounds: Vec<String> = f.rounds.iter().map(u32::to_string).collect();

@@ -151,7 +151,10 @@ fn findings(o: &mut String, r: &Report) {
             format!("{} ({})", md(&f.verdict), md(&f.note))
         };
         if f.raised_again.is_some() && !f.note.starts_with("raised again") {
-            verdict.push_str(&format!(" — {}", md(f.raised_again.as_deref().unwrap_or(""))));
+            verdict.push_str(&format!(
+                " — {}",
+                md(f.raised_again.as_deref().unwrap_or(""))
+            ));
         }
         if !f.rounds.is_empty() {
             let rounds: Vec<String> = f.rounds.iter().map(u32::to_string).collect();

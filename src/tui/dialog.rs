@@ -184,8 +184,8 @@ impl Dialog {
 
     /// True when a reason (or a note) has been typed that closing would lose.
     pub fn has_typed_reason(&self) -> bool {
-        !(self.reason.trim().is_empty() && self.note.trim().is_empty())
-            && !matches!(self.phase, Phase::DecidedElsewhere(_) | Phase::Expired(_))
+        let typed = !self.reason.trim().is_empty() || !self.note.trim().is_empty();
+        typed && !matches!(self.phase, Phase::DecidedElsewhere(_) | Phase::Expired(_))
     }
 
     /// Handles a key at time `now`.

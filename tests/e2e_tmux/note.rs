@@ -39,9 +39,13 @@ fn a_note_typed_in_the_dialog_is_in_the_developers_next_input() {
     // Deny: the file goes back to the developer, and the note with it.
     s.send(&["x"]);
     s.type_text("no Makefile in this change");
-    s.wait_for("the reason typed", |sc| sc.contains("reason: no Makefile in this change"));
+    s.wait_for("the reason typed", |sc| {
+        sc.contains("reason: no Makefile in this change")
+    });
     s.send(&["C-n"]);
-    s.wait_for("the note field", |sc| sc.contains("note to the developer: ▏"));
+    s.wait_for("the note field", |sc| {
+        sc.contains("note to the developer: ▏")
+    });
     s.type_text("build with the existing build.sh, not make");
     s.wait_for("the note typed", |sc| {
         sc.contains("note to the developer: build with the existing build.sh, not make▏")
@@ -69,7 +73,10 @@ fn a_note_typed_in_the_dialog_is_in_the_developers_next_input() {
     let started = after(&evs).unwrap();
     let decided = evs.iter().find(|e| e["type"] == "human.decided").unwrap();
     assert_eq!(decided["decision"], "deny");
-    assert_eq!(decided["note"], "build with the existing build.sh, not make");
+    assert_eq!(
+        decided["note"],
+        "build with the existing build.sh, not make"
+    );
     let input = std::fs::read_to_string(p.pipeline().join(started["input"].as_str().unwrap()))
         .expect("the developer's input");
     let id = decided["id"].as_str().unwrap();
@@ -80,7 +87,10 @@ fn a_note_typed_in_the_dialog_is_in_the_developers_next_input() {
     assert!(
         input.contains(&format!(
             "NOTE FROM tester@{} ({id} deny):\nbuild with the existing build.sh, not make\n",
-            decided["by"].as_str().unwrap().trim_start_matches("tester@")
+            decided["by"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("tester@")
         )),
         "{input}"
     );

@@ -138,7 +138,8 @@ fn the_rule_needs_the_same_file_and_more_words_when_the_lines_are_apart() {
     // Half the words in common: enough where the lines overlap, not 200
     // lines away.
     let near = "the total is floored instead of rounded half up";
-    let other = "the total is floored, so the rounded cents vanish from the last csv line of the export";
+    let other =
+        "the total is floored, so the rounded cents vanish from the last csv line of the export";
     let s = similarity(near, other);
     assert!((NEAR_THRESHOLD..FAR_THRESHOLD).contains(&s), "{s}");
     assert!(same(c("x.rs", "80-92", near), c("x.rs", "90", other)).is_some());
@@ -146,7 +147,13 @@ fn the_rule_needs_the_same_file_and_more_words_when_the_lines_are_apart() {
     // Two words in common are not enough, unless they are all the words.
     assert_eq!(similarity("claim of F1", "claim of F2"), 50);
     assert!(same(c("x.rs", "1", "claim of F1"), c("x.rs", "2", "claim of F2")).is_none());
-    assert_eq!(same(c("x.rs", "1", "claim of F2"), c("x.rs", "2", "Claim of F2.")), Some(100));
+    assert_eq!(
+        same(
+            c("x.rs", "1", "claim of F2"),
+            c("x.rs", "2", "Claim of F2.")
+        ),
+        Some(100)
+    );
     // Lines that cannot be read ask for the higher similarity.
     assert!(same(c("x.rs", "top", near), c("x.rs", "90", other)).is_none());
 }
@@ -294,7 +301,11 @@ fn settled_findings_raised_again_carry_their_earlier_outcome_across_three_rounds
     let f = |n: u32, id: &str| it(n).findings.iter().find(|f| f.id == id).unwrap().clone();
     assert_eq!(seen_in(&s, 1, &f(1, "F4")), [1, 2]);
     assert_eq!(seen_in(&s, 2, &f(2, "F2")), [1, 2]);
-    assert_eq!(seen_in(&s, 2, &f(2, "F5")), [1, 2], "the credit note, not settled");
+    assert_eq!(
+        seen_in(&s, 2, &f(2, "F5")),
+        [1, 2],
+        "the credit note, not settled"
+    );
     assert_eq!(seen_in(&s, 2, &f(2, "F4")), [2]);
 
     // Round 3 recorded; a person splits its F3 (a double quote) from
@@ -304,7 +315,15 @@ fn settled_findings_raised_again_carry_their_earlier_outcome_across_three_rounds
     let s = state(&l);
     assert_eq!(seen_in(&s, 3, &f3(&s)), [1, 2, 3]);
     let (p, li, c) = claim_fields(&item(3, "F3"));
-    let before = raised_again(&s, 4, Claim { path: &p, lines: &li, claim: &c });
+    let before = raised_again(
+        &s,
+        4,
+        Claim {
+            path: &p,
+            lines: &li,
+            claim: &c,
+        },
+    );
     assert_eq!(
         before.map(|r| (r.outcome, r.iteration, r.finding, r.similarity)),
         Some((EarlierOutcome::AcceptedAsIs, 1, "F5".into(), 100)),
@@ -317,10 +336,26 @@ fn settled_findings_raised_again_carry_their_earlier_outcome_across_three_rounds
     assert!(is_split(&s, 3, "F3"));
     assert_eq!(seen_in(&s, 3, &f3(&s)), [3]);
     let (p, li, c) = claim_fields(&item(3, "F3"));
-    let fourth = raised_again(&s, 4, Claim { path: &p, lines: &li, claim: &c });
+    let fourth = raised_again(
+        &s,
+        4,
+        Claim {
+            path: &p,
+            lines: &li,
+            claim: &c,
+        },
+    );
     assert_eq!(fourth, None);
     let (p, li, c) = claim_fields(&item(2, "F3"));
-    let comma = raised_again(&s, 4, Claim { path: &p, lines: &li, claim: &c });
+    let comma = raised_again(
+        &s,
+        4,
+        Claim {
+            path: &p,
+            lines: &li,
+            claim: &c,
+        },
+    );
     assert_eq!(
         comma.map(|r| (r.outcome, r.iteration, r.finding)),
         Some((EarlierOutcome::AcceptedAsIs, 1, "F5".into())),

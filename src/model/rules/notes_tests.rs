@@ -27,7 +27,9 @@ fn dev(dispatch: u32, iteration: u32) -> [String; 2] {
         format!(
             r#"{{"type":"agent.started","dispatch":{dispatch},"role":"developer","iteration":{iteration},"adapter":"generic","pid":1,"pgid":1,"inputSha256":"x","log":"agents/{dispatch}.log"}}"#
         ),
-        format!(r#"{{"type":"agent.finished","dispatch":{dispatch},"role":"developer","exitCode":0}}"#),
+        format!(
+            r#"{{"type":"agent.finished","dispatch":{dispatch},"role":"developer","exitCode":0}}"#
+        ),
     ]
 }
 
@@ -43,11 +45,15 @@ fn gate(id: &str, note: &str) -> [String; 2] {
 #[test]
 fn notes_since_the_last_developer_that_succeeded_go_to_the_next_one_under_their_heading() {
     let mut l = vec![
-        r#"{"type":"run.started","run":{"id":"r","contract":"c.md","diff":"HEAD","engine":true}}"#.to_string(),
+        r#"{"type":"run.started","run":{"id":"r","contract":"c.md","diff":"HEAD","engine":true}}"#
+            .to_string(),
         r#"{"type":"iteration.started","iteration":1,"trigger":"initial"}"#.to_string(),
     ];
     l.extend(dev(1, 1));
-    l.extend(gate("hg-1-conformity-1", "first\tline\nsecond \u{1b}[31mline\r\n"));
+    l.extend(gate(
+        "hg-1-conformity-1",
+        "first\tline\nsecond \u{1b}[31mline\r\n",
+    ));
     l.extend(gate("hg-1-conformity-2", "  "));
     l.push(r#"{"type":"dev.dispatched","iteration":1,"inputs":["  out-of-scope: Makefile — denied by a person: remove the change"]}"#.into());
     l.push(r#"{"type":"iteration.started","iteration":2,"trigger":"ecarts"}"#.into());
@@ -69,7 +75,16 @@ fn notes_since_the_last_developer_that_succeeded_go_to_the_next_one_under_their_
     let s = state(&l);
     let section = notes_section(&s);
     assert!(section.len() < NOTE_HANDOFF_MAX + 200, "{}", section.len());
-    assert!(section.ends_with("… (cut: the whole note is recorded with the decision of hg-2-conformity-1)\n"));
-    let kept = s.human_gate("hg-2-conformity-1").unwrap().decision.as_ref().unwrap();
+    assert!(
+        section.ends_with(
+            "… (cut: the whole note is recorded with the decision of hg-2-conformity-1)\n"
+        )
+    );
+    let kept = s
+        .human_gate("hg-2-conformity-1")
+        .unwrap()
+        .decision
+        .as_ref()
+        .unwrap();
     assert_eq!(kept.decision.note.as_ref().map(String::len), Some(1 << 20));
 }

@@ -125,12 +125,9 @@ pub fn accepted_blocking(it: &Iteration) -> Vec<String> {
     b.accepted
         .iter()
         .filter(|id| {
-            it.findings
-                .iter()
-                .find(|f| &f.id == *id)
-                .is_some_and(|f| {
-                    is_blocking(&f.severity) && crate::model::ledger::raised_again_of(f).is_none()
-                })
+            it.findings.iter().find(|f| &f.id == *id).is_some_and(|f| {
+                is_blocking(&f.severity) && crate::model::ledger::raised_again_of(f).is_none()
+            })
         })
         .cloned()
         .collect()

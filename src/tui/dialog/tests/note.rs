@@ -14,7 +14,8 @@ use crate::tui::testkit::*;
 /// The screen of `app` as text, `w` × `h`.
 fn screen(app: &crate::tui::App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
-    term.draw(|f| crate::tui::view::render(f, app)).expect("draw");
+    term.draw(|f| crate::tui::view::render(f, app))
+        .expect("draw");
     let buf = term.backend().buffer().clone();
     let mut out = String::new();
     for y in 0..h {
