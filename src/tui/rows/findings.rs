@@ -185,3 +185,7 @@ pub fn progress(it: &Iteration) -> Option<String> {
     }
     Some(parts.join(" · "))
 }
+
+#[cfg(test)]
+#[path = "findings_tests.rs"]
+mod tests;
