@@ -17,6 +17,8 @@ mod fleet;
 mod lifecycle;
 #[path = "e2e_tmux/live.rs"]
 mod live;
+#[path = "e2e_tmux/note.rs"]
+mod note;
 #[path = "e2e_tmux/pager.rs"]
 mod pager;
 #[path = "e2e_tmux/run.rs"]

@@ -256,6 +256,7 @@ fn a_decision_racing_an_expiry_gives_exactly_one_outcome() {
                 by: "dana@host".into(),
                 evidence_hash: String::new(),
                 contract_edit: None,
+                note: None,
                 extra: Default::default(),
             })
         });

@@ -107,6 +107,7 @@ fn decision(id: &str) -> HumanDecision {
         by: "tester@host".into(),
         evidence_hash: String::new(),
         contract_edit: None,
+        note: None,
         extra: Default::default(),
     }
 }

@@ -232,6 +232,7 @@ fn write(p: &Pipeline, req: &DecisionRequest) -> Result<(), String> {
         by: loopwatch::util::user_at_host(),
         evidence_hash: req.evidence_hash.clone(),
         contract_edit: None,
+        note: None,
         extra: Default::default(),
     };
     Recorder::new(p.clone())

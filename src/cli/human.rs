@@ -81,6 +81,60 @@ pub struct DecideArgs {
     /// Decide on the evidence as it is now when it changed since the gate opened.
     #[arg(long)]
     pub refresh: bool,
+    /// A note to the developer: the next developer dispatch receives it
+    /// under its own heading (any decision may carry one).
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+}
+
+/// `split`.
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "A finding a review raises again that the finding ledger matched with an earlier \
+settled finding (dismissed by a person, found FALSE, left as it is by the triage) is marked \
+`raised again` and never verified, asked or handed to the developer. When the match is wrong, \
+split it: from the next review on, the earlier finding is never matched with this finding, nor \
+with any finding that is the same as it, and such a finding is verified as a new one. The \
+review under way is not redone.
+
+Exit codes: 0 recorded, 2 refused (not raised again, already split, blank reason), 3 no pipeline."
+)]
+pub struct SplitArgs {
+    /// The iteration of the finding raised again.
+    pub iteration: u32,
+    /// Its id (`F3`).
+    pub finding: String,
+    /// Why they are not the same (required).
+    #[arg(long)]
+    pub reason: String,
+}
+
+/// Runs `split`.
+pub fn split(a: SplitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let pipeline = globals.pipeline_for_reading()?;
+    crate::recorder::admit(&pipeline, crate::recorder::Caller::Person)
+        .map_err(crate::recorder::RecordError::from)?;
+    let rec = Recorder::new(pipeline);
+    let out = rec.split(
+        a.iteration,
+        &a.finding,
+        a.reason,
+        crate::util::user_at_host(),
+    )?;
+    let earlier = out.events.iter().find_map(|e| match &e.body {
+        EventBody::FindingSplit(x) => Some(format!(
+            "{} of iteration {}",
+            x.earlier, x.earlier_iteration
+        )),
+        _ => None,
+    });
+    say(&format!(
+        "split: {} of iteration {} is not {}",
+        shown(&a.finding),
+        a.iteration,
+        shown(&earlier.unwrap_or_default())
+    ));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Every kind of human gate with its options, each with what it does, in
@@ -261,6 +315,7 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         by: crate::util::user_at_host(),
         evidence_hash: String::new(),
         contract_edit: None,
+        note: a.note.filter(|n| !n.trim().is_empty()),
         extra: Default::default(),
     };
     let out = rec.decide_on(decision, evidence.as_bytes())?;

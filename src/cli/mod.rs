@@ -70,6 +70,8 @@ pub enum Command {
     Await(human::AwaitArgs),
     /// Decide a human gate without the TUI.
     Decide(human::DecideArgs),
+    /// Say a finding raised again is not the same as the earlier one it was matched with.
+    Split(human::SplitArgs),
     /// What changed between two iterations.
     Diff(replay::DiffArgs),
     /// Write the run's report (markdown, JSON or self-contained HTML).
@@ -137,6 +139,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Ask(a)) => human::ask(a, &globals),
         Some(Command::Await(a)) => human::await_decision(a, &globals),
         Some(Command::Decide(a)) => human::decide(a, &globals),
+        Some(Command::Split(a)) => human::split(a, &globals),
         Some(Command::Diff(a)) => replay::diff(a, &globals),
         Some(Command::Report(a)) => replay::report(a, &globals),
         Some(Command::Gc(a)) => gc::run(a, &globals),

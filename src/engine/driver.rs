@@ -649,7 +649,9 @@ fn others_may_append(
             }
         })
         .map_err(|why| format!("an expiry of {}: {why}", x.id)),
-        EventBody::NotifySent(_) | EventBody::Note { .. } => Ok(()),
+        // A split only makes the loop verify more (a finding the ledger
+        // would have let go is verified again): never a way around a gate.
+        EventBody::NotifySent(_) | EventBody::Note { .. } | EventBody::FindingSplit(_) => Ok(()),
         other => Err(format!(
             "a `{}` event, which only loopwatch run writes while it drives the run",
             other.type_name()

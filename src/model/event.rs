@@ -157,6 +157,10 @@ pub enum EventBody {
     /// The contract as `loopwatch run` judges it.
     #[serde(rename = "contract.judged")]
     ContractJudged(Box<ContractJudged>),
+    /// A person says a finding raised again is not the same as the earlier
+    /// one it was matched with (the finding ledger).
+    #[serde(rename = "finding.split")]
+    FindingSplit(Box<crate::model::ledger::FindingSplit>),
     /// A type this version does not know (kept, shown raw).
     #[serde(skip)]
     Unknown {
@@ -194,6 +198,7 @@ boxed_body!(
     FindingLane(FindingLane),
     ReviewFinished(ReviewFinished),
     ContractJudged(ContractJudged),
+    FindingSplit(crate::model::ledger::FindingSplit),
 );
 
 impl EventBody {
@@ -213,6 +218,7 @@ impl EventBody {
             EventBody::FindingLane(l) => &mut l.extra,
             EventBody::ReviewFinished(r) => &mut r.extra,
             EventBody::ContractJudged(c) => &mut c.extra,
+            EventBody::FindingSplit(x) => &mut x.extra,
             _ => return,
         };
         for k in ["v", "seq", "at"] {
@@ -245,6 +251,7 @@ impl EventBody {
             EventBody::Note { .. } => "note",
             EventBody::VerifyGreen(_) => "verify.green",
             EventBody::ContractJudged(_) => "contract.judged",
+            EventBody::FindingSplit(_) => "finding.split",
             EventBody::Unknown { type_name, .. } => type_name,
         }
     }
@@ -644,10 +651,21 @@ pub struct HumanDecision {
     /// The contract edit this decision made, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract_edit: Option<ContractEdit>,
+    /// A note to the developer, kept as written: the next developer
+    /// dispatch receives it under its own heading (`NOTE FROM <by>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
     pub extra: Extra,
+}
+
+impl HumanDecision {
+    /// The note to the developer, when there is one that says something.
+    pub fn developer_note(&self) -> Option<&str> {
+        self.note.as_deref().filter(|n| !n.trim().is_empty())
+    }
 }
 
 /// Payload of `run.ended`.
@@ -832,7 +850,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 22] = [
+pub const KNOWN_TYPES: [&str; 23] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -855,6 +873,7 @@ pub const KNOWN_TYPES: [&str; 22] = [
     "note",
     "verify.green",
     "contract.judged",
+    "finding.split",
 ];
 
 fn is_known_type(t: &str) -> bool {

@@ -227,6 +227,18 @@ impl State {
                     .finished = Some(ReviewFinished::clone(r));
             }
             EventBody::Note { .. } => {}
+            EventBody::FindingSplit(x) => {
+                let known = self.finding_splits.iter().any(|y| {
+                    y.iteration == x.iteration
+                        && y.finding == x.finding
+                        && y.earlier_iteration == x.earlier_iteration
+                        && y.earlier == x.earlier
+                });
+                if !known {
+                    self.finding_splits
+                        .push(crate::model::ledger::FindingSplit::clone(x));
+                }
+            }
             EventBody::VerifyGreen(g) => {
                 let it = self.iteration_mut(g.iteration, ev);
                 upsert(&mut it.greens, g, |x| x.test_ref == g.test_ref);

@@ -10,6 +10,7 @@ pub mod event;
 pub mod finding;
 pub mod fold;
 pub mod kinds;
+pub mod ledger;
 pub mod rules;
 pub mod state;
 pub mod triage;

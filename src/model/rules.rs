@@ -17,8 +17,8 @@ pub mod green;
 mod handoff;
 pub mod review;
 pub use handoff::{
-    DEVELOPER_SUBJECT, auditor_input, developer_input, handoff_lines, is_developer_gate,
-    verifier_input,
+    DEVELOPER_SUBJECT, NOTE_HANDOFF_MAX, auditor_input, developer_input, handoff_lines,
+    is_developer_gate, notes_section, pending_notes, verifier_input,
 };
 pub use review::ReviewStep;
 

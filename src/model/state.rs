@@ -322,6 +322,10 @@ pub struct State {
     /// The contract as `loopwatch run` judges it (its last `contract.judged`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<crate::model::event::ContractJudged>,
+    /// Findings raised again that a person split from the earlier finding
+    /// they were matched with (`finding.split`), in the order recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finding_splits: Vec<crate::model::ledger::FindingSplit>,
     /// What the loop does next.
     pub next: Next,
 }
@@ -365,6 +369,7 @@ impl Default for State {
             dev_strikes: 0,
             review: None,
             contract: None,
+            finding_splits: Vec::new(),
             next: Next::default(),
         }
     }

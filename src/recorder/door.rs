@@ -83,6 +83,7 @@ fn same(a: &HumanDecision, b: &HumanDecision) -> bool {
         && a.reason == b.reason
         && a.by == b.by
         && a.evidence_hash == b.evidence_hash
+        && a.note == b.note
 }
 
 /// The door's socket address for the pipeline at `dir`: an abstract name

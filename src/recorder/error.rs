@@ -97,6 +97,9 @@ pub enum Refusal {
         /// The engine's words.
         why: String,
     },
+    /// `split` of a finding that is not raised again, or was split before.
+    #[error("{0}")]
+    NoSuchMatch(String),
     /// A text the record needs is empty (`ask --subject ""`).
     #[error("{field} must not be empty")]
     Blank {

@@ -295,7 +295,8 @@ impl Recorder {
                 .filter(|f| !known.contains(&f.id.as_str()))
                 .cloned()
                 .collect();
-            let mut requests = rules::gates_for_findings(&fresh);
+            // A finding raised again is never asked again (the finding ledger).
+            let mut requests = rules::gates_for_findings(&crate::model::ledger::asked(&fresh));
             let opening = evidence::Opening {
                 state: s,
                 finished: None,
@@ -569,6 +570,56 @@ impl Recorder {
     pub fn note(&self, text: String) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |_| {
             Ok(vec![EventBody::Note { text }])
+        })
+    }
+
+    /// Records that finding `finding` of `iteration`, raised again, is not
+    /// the same as the earlier finding it was matched with (`finding.split`):
+    /// from the next review on, the earlier finding is never matched with
+    /// it, nor with any finding that is the same as it.
+    pub fn split(
+        &self,
+        iteration: u32,
+        finding: &str,
+        reason: String,
+        by: String,
+    ) -> Result<Appended, RecordError> {
+        refuse_read_only(&self.pipeline, "split")?;
+        append_with(&self.pipeline, &self.opts, |s| {
+            if reason.trim().is_empty() {
+                return Err(Refusal::Blank { field: "--reason" }.into());
+            }
+            let lane = s
+                .iteration(iteration)
+                .and_then(|it| it.review.as_ref())
+                .and_then(|r| r.lanes.iter().find(|l| l.finding == finding))
+                .and_then(|l| l.raised_again.clone());
+            let verified = s
+                .iteration(iteration)
+                .and_then(|it| it.findings.iter().find(|f| f.id == finding))
+                .and_then(crate::model::ledger::raised_again_of);
+            let Some(r) = lane.or(verified) else {
+                return Err(Refusal::NoSuchMatch(format!(
+                    "finding {finding} of iteration {iteration} was not raised again: there is no match to split"
+                ))
+                .into());
+            };
+            if crate::model::ledger::is_split(s, iteration, finding) {
+                return Err(Refusal::NoSuchMatch(format!(
+                    "finding {finding} of iteration {iteration} was already split from {} of iteration {}",
+                    r.finding, r.iteration
+                ))
+                .into());
+            }
+            Ok(vec![EventBody::from(crate::model::ledger::FindingSplit {
+                iteration,
+                finding: finding.to_string(),
+                earlier_iteration: r.iteration,
+                earlier: r.finding,
+                reason: reason.clone(),
+                by: by.clone(),
+                extra: Default::default(),
+            })])
         })
     }
 }

@@ -103,6 +103,12 @@ pre{margin:0;white-space:pre-wrap;font-size:13px}td code{word-break:break-all}.l
                 esc(&d.reason),
                 esc(&d.evidence_hash)
             ));
+            if let Some(note) = &d.note {
+                b.push_str(&format!(
+                    "<tr class=\"note\"><td colspan=\"8\">note to the developer: {}</td></tr>\n",
+                    esc(note)
+                ));
+            }
             let mut shown = format!("asked at {}: {}", d.requested_at, d.summary);
             for line in &d.evidence {
                 shown.push('\n');
@@ -196,6 +202,28 @@ fn criteria(b: &mut String, r: &Report) {
     }
 }
 
+/// A finding's note, with its ledger's word (raised again, the rounds
+/// it was seen in) when it has one.
+fn html_note(f: &super::FindingLine) -> String {
+    let mut note = f.note.clone();
+    if let Some(r) = f
+        .raised_again
+        .as_ref()
+        .filter(|_| !f.note.starts_with("raised again"))
+    {
+        note = if note.is_empty() {
+            r.clone()
+        } else {
+            format!("{note} — {r}")
+        };
+    }
+    if !f.rounds.is_empty() {
+        let rounds: Vec<String> = f.rounds.iter().map(u32::to_string).collect();
+        note.push_str(&format!(" — seen in review rounds {}", rounds.join(", ")));
+    }
+    note
+}
+
 /// The findings table.
 fn findings(b: &mut String, r: &Report) {
     if heading(b, "Findings", r.findings.is_empty(), "none") {
@@ -212,7 +240,7 @@ fn findings(b: &mut String, r: &Report) {
             esc(&f.location),
             esc(&f.claim),
             esc(&f.verdict),
-            esc(&f.note),
+            esc(&html_note(f)),
             opt(&f.verify_by_test),
             esc(&f.repro_test),
             opt(&f.triage)

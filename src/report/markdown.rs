@@ -145,11 +145,21 @@ fn findings(o: &mut String, r: &Report) {
             (Some(v), t) => format!("{} ({})", md(v), md(t)),
             (None, _) => "—".into(),
         };
-        let verdict = if f.note.is_empty() {
+        let mut verdict = if f.note.is_empty() {
             md(&f.verdict)
         } else {
             format!("{} ({})", md(&f.verdict), md(&f.note))
         };
+        if f.raised_again.is_some() && !f.note.starts_with("raised again") {
+            verdict.push_str(&format!(
+                " — {}",
+                md(f.raised_again.as_deref().unwrap_or(""))
+            ));
+        }
+        if !f.rounds.is_empty() {
+            let rounds: Vec<String> = f.rounds.iter().map(u32::to_string).collect();
+            verdict.push_str(&format!(" — seen in review rounds {}", rounds.join(", ")));
+        }
         let _ = writeln!(
             o,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -187,6 +197,9 @@ fn decisions(o: &mut String, r: &Report) {
             md(&d.requested_at),
             md(&d.summary)
         );
+        if let Some(note) = &d.note {
+            let _ = writeln!(o, "  - note to the developer: {}", md(note));
+        }
         for line in &d.evidence {
             let _ = writeln!(o, "  - {}", md(line));
         }

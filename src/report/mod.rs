@@ -168,6 +168,10 @@ pub struct DecisionLine {
     pub summary: String,
     /// The evidence recorded with the gate, as lines.
     pub evidence: Vec<String>,
+    /// The note to the developer, scrubbed of secrets and cut at
+    /// [`crate::model::rules::NOTE_HANDOFF_MAX`] characters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Report {
@@ -230,6 +234,7 @@ impl Report {
                     requested_at: g.requested_at.clone(),
                     summary: g.request.summary.clone(),
                     evidence: tables::evidence_lines(&g.request.evidence),
+                    note: d.decision.developer_note().map(report_note),
                 })
             })
             .collect();
@@ -390,6 +395,19 @@ fn deferred_findings(s: &State, dir: &Path) -> (Vec<DeferredFinding>, Vec<Unread
         }
     }
     (out, unreadable)
+}
+
+/// A note as a report shows it: scrubbed of secrets first (a secret cut
+/// in two would no longer be recognised), then cut.
+fn report_note(note: &str) -> String {
+    let clean = crate::redact::scrub(note);
+    let max = crate::model::rules::NOTE_HANDOFF_MAX;
+    if clean.chars().count() <= max {
+        return clean.into_owned();
+    }
+    let mut cut: String = clean.chars().take(max).collect();
+    cut.push_str("… (cut: the whole note is in the journal)");
+    cut
 }
 
 /// Markdown-safe text: secrets scrubbed, one line, control characters

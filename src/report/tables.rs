@@ -60,6 +60,12 @@ pub struct FindingLine {
     pub repro_test: String,
     /// accepted, deferred or rejected, when triaged.
     pub triage: Option<String>,
+    /// Settled in an earlier round (the finding ledger): what became of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raised_again: Option<String>,
+    /// The review rounds it was seen in, when more than its own.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<u32>,
 }
 
 /// The criteria tables, one per iteration in which a gate judged criteria.
@@ -133,6 +139,10 @@ pub fn findings(s: &State) -> Vec<FindingLine> {
                 verify_by_test: verify.map(|v| v.result.as_str().to_string()),
                 repro_test: verify.map(|v| v.test_ref.clone()).unwrap_or_default(),
                 triage: triage_of(s, it.iteration, &f.id, buckets),
+                raised_again: crate::model::ledger::raised_again_of(f).map(|r| r.sentence()),
+                rounds: Some(crate::model::ledger::seen_in(s, it.iteration, f))
+                    .filter(|r| r.len() > 1)
+                    .unwrap_or_default(),
             });
         }
     }

@@ -92,6 +92,9 @@ pub struct App {
     /// Rows of the current tab, filtered and sorted (refreshed on every change).
     pub(crate) rows: Vec<RowKey>,
     pub(crate) criteria: Vec<CriterionLine>,
+    /// The review rounds each finding of the shown iteration was seen in
+    /// (the finding ledger), by index; computed for the Findings tab.
+    pub(crate) finding_rounds: Vec<Vec<u32>>,
     pub(crate) log_entries: Vec<LogEntry>,
     /// The engine driving the run lives in this process: leaving stops it.
     pub(crate) owns_engine: bool,
@@ -141,6 +144,7 @@ impl App {
             page: 10,
             rows: Vec::new(),
             criteria: Vec::new(),
+            finding_rounds: Vec::new(),
             log_entries: Vec::new(),
             owns_engine: false,
             fleet: false,
@@ -596,6 +600,11 @@ impl App {
     /// Recomputes the rows of the current tab and keeps the selection in range.
     pub(crate) fn refresh(&mut self) {
         self.criteria = rows::criterion_lines(self);
+        self.finding_rounds = if self.tab == Tab::Findings {
+            rows::findings::rounds_of_shown(self)
+        } else {
+            Vec::new()
+        };
         self.log_entries = rows::log_entries(self.state());
         self.rows = rows::tab_rows(self);
         let i = self.tab.index();

@@ -302,6 +302,7 @@ impl Controller {
                         by: crate::util::user_at_host(),
                         evidence_hash: req.evidence_hash,
                         contract_edit: None,
+                        note: req.note,
                         extra: Default::default(),
                     };
                     let r = rec

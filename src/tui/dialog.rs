@@ -36,6 +36,9 @@ pub const KEY_GUARD: Duration = Duration::from_millis(300);
 /// Longest reason kept, in characters.
 pub const REASON_MAX: usize = 2000;
 
+/// Longest note to the developer kept, in characters.
+pub const NOTE_MAX: usize = 4000;
+
 /// Evidence lines one PageUp / PageDown moves.
 pub const EVIDENCE_PAGE: usize = 20;
 
@@ -46,6 +49,8 @@ pub enum Focus {
     Options,
     /// Keys type the reason.
     Reason,
+    /// Keys type the note to the developer (`Ctrl-N`).
+    Note,
 }
 
 /// Where the dialog stands.
@@ -113,6 +118,8 @@ pub struct Dialog {
     pub chosen: Option<Decision>,
     /// The reason typed so far.
     pub reason: String,
+    /// The note to the developer typed so far (optional).
+    pub note: String,
     /// Where the dialog stands.
     pub phase: Phase,
     /// A one-line message (reason required, evidence changed...).
@@ -156,6 +163,7 @@ impl Dialog {
             focus: Focus::Options,
             chosen: None,
             reason: String::new(),
+            note: String::new(),
             phase: Phase::Editing,
             message: None,
             scroll: 0,
@@ -182,10 +190,10 @@ impl Dialog {
             .unwrap_or_default()
     }
 
-    /// True when a reason has been typed that closing would lose.
+    /// True when a reason (or a note) has been typed that closing would lose.
     pub fn has_typed_reason(&self) -> bool {
-        !self.reason.trim().is_empty()
-            && !matches!(self.phase, Phase::DecidedElsewhere(_) | Phase::Expired(_))
+        let typed = !self.reason.trim().is_empty() || !self.note.trim().is_empty();
+        typed && !matches!(self.phase, Phase::DecidedElsewhere(_) | Phase::Expired(_))
     }
 
     /// Handles a key at time `now`.
@@ -208,10 +216,18 @@ impl Dialog {
             KeyCode::Esc => return Outcome::Cancel,
             KeyCode::Char('s') if ctrl => return self.confirm(),
             KeyCode::Char('r') if ctrl => return Outcome::Refresh,
+            // The note to the developer: a field of its own, in and out.
+            KeyCode::Char('n') if ctrl => {
+                self.focus = match self.focus {
+                    Focus::Note => Focus::Reason,
+                    Focus::Options | Focus::Reason => Focus::Note,
+                };
+                return Outcome::Stay;
+            }
             KeyCode::Tab | KeyCode::BackTab => {
                 self.focus = match self.focus {
                     Focus::Options => Focus::Reason,
-                    Focus::Reason => Focus::Options,
+                    Focus::Reason | Focus::Note => Focus::Options,
                 };
                 return Outcome::Stay;
             }
@@ -249,11 +265,11 @@ impl Dialog {
                 }
                 _ => Outcome::Unhandled,
             },
-            Focus::Reason => {
+            Focus::Reason | Focus::Note => {
                 match key.code {
                     KeyCode::Char(c) if !ctrl => self.type_text(&c.to_string()),
                     KeyCode::Backspace => {
-                        self.reason.pop();
+                        self.field_mut().pop();
                     }
                     _ => {}
                 }
@@ -262,7 +278,8 @@ impl Dialog {
         }
     }
 
-    /// Handles a bracketed paste: it goes into the reason and never confirms.
+    /// Handles a bracketed paste: it goes into the reason (the note when
+    /// the note has the focus) and never confirms.
     pub fn on_paste(&mut self, text: &str, now: Timestamp) {
         if self.too_soon(now) || !matches!(self.phase, Phase::Editing | Phase::Failed(_)) {
             return;
@@ -392,9 +409,24 @@ impl Dialog {
 
     fn type_text(&mut self, text: &str) {
         let clean = sanitize_input(text);
-        let room = REASON_MAX.saturating_sub(self.reason.chars().count());
-        self.reason.extend(clean.chars().take(room));
+        let max = if self.focus == Focus::Note {
+            NOTE_MAX
+        } else {
+            REASON_MAX
+        };
+        let field = self.field_mut();
+        let room = max.saturating_sub(field.chars().count());
+        field.extend(clean.chars().take(room));
         self.message = None;
+    }
+
+    /// The field keys type into: the note when it has the focus, else the reason.
+    fn field_mut(&mut self) -> &mut String {
+        if self.focus == Focus::Note {
+            &mut self.note
+        } else {
+            &mut self.reason
+        }
     }
 
     fn confirm(&mut self) -> Outcome {
@@ -417,6 +449,7 @@ impl Dialog {
             reason: reason.to_string(),
             evidence_hash: self.evidence_hash.clone(),
             evidence: evidence_text(&self.evidence),
+            note: Some(self.note.trim().to_string()).filter(|n| !n.is_empty()),
         })
     }
 }

@@ -22,6 +22,8 @@ pub struct DecisionRequest {
     pub evidence_hash: String,
     /// The exact evidence text shown in the dialog (the evidence file's bytes).
     pub evidence: String,
+    /// The note to the developer typed in the dialog, if any.
+    pub note: Option<String>,
 }
 
 /// The evidence of an open dialog to recompute from what is there now

@@ -68,6 +68,7 @@ pub fn decided(id: &str, decision: crate::model::Decision, reason: &str, by: &st
         by: by.into(),
         evidence_hash: "sha256:00".into(),
         contract_edit: None,
+        note: None,
         extra: Default::default(),
     })
 }

@@ -48,7 +48,7 @@ const HEADERS: [(&str, &str); 6] = [
     ("1", " id  GATE 0         GATE 1         GATE 0 evidence"),
     (
         "2",
-        " id     severity path:lines                  verdict        verify-by-test     triage     claim",
+        " id     severity path:lines              verdict        verify-by-test     seen    triage     claim",
     ),
     (
         "3",

@@ -24,6 +24,7 @@ use super::{Ctx, EngineError};
 use crate::engine::dispatch::{self, Committer, DispatchError, Job, Record, STEP_ENV};
 use crate::journal::{AppendOptions, JournalError, append_with};
 use crate::model::event::{AgentRole, FindingLane, LaneState};
+use crate::model::ledger::{self, RaisedAgain};
 use crate::model::{EventBody, Finding, FindingVerdict, State};
 use crate::recorder::Recorder;
 
@@ -44,6 +45,8 @@ pub struct ParsedFinding {
     pub id: String,
     /// The item verbatim (handed to its lane).
     pub item: Value,
+    /// Settled in an earlier round (the finding ledger): never verified again.
+    pub raised_again: Option<RaisedAgain>,
 }
 
 /// The parse step's answer, checked.
@@ -98,6 +101,7 @@ pub fn parse_answer(text: &[u8]) -> Result<Parsed, String> {
         findings.push(ParsedFinding {
             id,
             item: item.clone(),
+            raised_again: None,
         });
     }
     Ok(Parsed {
@@ -133,30 +137,7 @@ pub async fn run(
         .and_then(|it| it.review.as_ref())
         .filter(|p| !p.lanes.is_empty());
     let (parsed, done) = match recorded {
-        Some(p) => (
-            Parsed {
-                findings: p
-                    .lanes
-                    .iter()
-                    .map(|l| ParsedFinding {
-                        id: l.finding.clone(),
-                        item: l.item.clone(),
-                    })
-                    .collect(),
-                project_dir: p.project_dir.clone(),
-                normalized: Vec::new(),
-            },
-            p.lanes
-                .iter()
-                .map(|l| {
-                    l.state.is_final().then(|| Verdict {
-                        verdict: l.verdict.unwrap_or(FindingVerdict::Unverifiable),
-                        evidence: l.evidence.clone(),
-                        note: l.note.clone(),
-                    })
-                })
-                .collect::<Vec<_>>(),
-        ),
+        Some(p) => from_lanes(p),
         None => match parse(ctx, iteration, review, stop).await? {
             ParseOutcome::Stopped(code) => return Ok(Some(code)),
             ParseOutcome::Fault(detail) => {
@@ -175,9 +156,18 @@ pub async fn run(
                 return Ok(None);
             }
             ParseOutcome::Parsed(p) => {
-                queue(ctx.recorder, iteration, &p)?;
-                let n = p.findings.len();
-                (p, vec![None; n])
+                let after = queue(ctx.recorder, iteration, &p)?;
+                match after
+                    .iteration(iteration)
+                    .and_then(|it| it.review.as_ref())
+                    .filter(|r| r.lanes.len() == p.findings.len())
+                {
+                    Some(r) => from_lanes(r),
+                    None => {
+                        let n = p.findings.len();
+                        (p, vec![None; n])
+                    }
+                }
             }
         },
     };
@@ -193,6 +183,37 @@ pub async fn run(
         .collect();
     record_done(ctx.recorder, iteration, findings)?;
     Ok(None)
+}
+
+/// The findings and the final verdicts of the lanes recorded: a resumed
+/// graph runs only the lanes without one (a finding raised again has its
+/// earlier verdict from the start).
+fn from_lanes(p: &crate::model::state::ReviewProgress) -> (Parsed, Vec<Option<Verdict>>) {
+    let parsed = Parsed {
+        findings: p
+            .lanes
+            .iter()
+            .map(|l| ParsedFinding {
+                id: l.finding.clone(),
+                item: l.item.clone(),
+                raised_again: l.raised_again.clone(),
+            })
+            .collect(),
+        project_dir: p.project_dir.clone(),
+        normalized: Vec::new(),
+    };
+    let done = p
+        .lanes
+        .iter()
+        .map(|l| {
+            l.state.is_final().then(|| Verdict {
+                verdict: l.verdict.unwrap_or(FindingVerdict::Unverifiable),
+                evidence: l.evidence.clone(),
+                note: l.note.clone(),
+            })
+        })
+        .collect();
+    (parsed, done)
 }
 
 /// A lane's verdict, final.
@@ -250,20 +271,44 @@ async fn parse(
     Ok(ParseOutcome::Fault(detail))
 }
 
-/// One `finding.lane` queued per parsed finding, in one append.
-fn queue(rec: &Recorder, iteration: u32, p: &Parsed) -> Result<(), JournalError> {
-    append_with::<_, JournalError>(rec.pipeline(), &AppendOptions::default(), |_| {
+/// One `finding.lane` per parsed finding, in one append: `queued`, or
+/// `raised-again` with its earlier verdict when the rules find it settled
+/// in an earlier round (the finding ledger, asked under the journal's
+/// lock). Returns the state after it.
+fn queue(rec: &Recorder, iteration: u32, p: &Parsed) -> Result<State, JournalError> {
+    let out = append_with::<_, JournalError>(rec.pipeline(), &AppendOptions::default(), |s| {
         Ok(p.findings
             .iter()
             .enumerate()
             .map(|(i, f)| {
+                let (path, lines, claim) = ledger::claim_fields(&f.item);
+                let again = ledger::raised_again(
+                    s,
+                    iteration,
+                    ledger::Claim {
+                        path: &path,
+                        lines: &lines,
+                        claim: &claim,
+                    },
+                );
+                let state = if again.is_some() {
+                    LaneState::RaisedAgain
+                } else {
+                    LaneState::Queued
+                };
                 let mut l = FindingLane::new(
                     iteration,
                     &f.id,
                     u32::try_from(i).unwrap_or(u32::MAX),
-                    LaneState::Queued,
+                    state,
                     0,
                 );
+                if let Some(r) = again {
+                    l.verdict = Some(r.verdict);
+                    l.evidence = Some(r.evidence.clone());
+                    l.note = Some(r.sentence());
+                    l.raised_again = Some(r);
+                }
                 l.item = Some(f.item.clone());
                 l.project_dir = Some(p.project_dir.clone());
                 if i == 0 {
@@ -273,7 +318,7 @@ fn queue(rec: &Recorder, iteration: u32, p: &Parsed) -> Result<(), JournalError>
             })
             .collect())
     })?;
-    Ok(())
+    Ok(out.state)
 }
 
 /// Runs the lanes without a verdict, `max_concurrency` at once, their
@@ -392,6 +437,16 @@ fn finding_of(p: &ParsedFinding, v: Verdict) -> Finding {
     const OWN: [&str; 8] = [
         "id", "severity", "path", "lines", "claim", "verdict", "evidence", "note",
     ];
+    let mut extra: crate::model::Extra = obj
+        .iter()
+        .filter(|(k, _)| !OWN.contains(&k.as_str()) && k.as_str() != ledger::RAISED_AGAIN_KEY)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(r) = &p.raised_again
+        && let Ok(v) = serde_json::to_value(r)
+    {
+        extra.insert(ledger::RAISED_AGAIN_KEY.to_string(), v);
+    }
     Finding {
         id: p.id.clone(),
         severity: text("severity"),
@@ -401,11 +456,7 @@ fn finding_of(p: &ParsedFinding, v: Verdict) -> Finding {
         verdict: v.verdict,
         evidence: v.evidence,
         note: v.note,
-        extra: obj
-            .iter()
-            .filter(|(k, _)| !OWN.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
+        extra,
     }
 }
 

@@ -12,7 +12,7 @@ use super::verdict_gate::extract_object;
 use super::{Ctx, EngineError};
 use crate::engine::dispatch::{self, DispatchError, Job, STEP_ENV};
 use crate::model::event::AgentRole;
-use crate::model::rules::review::{apply_person, check_triage, derive_triage};
+use crate::model::rules::review::{apply_person, check_triage, derive_triage, place_raised_again};
 use crate::model::triage::{TRIAGE_SCHEMA_VERSION, Triage};
 use crate::model::{Finding, State};
 
@@ -39,14 +39,18 @@ pub async fn run(
         .iteration(iteration)
         .map(|it| it.findings.clone())
         .unwrap_or_default();
+    // Findings raised again are placed by the rules (the finding ledger):
+    // the agent sorts the others only.
+    let asked = crate::model::ledger::asked(&findings);
     let mut triage = match ctx.config.agent(AgentRole::Triage) {
         None => derive_triage(iteration, &findings),
+        Some(_) if asked.is_empty() => derive_triage(iteration, &findings),
         Some(agent) => {
             let job = Job {
                 agent,
                 iteration,
                 gate: None,
-                inputs: input(iteration, &findings),
+                inputs: input(iteration, &asked),
                 dispatch: ctx.dispatches.take(),
             };
             let env = [(STEP_ENV, "triage".to_string())];
@@ -56,10 +60,13 @@ pub async fn run(
             }
             let read = match d.finished.failure() {
                 Some(f) => Err(format!("the agent failed ({f})")),
-                None => agent_triage(&d.answer.text, iteration, &findings),
+                None => agent_triage(&d.answer.text, iteration, &asked),
             };
             match read {
-                Ok(t) => t,
+                Ok(mut t) => {
+                    place_raised_again(&mut t, &findings);
+                    t
+                }
                 Err(why) => {
                     let text = format!(
                         "triage #{}: {why}; the triage of iteration {iteration} was derived from the verdicts",

@@ -36,6 +36,9 @@ pub enum LaneState {
     Done,
     /// The agent failed twice (crash, timeout): UNVERIFIABLE, a pipeline fault.
     Fault,
+    /// The finding was settled in an earlier round (the finding ledger):
+    /// never verified again, its earlier verdict carried over (`raisedAgain`).
+    RaisedAgain,
 }
 
 impl LaneState {
@@ -47,12 +50,16 @@ impl LaneState {
             LaneState::Rejected => "rejected",
             LaneState::Done => "done",
             LaneState::Fault => "fault",
+            LaneState::RaisedAgain => "raised-again",
         }
     }
 
     /// True once the lane has its verdict.
     pub fn is_final(self) -> bool {
-        matches!(self, LaneState::Done | LaneState::Fault)
+        matches!(
+            self,
+            LaneState::Done | LaneState::Fault | LaneState::RaisedAgain
+        )
     }
 }
 
@@ -97,6 +104,10 @@ pub struct FindingLane {
     /// The dispatch of this attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dispatch: Option<u32>,
+    /// raised-again: the earlier finding it is the same as, and what
+    /// became of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_again: Option<crate::model::ledger::RaisedAgain>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -120,6 +131,7 @@ impl FindingLane {
             project_dir: None,
             normalized: Vec::new(),
             dispatch: None,
+            raised_again: None,
             extra: Extra::default(),
         }
     }
@@ -163,6 +175,10 @@ impl FindingLane {
                 "rejected once: {}",
                 self.reason.as_deref().unwrap_or("no reason given")
             ),
+            LaneState::RaisedAgain => match &self.raised_again {
+                Some(r) => format!("raised again: {}", r.short()),
+                None => "raised again".to_string(),
+            },
             LaneState::Done | LaneState::Fault => {
                 let v = self.verdict.map_or("no verdict", |v| v.as_str());
                 let fault = if self.state == LaneState::Fault {

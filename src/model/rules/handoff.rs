@@ -133,8 +133,12 @@ pub fn developer_input(s: &State, iteration: u32, request: &str) -> String {
         .and_then(|p| s.iteration(p))
         .map(|i| i.dev_inputs.as_slice())
         .unwrap_or_default();
+    let notes = notes_section(s);
     if iteration <= 1 || trigger == "initial" {
-        return format!("CONTRACT: {contract}\nREQUEST:\n{}\n", request.trim_end());
+        return format!(
+            "CONTRACT: {contract}\nREQUEST:\n{}\n{notes}",
+            request.trim_end()
+        );
     }
     let lines: Vec<&str> = previous.iter().filter_map(Value::as_str).collect();
     let name = section(trigger);
@@ -144,10 +148,92 @@ pub fn developer_input(s: &State, iteration: u32, request: &str) -> String {
         body.push('\n');
     }
     if name == "BLOCKING" {
-        format!("{body}CONTRACT: {contract}\n")
+        format!("{body}CONTRACT: {contract}\n{notes}")
     } else {
-        format!("CONTRACT: {contract}\n{body}")
+        format!("CONTRACT: {contract}\n{body}{notes}")
     }
+}
+
+/// The most of one note the developer is handed, in characters; the rest
+/// stays in the journal (`human.decided`), which keeps it as written.
+pub const NOTE_HANDOFF_MAX: usize = 8000;
+
+/// The decisions whose notes the next developer dispatch receives: every
+/// decision with a note recorded after the start of the last developer
+/// dispatch that succeeded (an interrupted or failed one hands them over
+/// again), in the order recorded.
+pub fn pending_notes(s: &State) -> Vec<&HumanGate> {
+    let since = s
+        .agents
+        .iter()
+        .rev()
+        .find(|a| a.started.role == crate::model::event::AgentRole::Developer && a.succeeded())
+        .map_or(0, |a| a.started_seq);
+    let mut out: Vec<&HumanGate> = s
+        .human_gates
+        .iter()
+        .filter(|g| {
+            g.decision
+                .as_ref()
+                .is_some_and(|d| d.seq > since && d.decision.developer_note().is_some())
+        })
+        .collect();
+    out.sort_by_key(|g| g.decision.as_ref().map_or(0, |d| d.seq));
+    out
+}
+
+/// The notes people left for the developer with their decisions, each
+/// under its own heading (`NOTE FROM <by> (<gate> <decision>):`), control
+/// characters shown as visible stand-ins, each cut at [`NOTE_HANDOFF_MAX`].
+pub fn notes_section(s: &State) -> String {
+    let mut out = String::new();
+    for g in pending_notes(s) {
+        let Some(d) = g.decision.as_ref() else {
+            continue;
+        };
+        let Some(note) = d.decision.developer_note() else {
+            continue;
+        };
+        let by = if d.decision.by.is_empty() {
+            "a person"
+        } else {
+            d.decision.by.as_str()
+        };
+        out.push_str(&format!(
+            "NOTE FROM {} ({} {}):\n",
+            crate::sanitize::field(by),
+            crate::sanitize::field(&g.request.id),
+            d.decision.decision
+        ));
+        out.push_str(&note_text(note, &g.request.id));
+        out.push('\n');
+    }
+    out
+}
+
+/// A note as the developer reads it: line breaks and tabs kept, every
+/// other control shown as its stand-in, cut at [`NOTE_HANDOFF_MAX`].
+fn note_text(note: &str, id: &str) -> String {
+    let mut out = String::new();
+    let trimmed = note.trim_end();
+    for (n, c) in trimmed.chars().enumerate() {
+        if n >= NOTE_HANDOFF_MAX {
+            out.push_str(&format!(
+                "… (cut: the whole note is recorded with the decision of {})",
+                crate::sanitize::field(id)
+            ));
+            break;
+        }
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' => {}
+            c => match crate::sanitize::stand_in(c) {
+                Some(x) => out.push_str(&x),
+                None => out.push(c),
+            },
+        }
+    }
+    out
 }
 
 /// The verifier's input: `CONTRACT:`, `DIFF:`, `TEST:`.
@@ -176,3 +262,7 @@ pub fn is_developer_gate(req: &HumanRequest) -> bool {
 
 /// The subject of the human gate opened when the developer failed twice.
 pub const DEVELOPER_SUBJECT: &str = "developer";
+
+#[cfg(test)]
+#[path = "notes_tests.rs"]
+mod notes_tests;

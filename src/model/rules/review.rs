@@ -119,7 +119,8 @@ pub fn triage_severity(severity: &str) -> TriageSeverity {
 
 /// The accepted blocking findings of an iteration, in triage order; a
 /// finding a person decided on (its `unverifiable-finding` gate) is the
-/// person's, never the triage's.
+/// person's, never the triage's, and a finding raised again never is one,
+/// whatever its triage says.
 pub fn accepted_blocking(s: &State, it: &Iteration) -> Vec<String> {
     let Some(b) = it.triage.as_ref().and_then(|t| t.buckets.as_ref()) else {
         return Vec::new();
@@ -127,11 +128,9 @@ pub fn accepted_blocking(s: &State, it: &Iteration) -> Vec<String> {
     b.accepted
         .iter()
         .filter(|id| {
-            it.findings
-                .iter()
-                .find(|f| &f.id == *id)
-                .is_some_and(|f| is_blocking(&f.severity))
-                && person_on_finding(s, it.iteration, id).is_none()
+            it.findings.iter().find(|f| &f.id == *id).is_some_and(|f| {
+                is_blocking(&f.severity) && crate::model::ledger::raised_again_of(f).is_none()
+            }) && person_on_finding(s, it.iteration, id).is_none()
         })
         .cloned()
         .collect()
@@ -443,7 +442,7 @@ pub fn sent_back(s: &State) -> bool {
 }
 
 mod triage;
-pub use triage::{check_triage, derive_triage};
+pub use triage::{check_triage, derive_triage, place_raised_again};
 
 #[cfg(test)]
 mod tests;

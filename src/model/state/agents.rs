@@ -315,6 +315,7 @@ mod tests {
                 by: "a@b".into(),
                 evidence_hash: String::new(),
                 contract_edit: None,
+                note: None,
                 extra: Default::default(),
             }),
         ));

@@ -41,6 +41,9 @@ pub struct Lane {
     /// What the verdict gate normalised.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub normalized: Vec<String>,
+    /// raised-again: the earlier finding it is the same as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_again: Option<crate::model::ledger::RaisedAgain>,
 }
 
 impl Lane {
@@ -58,6 +61,7 @@ impl Lane {
             reason: None,
             item,
             normalized: Vec::new(),
+            raised_again: None,
         }
     }
 }
@@ -94,7 +98,7 @@ impl ReviewProgress {
                 .resize_with(i + 1, || Lane::queued(String::new(), 0, Value::Null));
         }
         let lane = &mut self.lanes[i];
-        if ev.state == LaneState::Queued {
+        if matches!(ev.state, LaneState::Queued | LaneState::RaisedAgain) {
             // A fresh parse: the lane starts over.
             *lane = Lane::queued(
                 ev.finding.clone(),
@@ -104,6 +108,15 @@ impl ReviewProgress {
             if let Some(d) = &ev.project_dir {
                 self.project_dir.clone_from(d);
             }
+            if ev.state == LaneState::Queued {
+                return;
+            }
+            // Settled in an earlier round: final at once, never dispatched.
+            lane.state = LaneState::RaisedAgain;
+            lane.verdict = ev.verdict;
+            lane.evidence = ev.evidence.clone().unwrap_or_default();
+            lane.note = ev.note.clone().unwrap_or_default();
+            lane.raised_again.clone_from(&ev.raised_again);
             return;
         }
         lane.finding.clone_from(&ev.finding);

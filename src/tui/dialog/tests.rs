@@ -9,6 +9,7 @@ use crate::tui::effect::Effect;
 use crate::tui::evidence::{evidence_hash, evidence_lines, evidence_text};
 use crate::tui::testkit::*;
 
+mod note;
 mod refresh;
 
 pub(super) const ID: &str = "hg-1-conformity-1";
@@ -69,6 +70,7 @@ fn every_option_of_every_kind_confirms_with_its_key() {
                     reason: "checked by hand".into(),
                     evidence_hash: expected_hash,
                     evidence: expected_text,
+                    note: None,
                 })],
                 "{kind} {option}"
             );

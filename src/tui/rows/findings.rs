@@ -13,13 +13,15 @@ use crate::tui::app::App;
 use crate::tui::rows;
 use crate::tui::tone::Tone;
 
-/// Columns: id, severity, path:lines, verdict, verify-by-test; triage and claim when wide.
+/// Columns: id, severity, path:lines, verdict, verify-by-test, the review
+/// rounds it was seen in; triage and claim when wide.
 pub const COLUMNS: &[Column] = &[
     col("id", 6),
     col("severity", 8),
     col("path:lines", 0),
     col("verdict", 14),
     col("verify-by-test", 18),
+    wide("seen", 7, 90),
     wide("triage", 10, 100),
     wide("claim", 0, 120),
 ];
@@ -40,15 +42,47 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
     let test =
         verification(app, f).map_or_else(marks::none, |v| marks::outcome(v.result, is_red(app, f)));
     let triage = bucket(app, f).map_or_else(marks::none, marks::bucket);
+    // A finding raised again says so where its verdict goes: it was not verified again.
+    let verdict = match crate::model::ledger::raised_again_of(f) {
+        Some(_) => marks::raised_again(),
+        None => marks::finding(f.verdict),
+    };
     vec![
         Cell::plain(f.id.clone()),
         Cell::toned(f.severity.clone(), sev_tone),
         Cell::plain(place(f)),
-        Cell::mark(&marks::finding(f.verdict)),
+        Cell::mark(&verdict),
         Cell::mark(&test),
+        Cell::plain(seen(app, i)),
         Cell::mark(&triage),
         Cell::plain(f.claim.clone()),
     ]
+}
+
+/// The review rounds finding `i` of the shown iteration was seen in:
+/// `r1 r3` (`r2` alone when only this round raised it).
+pub fn seen(app: &App, i: usize) -> String {
+    app.finding_rounds
+        .get(i)
+        .map(|rs| {
+            rs.iter()
+                .map(|r| format!("r{r}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
+/// The rounds each finding of the shown iteration was seen in (the
+/// finding ledger's [`seen_in`](crate::model::ledger::seen_in)).
+pub fn rounds_of_shown(app: &App) -> Vec<Vec<u32>> {
+    let Some(it) = rows::shown(app) else {
+        return Vec::new();
+    };
+    it.findings
+        .iter()
+        .map(|f| crate::model::ledger::seen_in(app.state(), it.iteration, f))
+        .collect()
 }
 
 /// `path:lines`, or the part that is known.
@@ -120,6 +154,7 @@ pub fn lane_cells(app: &App, i: usize) -> Vec<Cell> {
         Cell::plain(place),
         Cell::mark(&marks::lane(l)),
         Cell::mark(&marks::none()),
+        Cell::plain(String::new()),
         Cell::mark(&marks::none()),
         Cell::plain(lane_field(l, "claim")),
     ]
@@ -150,3 +185,7 @@ pub fn progress(it: &Iteration) -> Option<String> {
     }
     Some(parts.join(" · "))
 }
+
+#[cfg(test)]
+#[path = "findings_tests.rs"]
+mod tests;

@@ -50,7 +50,16 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
     };
     let (reason, by, when) = match (&g.decision, &g.expired) {
         (Some(d), _) => (
-            d.decision.reason.clone(),
+            match d.decision.developer_note() {
+                // A note to the developer rides with its reason (cut: a
+                // cell shows one line).
+                Some(note) => format!(
+                    "{} · note: {}",
+                    d.decision.reason,
+                    note.chars().take(512).collect::<String>()
+                ),
+                None => d.decision.reason.clone(),
+            },
             d.decision.by.clone(),
             time_of(&d.at),
         ),

@@ -52,7 +52,13 @@ pub fn lane(l: &crate::model::state::Lane) -> Mark {
         LaneState::Rejected => Mark::new("↻", "rejected once", Tone::Warn),
         LaneState::Done => l.verdict.map_or_else(none, finding),
         LaneState::Fault => Mark::new("✗", "fault", Tone::Bad),
+        LaneState::RaisedAgain => raised_again(),
     }
+}
+
+/// A finding raised again (the finding ledger): never verified again.
+pub fn raised_again() -> Mark {
+    Mark::new("↺", "raised again", Tone::Muted)
 }
 
 /// A gate's verdict.

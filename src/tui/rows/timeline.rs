@@ -140,7 +140,17 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             },
         ),
         EventBody::HumanDecided(d) => (
-            format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason),
+            match d.developer_note() {
+                Some(note) => format!(
+                    "✓ {} {} by {}: {} · note to the developer: {}",
+                    d.id,
+                    d.decision,
+                    d.by,
+                    d.reason,
+                    note.chars().take(512).collect::<String>()
+                ),
+                None => format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason),
+            },
             Tone::Good,
         ),
         EventBody::HumanExpired(x) => (
@@ -171,6 +181,13 @@ pub fn summary(ev: &Event) -> (String, Tone) {
             if c.rerun { Tone::Accent } else { Tone::Muted },
         ),
         EventBody::Note { text } => (text.clone(), Tone::Muted),
+        EventBody::FindingSplit(x) => (
+            format!(
+                "✂ {} (iteration {}) split from {} (iteration {}) by {}: {}",
+                x.finding, x.iteration, x.earlier, x.earlier_iteration, x.by, x.reason
+            ),
+            Tone::Human,
+        ),
         EventBody::VerifyGreen(g) => (
             format!("red test {} of {}: {}", g.test_ref, g.finding, g.result),
             if g.result == crate::model::event::GreenResult::Green {

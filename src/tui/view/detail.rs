@@ -111,6 +111,16 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<Body<'_>>) {
                     Tone::Accent,
                 ));
                 t.push((format!("claim: {}", f.claim), Tone::Normal));
+                if let Some(r) = crate::model::ledger::raised_again_of(f) {
+                    t.push((
+                        format!("{} · not verified, asked or sent back again", r.sentence()),
+                        Tone::Accent,
+                    ));
+                }
+                let rounds = findings::seen(app, i);
+                if rounds.contains(' ') {
+                    t.push((format!("seen in review rounds: {rounds}"), Tone::Muted));
+                }
                 t.push((format!("verdict: {}", m.text()), m.tone));
                 if !f.evidence.is_empty() {
                     t.push((format!("  > {}", f.evidence), Tone::Normal));
@@ -214,6 +224,12 @@ fn content(app: &App, key: RowKey) -> (Texts, Option<Body<'_>>) {
                             Tone::Good,
                         ));
                         t.push((format!("reason: {}", d.decision.reason), Tone::Normal));
+                        if let Some(note) = d.decision.developer_note() {
+                            t.push((
+                                format!("note to the developer: {}", shown_note(note)),
+                                Tone::Accent,
+                            ));
+                        }
                         t.push((
                             format!("evidence {}", d.decision.evidence_hash),
                             Tone::Muted,
@@ -284,6 +300,11 @@ fn push_fields(t: &mut Texts, fields: &[(&str, &String)]) {
             t.push((format!("{name}: {value}"), Tone::Normal));
         }
     }
+}
+
+/// A note as far as a screen can show it (a megabyte note costs no more).
+fn shown_note(note: &str) -> String {
+    note.chars().take(4096).collect()
 }
 
 /// Wraps texts to `w` columns, at most `h` lines; work bounded by w × h.

@@ -1,5 +1,6 @@
 //! The decision dialog as drawn: evidence (as built, wrapped), the options
-//! as named buttons with their keys, the reason field, whether the
+//! as named buttons with their keys, the reason field, the note to the
+//! developer (once `ctrl-n` reached it or it holds text), whether the
 //! evidence changed since the gate opened, and the dialog's message
 //! (reason required, saving…, NOT SAVED, decided elsewhere).
 
@@ -83,6 +84,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled("reason: ", rs),
         Span::raw(format!("{shown}{cursor}")),
     ]));
+    // The note to the developer: drawn once it has the focus or a text.
+    if d.focus == Focus::Note || !d.note.is_empty() {
+        const LABEL: &str = "note to the developer: ";
+        let cursor = if d.focus == Focus::Note { "▏" } else { "" };
+        let shown = tail_fit(&d.note, w.saturating_sub(LABEL.len() + 1));
+        let ns = if d.focus == Focus::Note {
+            theme.tone(Tone::Accent)
+        } else {
+            theme.tone(Tone::Normal)
+        };
+        bottom.push(Line::from(vec![
+            Span::styled(LABEL, ns),
+            Span::raw(format!("{shown}{cursor}")),
+        ]));
+    }
     let (msg, tone) = match &d.phase {
         Phase::Editing => (d.message.clone().unwrap_or_default(), Tone::Warn),
         Phase::Saving => ("saving…".to_string(), Tone::Accent),
@@ -108,7 +124,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     bottom.push(Line::styled(sanitize_line(&msg, w), theme.tone(tone)));
     bottom.push(Line::styled(
         sanitize_line(
-            "ctrl-s confirms · ctrl-r refresh · tab options · esc cancels · ↑↓ pgup pgdn scroll",
+            "ctrl-s confirms · ctrl-n note · ctrl-r refresh · tab options · esc cancels · ↑↓ pgup pgdn scroll",
             w,
         ),
         theme.tone(Tone::Muted),

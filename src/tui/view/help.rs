@@ -33,7 +33,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         })
         .collect();
     let dialog_help = format!(
-        "decision dialog: {}; ctrl-s confirms, ctrl-r refreshes the evidence (when it changed since the gate opened), tab options, esc cancels",
+        "decision dialog: {}; ctrl-s confirms, ctrl-n a note to the developer, ctrl-r refreshes the evidence (when it changed since the gate opened), tab options, esc cancels",
         opts.join(", ")
     );
     let footer_rows = 3usize;

@@ -5,12 +5,9 @@ use super::triage_severity;
 use crate::model::rules::one_line;
 use crate::model::types::*;
 
-/// The triage an iteration gets without `[agents.triage]`: VERIFIED →
-/// accepted with the reviewer's severity, FALSE → rejected (`finding
-/// verifier: FALSE`), UNVERIFIABLE → deferred with its note.
-pub fn derive_triage(iteration: u32, findings: &[Finding]) -> crate::model::triage::Triage {
-    use crate::model::triage::{SchemaVersion, Triage, TriageFinding};
-    let entry = |f: &Finding, reason: Option<String>| TriageFinding {
+/// The triage entry of a finding.
+fn entry(f: &Finding, reason: Option<String>) -> crate::model::triage::TriageFinding {
+    crate::model::triage::TriageFinding {
         id: f.id.clone(),
         severity: triage_severity(&f.severity),
         title: one_line(&f.claim).chars().take(80).collect(),
@@ -26,7 +23,32 @@ pub fn derive_triage(iteration: u32, findings: &[Finding]) -> crate::model::tria
         reason,
         verification: None,
         extra: Default::default(),
-    };
+    }
+}
+
+/// Puts every finding raised again (the finding ledger) in the bucket of
+/// its earlier outcome, its sentence as the reason: rejected when it was
+/// dismissed or found FALSE, the earlier bucket when the triage left it
+/// as it is. Never accepted: it never goes to the developer again.
+pub fn place_raised_again(t: &mut crate::model::triage::Triage, findings: &[Finding]) {
+    for f in findings {
+        let Some(r) = crate::model::ledger::raised_again_of(f) else {
+            continue;
+        };
+        let e = entry(f, Some(r.sentence()));
+        match r.bucket() {
+            "deferred" => t.deferred.push(e),
+            _ => t.rejected.push(e),
+        }
+    }
+}
+
+/// The triage an iteration gets without `[agents.triage]`: VERIFIED →
+/// accepted with the reviewer's severity, FALSE → rejected (`finding
+/// verifier: FALSE`), UNVERIFIABLE → deferred with its note; a finding
+/// raised again goes where [`place_raised_again`] puts it.
+pub fn derive_triage(iteration: u32, findings: &[Finding]) -> crate::model::triage::Triage {
+    use crate::model::triage::{SchemaVersion, Triage};
     let mut t = Triage {
         schema_version: SchemaVersion,
         iteration,
@@ -35,7 +57,10 @@ pub fn derive_triage(iteration: u32, findings: &[Finding]) -> crate::model::tria
         rejected: Vec::new(),
         extra: Default::default(),
     };
-    for f in findings {
+    for f in findings
+        .iter()
+        .filter(|f| crate::model::ledger::raised_again_of(f).is_none())
+    {
         match f.verdict {
             FindingVerdict::Verified => t.accepted.push(entry(f, None)),
             FindingVerdict::False => t
@@ -51,6 +76,7 @@ pub fn derive_triage(iteration: u32, findings: &[Finding]) -> crate::model::tria
             }
         }
     }
+    place_raised_again(&mut t, findings);
     t
 }
 
