@@ -28,6 +28,8 @@ const LEDGER_AGENT: &str = r#"case $role in
   reviewer)
     k=$(( $(cat "$out/reviews" 2>/dev/null || echo 0) + 1 ))
     echo $k >"$out/reviews"
+    # A test may hold a round back until it says go (`$out/hold-<k>`).
+    while [ -f "$out/hold-$k" ]; do sleep 0.05; done
     echo "REVIEW round $k of $LW_DIFF:"
     cat "$out/findings-$k.json"
     ;;
@@ -168,6 +170,10 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
         "decide: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The run ends on its own (a deadline, not a hang, if it waits on a person).
+    p.wait_for("the end of the run", |e| {
+        e.iter().any(|e| e["type"] == "run.ended")
+    });
     let out = child.wait_with_output();
     p.assert_exit(&out, 0);
     assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
@@ -385,4 +391,107 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
         assert!(err.contains(why), "{n} {id}: {err}");
     }
     assert_eq!(p.of_type("finding.split").len(), 1);
+}
+
+#[test]
+fn a_split_while_the_run_goes_on_has_the_next_round_verify_the_finding_anew() {
+    let p = Project::new(&config(4, 3, ""));
+    p.write_agent("review.sh", LEDGER_AGENT);
+    let r1 = review(1, &[("F2", "blocking"), ("F4", "blocking")]);
+    let r2 = review(
+        2,
+        &[("F1", "blocking"), ("F2", "blocking"), ("F4", "blocking")],
+    );
+    let r3 = review(
+        3,
+        &[
+            ("F1", "blocking"),
+            ("F2", "blocking"),
+            ("F3", "minor"),
+            ("F4", "minor"),
+        ],
+    );
+    for (k, list) in [(1, &r1), (2, &r2), (3, &r3)] {
+        std::fs::write(
+            p.out.join(format!("findings-{k}.json")),
+            Value::from(list.clone()).to_string(),
+        )
+        .unwrap();
+    }
+    for k in 1..=3 {
+        std::fs::create_dir_all(p.out.join(format!("plan-{k}"))).unwrap();
+    }
+    std::fs::write(p.out.join("plan-1/F2"), "false").unwrap();
+    std::fs::write(p.out.join("plan-1/F4"), "unverifiable").unwrap();
+    // Verified anew in round 3, round 1's F2 is FALSE again.
+    std::fs::write(p.out.join("plan-3/F2"), "false").unwrap();
+    std::fs::write(p.out.join("hold-3"), "").unwrap();
+
+    let child = p.spawn_run(true);
+    let gate = p.wait_for_gate("the UNVERIFIABLE finding's gate");
+    let out = p
+        .cmd()
+        .args([
+            "decide",
+            gate["id"].as_str().unwrap(),
+            "accept",
+            "--reason",
+            "not here",
+        ])
+        .output()
+        .expect("decide");
+    assert!(matches!(out.status.code(), Some(0 | 10..=14)), "decide");
+    p.wait_for("round 2's F1 raised again", |e| {
+        e.iter().any(|e| {
+            e["type"] == "finding.lane"
+                && e["iteration"] == 2
+                && e["finding"] == "F1"
+                && e["state"] == "raised-again"
+        })
+    });
+    // The engine drives the run: the split is appended beside it, and taken.
+    let out = p
+        .cmd()
+        .args([
+            "split",
+            "2",
+            "F1",
+            "--reason",
+            "an empty list is not the only panic",
+        ])
+        .output()
+        .expect("split");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_file(p.out.join("hold-3")).unwrap();
+    // The run ends on its own (a deadline, not a hang, if it waits on a person).
+    p.wait_for("the end of the run", |e| {
+        e.iter().any(|e| e["type"] == "run.ended")
+    });
+    let out = child.wait_with_output();
+    p.assert_exit(&out, 0);
+    assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
+    // Round 3: F2, the same as the split finding, verified anew (FALSE
+    // again); F1, round 1's dismissed F4, still raised again.
+    let states = |id: &str| -> Vec<String> {
+        lanes(&p, 3, id)
+            .iter()
+            .map(|l| l["state"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(states("F2"), ["queued", "running", "done"]);
+    assert_eq!(states("F1"), ["raised-again"]);
+    assert!(lanes(&p, 3, "F2")[2].get("raisedAgain").is_none());
+    let verified = std::fs::read_to_string(p.out.join("verified")).unwrap();
+    assert!(verified.lines().any(|l| l == "3 F2"), "{verified}");
+    assert!(!verified.lines().any(|l| l == "3 F1"), "{verified}");
+    assert!(
+        p.of_type("note")
+            .iter()
+            .all(|n| !n["text"].as_str().unwrap_or("").contains("foreign"))
+    );
 }
