@@ -434,7 +434,7 @@ fn a_split_while_the_run_goes_on_has_the_next_round_verify_the_finding_anew() {
         .args([
             "decide",
             gate["id"].as_str().unwrap(),
-            "accept",
+            "dismiss",
             "--reason",
             "not here",
         ])
