@@ -112,6 +112,7 @@ fn decision(id: &str) -> EventBody {
         by: "bench@host".into(),
         evidence_hash: String::new(),
         contract_edit: None,
+        note: None,
         extra: Default::default(),
     })
 }
