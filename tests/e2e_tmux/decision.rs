@@ -102,8 +102,10 @@ fn an_approval_in_the_tui_reaches_the_waiting_orchestrator_and_the_contract() {
         line(sc, 5).starts_with("›⚑ WAITING ON YOU   hg-1-conformity-1")
     });
     s.send(&["Enter"]);
+    // The dialog's own option lines (the Gates tab's detail pane names the
+    // options too).
     s.wait_for("the dialog", |sc| {
-        sc.contains("hg-1-conformity-1") && sc.contains("approve")
+        sc.contains("hg-1-conformity-1") && sc.contains("[a] approve — ")
     });
     // Keys in the dialog's first moments are dropped on purpose; the
     // options say when keys count.

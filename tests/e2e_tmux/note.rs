@@ -33,8 +33,10 @@ fn a_note_typed_in_the_dialog_is_in_the_developers_next_input() {
         sc.lines().any(|l| l.starts_with("›⚑ WAITING ON YOU   hg-"))
     });
     s.send(&["Enter"]);
+    // The dialog's own option lines (the Gates tab's detail pane names the
+    // options too), drawn as ready.
     s.wait_for("the dialog, its keys ready", |sc| {
-        sc.contains("Makefile") && sc.contains("options:") && !sc.contains("options (a moment)")
+        sc.contains("[x] deny — ") && sc.contains("options:") && !sc.contains("options (a moment)")
     });
     // Deny: the file goes back to the developer, and the note with it.
     s.send(&["x"]);

@@ -50,8 +50,10 @@ fn a_decision_in_the_tui_of_loopwatch_run_lets_the_run_finish() {
         sc.lines().any(|l| l.starts_with("›⚑ WAITING ON YOU   hg-"))
     });
     s.send(&["Enter"]);
+    // The dialog's own option lines (the Gates tab's detail pane names the
+    // options too).
     s.wait_for("the dialog", |sc| {
-        sc.contains("Makefile") && sc.contains("approve")
+        sc.contains("Makefile") && sc.contains("[a] approve — ")
     });
     // Keys in the dialog's first moments are dropped on purpose; the
     // options say when keys count.

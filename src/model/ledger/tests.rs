@@ -2,7 +2,6 @@
 //! (`tests/fixtures/ledger/review-<n>.json`, in the reviewer's format).
 
 use super::*;
-use crate::model::{Event, fold};
 
 const ROUNDS: [&str; 3] = [
     include_str!("../../../tests/fixtures/ledger/review-1.json"),
@@ -161,21 +160,7 @@ fn the_rule_needs_the_same_file_and_more_words_when_the_lines_are_apart() {
 // --- the ledger, on a folded journal of the three rounds ---
 
 fn state(lines: &[String]) -> State {
-    let evs: Vec<Event> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, body)| {
-            let line = format!(
-                r#"{{"v":1,"seq":{},"at":"2026-12-01T10:00:00Z",{}}}"#,
-                i + 1,
-                body.strip_prefix('{')
-                    .and_then(|b| b.strip_suffix('}'))
-                    .expect("an object")
-            );
-            Event::parse_line(line.as_bytes()).expect("valid event")
-        })
-        .collect();
-    fold(evs.iter())
+    crate::model::test_journal::state(lines)
 }
 
 /// `findings.verified` of round `n` with a verdict per finding; a

@@ -1,25 +1,11 @@
 //! The notes people leave for the developer, as the next developer
 //! dispatch receives them.
 
+use crate::model::State;
 use crate::model::rules::{NOTE_HANDOFF_MAX, developer_input, notes_section, pending_notes};
-use crate::model::{Event, State, fold};
 
 fn state(lines: &[String]) -> State {
-    let evs: Vec<Event> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, body)| {
-            let line = format!(
-                r#"{{"v":1,"seq":{},"at":"2026-12-01T10:00:00Z",{}}}"#,
-                i + 1,
-                body.strip_prefix('{')
-                    .and_then(|b| b.strip_suffix('}'))
-                    .expect("an object")
-            );
-            Event::parse_line(line.as_bytes()).expect("valid event")
-        })
-        .collect();
-    fold(evs.iter())
+    crate::model::test_journal::state(lines)
 }
 
 fn dev(dispatch: u32, iteration: u32) -> [String; 2] {

@@ -14,18 +14,7 @@ fn events() -> Vec<Event> {
         r#"{"type":"review.finished","iteration":1,"round":1,"blocking":[],"gaps":0}"#.into(),
         format!(r#"{{"type":"findings.verified","iteration":2,"findings":[{again}]}}"#),
     ];
-    lines
-        .iter()
-        .enumerate()
-        .map(|(i, body)| {
-            let line = format!(
-                r#"{{"v":1,"seq":{},"at":"2026-12-01T10:00:00Z",{}}}"#,
-                i + 1,
-                &body[1..body.len() - 1]
-            );
-            Event::parse_line(line.as_bytes()).expect("an event")
-        })
-        .collect()
+    crate::model::test_journal::events(&lines)
 }
 
 #[test]

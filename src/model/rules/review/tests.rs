@@ -1,24 +1,9 @@
 //! The review stage's rules, on folded journals.
 use super::*;
 use crate::model::rules::NextAction;
-use crate::model::{Event, fold};
 
 fn state(lines: &[String]) -> State {
-    let evs: Vec<Event> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, body)| {
-            let line = format!(
-                r#"{{"v":1,"seq":{},"at":"2026-12-01T10:00:00Z",{}}}"#,
-                i + 1,
-                body.strip_prefix('{')
-                    .and_then(|b| b.strip_suffix('}'))
-                    .expect("an object")
-            );
-            Event::parse_line(line.as_bytes()).expect("valid event")
-        })
-        .collect();
-    fold(evs.iter())
+    crate::model::test_journal::state(lines)
 }
 
 fn start(vbt: bool) -> Vec<String> {
