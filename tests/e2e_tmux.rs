@@ -48,6 +48,21 @@ fn tui(w: &Worktree) -> Session {
     s
 }
 
+/// `loopwatch run` of the scripted project `p` in a pane, its agents'
+/// environment `env` beside the project's (`TEST_OUT`, `LOOPWATCH_USER`).
+fn run_session(p: &engine_support::Project, env: &[(&str, &str)]) -> Session {
+    let out = p.out.display().to_string();
+    let command = format!(
+        "cd '{}' && env -u LOOPWATCH_PIPELINE '{}' run {}",
+        p.root.display(),
+        env!("CARGO_BIN_EXE_loopwatch"),
+        engine_support::CONTRACT
+    );
+    let mut all = vec![("TEST_OUT", out.as_str()), ("LOOPWATCH_USER", "tester")];
+    all.extend_from_slice(env);
+    Session::start(COLS, ROWS, &command, &all)
+}
+
 /// Waits until a whole frame of the run screen is on the alternate screen.
 fn wait_frame(s: &Session) -> String {
     s.wait_for("a frame of the run screen", |screen| {

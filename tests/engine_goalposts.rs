@@ -366,18 +366,9 @@ fn a_decision_appended_by_another_writer_is_foreign_and_decide_goes_through_the_
     let run = p.spawn_run(false);
     // Once the engine holds the run, the decision can only go through it.
     let lock = p.pipeline().join("engine.lock");
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(&lock)
-        .ok()
-        .map(|s| s.trim().to_string())
-        != Some(run.id().to_string())
-    {
-        assert!(
-            std::time::Instant::now() < until,
-            "the engine never took the run"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    p.wait_until("the engine holding the run", || {
+        std::fs::read_to_string(&lock).is_ok_and(|s| s.trim() == run.id().to_string())
+    });
     p.decide(&id, "approve");
     p.assert_exit(&run.wait_with_output(), 0);
     let d = p.of_type("human.decided");

@@ -278,17 +278,7 @@ pub fn line(ev: &Event) -> String {
             s
         }
         EventBody::HumanRequested(h) => format!("{} {}: {}", h.id, h.kind, h.summary),
-        EventBody::HumanDecided(d) => match d.developer_note() {
-            Some(n) => format!(
-                "{} {} by {}: {} · note: {}",
-                d.id,
-                d.decision,
-                d.by,
-                d.reason,
-                n.chars().take(512).collect::<String>()
-            ),
-            None => format!("{} {} by {}: {}", d.id, d.decision, d.by, d.reason),
-        },
+        EventBody::HumanDecided(d) => d.summary(),
         EventBody::DevDispatched { iteration, inputs } => {
             format!(
                 "iteration {iteration}: {} gap line(s) back to the developer",

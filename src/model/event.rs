@@ -666,6 +666,21 @@ impl HumanDecision {
     pub fn developer_note(&self) -> Option<&str> {
         self.note.as_deref().filter(|n| !n.trim().is_empty())
     }
+
+    /// One line for the decision: `<id> <decision> by <who>: <reason>`, and
+    /// ` · note to the developer: <note>` (its first 512 characters) when
+    /// it carries one (the timeline's and `--headless`'s line).
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{} {} by {}: {}",
+            self.id, self.decision, self.by, self.reason
+        );
+        if let Some(n) = self.developer_note() {
+            s.push_str(" · note to the developer: ");
+            s.extend(n.chars().take(512));
+        }
+        s
+    }
 }
 
 /// Payload of `run.ended`.
@@ -975,5 +990,41 @@ mod fast_path_tests {
             assert_eq!(fast, Event::parse_checked(l).unwrap());
             assert_eq!(fast.to_line().as_bytes(), l);
         }
+    }
+}
+
+#[cfg(test)]
+mod decision_summary_tests {
+    use super::*;
+
+    #[test]
+    fn a_decisions_line_carries_its_note_cut_at_512_characters() {
+        let mut d = HumanDecision {
+            id: "hg-1-conformity-1".into(),
+            decision: crate::model::Decision::Deny,
+            reason: "no Makefile here".into(),
+            by: "ana@desk".into(),
+            evidence_hash: String::new(),
+            contract_edit: None,
+            note: None,
+            extra: Default::default(),
+        };
+        assert_eq!(
+            d.summary(),
+            "hg-1-conformity-1 deny by ana@desk: no Makefile here"
+        );
+        d.note = Some("   ".into());
+        assert_eq!(
+            d.summary(),
+            "hg-1-conformity-1 deny by ana@desk: no Makefile here"
+        );
+        d.note = Some("x".repeat(600));
+        assert_eq!(
+            d.summary(),
+            format!(
+                "hg-1-conformity-1 deny by ana@desk: no Makefile here · note to the developer: {}",
+                "x".repeat(512)
+            )
+        );
     }
 }

@@ -2,27 +2,15 @@
 //! run` (a field of its own, reached with ctrl-n) reaches the developer's
 //! next dispatch under its own heading.
 
-use super::engine_support::{CONTRACT, Project};
+use super::engine_support::Project;
 use super::support::serial;
-use super::support::tmux::Session;
-use super::{COLS, ROWS, line};
+use super::{line, run_session};
 
 #[test]
 fn a_note_typed_in_the_dialog_is_in_the_developers_next_input() {
     let _serial = serial();
     let p = Project::scripted();
-    let out = p.out.display().to_string();
-    let command = format!(
-        "cd '{}' && env -u LOOPWATCH_PIPELINE '{}' run {CONTRACT}",
-        p.root.display(),
-        env!("CARGO_BIN_EXE_loopwatch")
-    );
-    let s = Session::start(
-        COLS,
-        ROWS,
-        &command,
-        &[("TEST_OUT", out.as_str()), ("LOOPWATCH_USER", "tester")],
-    );
+    let s = run_session(&p, &[]);
     // The scripted developer's second change touches a Makefile outside
     // FILE SCOPE: the run waits on its out-of-scope gate.
     s.wait_for("the out-of-scope gate", |sc| {

@@ -2,32 +2,16 @@
 //! `q` asks before stopping the run, and an out-of-scope gate decided in
 //! the TUI lets the run go on to its end.
 
-use super::engine_support::{CONTRACT, Project};
+use super::engine_support::Project;
 use super::support::serial;
-use super::support::tmux::Session;
-use super::{COLS, ROWS, line};
+use super::{ROWS, line, run_session};
 
 #[test]
 fn a_decision_in_the_tui_of_loopwatch_run_lets_the_run_finish() {
     let _serial = serial();
     let p = Project::scripted();
-    let out = p.out.display().to_string();
     // Every scripted agent takes a second: long enough to be seen running.
-    let command = format!(
-        "cd '{}' && env -u LOOPWATCH_PIPELINE '{}' run {CONTRACT}",
-        p.root.display(),
-        env!("CARGO_BIN_EXE_loopwatch")
-    );
-    let s = Session::start(
-        COLS,
-        ROWS,
-        &command,
-        &[
-            ("TEST_OUT", out.as_str()),
-            ("LOOPWATCH_USER", "tester"),
-            ("AGENT_PAUSE", "1"),
-        ],
-    );
+    let s = run_session(&p, &[("AGENT_PAUSE", "1")]);
     s.wait_for("the developer running in the header", |sc| {
         line(sc, 1).contains("▶ developer · iter 1 · #1 · ")
     });

@@ -316,18 +316,21 @@ impl Project {
 
     /// Polls until `f` holds on the journal (deadline: a minute).
     pub fn wait_for(&self, what: &str, f: impl Fn(&[Value]) -> bool) -> Vec<Value> {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let evs = self.events();
-            if f(&evs) {
-                return evs;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; journal: {evs:#?}"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let mut last = Vec::new();
+        let found = poll(Duration::from_secs(60), || {
+            last = self.events();
+            f(&last)
+        });
+        assert!(found, "timed out waiting for {what}; journal: {last:#?}");
+        last
+    }
+
+    /// Polls until `done` holds (deadline: a minute); fails naming `what`.
+    pub fn wait_until(&self, what: &str, done: impl FnMut() -> bool) {
+        assert!(
+            poll(Duration::from_secs(60), done),
+            "timed out waiting for {what}"
+        );
     }
 
     /// Polls until a human gate is requested (deadline: a minute); the
@@ -448,3 +451,17 @@ timeout = "1m"
 command = "bash @AGENTS@/agent.sh auditor"
 timeout = "1m"
 "#;
+
+/// Asks `done` every 10 ms until it holds (true) or `within` has passed (false).
+pub fn poll(within: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if done() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

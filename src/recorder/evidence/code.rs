@@ -129,7 +129,9 @@ fn hunks_of(
         );
         // What of it was there before the run started (the run-start
         // snapshot against the same revision).
+        // (None when the run started on the revision itself: no diff to take.)
         if let Ok(start) = tree_of(base, "the run's base")
+            && *start != against
             && let Ok(Some(before)) = file_diff(worktree, &against, start, path)
         {
             lines.push(format!(

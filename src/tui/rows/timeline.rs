@@ -139,20 +139,7 @@ pub fn summary(ev: &Event) -> (String, Tone) {
                 Tone::Bad
             },
         ),
-        EventBody::HumanDecided(d) => (
-            match d.developer_note() {
-                Some(note) => format!(
-                    "✓ {} {} by {}: {} · note to the developer: {}",
-                    d.id,
-                    d.decision,
-                    d.by,
-                    d.reason,
-                    note.chars().take(512).collect::<String>()
-                ),
-                None => format!("✓ {} {} by {}: {}", d.id, d.decision, d.by, d.reason),
-            },
-            Tone::Good,
-        ),
+        EventBody::HumanDecided(d) => (format!("✓ {}", d.summary()), Tone::Good),
         EventBody::HumanExpired(x) => (
             format!(
                 "⌛ {} EXPIRED after {}: {} applied (nobody decided)",
