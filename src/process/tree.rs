@@ -151,13 +151,13 @@ pub const MARKER_ENV: &str = "LOOPWATCH_DISPATCH";
 /// returns how many were found. Only processes of the same user are
 /// visible. Blocks up to `grace` and a little.
 pub fn stop_marked(pipeline_dir: &std::path::Path, grace: Duration) -> usize {
-    let prefix = format!("{MARKER_ENV}={}", marker(pipeline_dir, ""));
+    let prefix = marker(pipeline_dir, "");
     let me = std::process::id();
     let find = || {
         let procs = all();
         let mut out: Vec<u32> = Vec::new();
         for p in procs.iter().filter(|p| !p.zombie && p.pid != me) {
-            if carries(p.pid, &prefix) {
+            if env_marker(p.pid, &prefix).is_some() {
                 out.push(p.pid);
                 out.extend(descendants_in(&procs, p.pid));
             }
@@ -174,11 +174,15 @@ pub fn stop_marked(pipeline_dir: &std::path::Path, grace: Duration) -> usize {
     found
 }
 
-fn carries(pid: u32, prefix: &str) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-        env.split(|&b| b == 0)
-            .any(|kv| kv.starts_with(prefix.as_bytes()))
-    })
+/// The dispatch marker in the environment of `pid` that starts with
+/// `prefix` (a run's marker prefix), if it carries one.
+fn env_marker(pid: u32, prefix: &str) -> Option<String> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let key = format!("{MARKER_ENV}=");
+    env.split(|&b| b == 0)
+        .filter_map(|kv| kv.strip_prefix(key.as_bytes()))
+        .map(|m| String::from_utf8_lossy(m).into_owned())
+        .find(|m| m.starts_with(prefix))
 }
 
 /// The marker of a child working for the run of `pipeline_dir`:
@@ -242,16 +246,10 @@ pub fn dispatch_of(pipeline_dir: &std::path::Path) -> Option<OnBehalf> {
 pub fn dispatch_of_pid(pipeline_dir: &std::path::Path, pid: u32) -> Option<OnBehalf> {
     let prefix = marker(pipeline_dir, "");
     under_supervisor(&prefix, pid).or_else(|| {
-        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-        let key = format!("{MARKER_ENV}=");
-        env.split(|&b| b == 0)
-            .filter_map(|kv| kv.strip_prefix(key.as_bytes()))
-            .map(|m| String::from_utf8_lossy(m).into_owned())
-            .find(|m| m.starts_with(&prefix))
-            .map(|marker| OnBehalf {
-                supervisor: 0,
-                marker,
-            })
+        env_marker(pid, &prefix).map(|marker| OnBehalf {
+            supervisor: 0,
+            marker,
+        })
     })
 }
 

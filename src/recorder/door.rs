@@ -98,36 +98,26 @@ pub fn address(dir: &std::path::Path) -> std::io::Result<SocketAddr> {
 /// An open door: served on its own thread until dropped.
 #[derive(Debug)]
 pub struct Door {
-    ledger: Ledger,
     closed: Arc<AtomicBool>,
     addr: SocketAddr,
 }
 
 impl Door {
     /// Opens the door of `pipeline` (whose engine lock the caller holds),
-    /// recording through `ledger`.
+    /// noting what it records in `ledger` (a clone of the one its guard asks).
     pub fn open(pipeline: &Pipeline, ledger: Ledger) -> std::io::Result<Door> {
         let addr = address(pipeline.dir())?;
         let listener = UnixListener::bind_addr(&addr)?;
         let closed = Arc::new(AtomicBool::new(false));
         let served = Serve {
             recorder: Recorder::new(Pipeline::at(pipeline.dir().to_path_buf())).direct(),
-            ledger: ledger.clone(),
+            ledger,
             closed: closed.clone(),
         };
         std::thread::Builder::new()
             .name("loopwatch-door".into())
             .spawn(move || served.run(&listener))?;
-        Ok(Door {
-            ledger,
-            closed,
-            addr,
-        })
-    }
-
-    /// The ledger the guard asks.
-    pub fn ledger(&self) -> &Ledger {
-        &self.ledger
+        Ok(Door { closed, addr })
     }
 }
 
