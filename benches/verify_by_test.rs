@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 mod common;
 use common::{load_average, ms, percentile};
-use loopwatch::engine::review::vbt_answer::{Answered, Repro};
-use loopwatch::engine::review::vbt_cleanup;
-use loopwatch::engine::review::vbt_tree::Tree;
+use loopwatch::engine::review::verify_by_test::answer::{Answered, Repro};
+use loopwatch::engine::review::verify_by_test::cleanup;
+use loopwatch::engine::review::verify_by_test::tree::Tree;
 
 const FILES: usize = 10_000;
 const RUNS: usize = 7;
@@ -67,12 +67,12 @@ fn main() -> ExitCode {
         write(root, "notes.txt", "scratch\n");
         let t1 = Instant::now();
         let mut notes = Vec::new();
-        let tampered = vbt_cleanup::isolate(&before, &answered, &mut notes);
+        let tampered = cleanup::isolate(&before, &answered, &mut notes);
         assert!(tampered.is_empty() && notes.len() == 2, "{notes:?}");
         let iso = t1.elapsed();
         let t2 = Instant::now();
         let mut tree = None;
-        let violations = vbt_cleanup::cleanup(&before, &keep, &mut tree);
+        let violations = cleanup::cleanup(&before, &keep, &mut tree);
         assert!(violations.is_empty(), "{violations:?}");
         let clean = t2.elapsed();
         assert!(

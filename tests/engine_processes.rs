@@ -462,8 +462,8 @@ fn an_agents_end_is_recorded_with_its_last_words() {
 #[test]
 fn a_repro_test_that_detaches_is_stopped_whole() {
     use loopwatch::engine::dispatch::Settings;
-    use loopwatch::engine::review::single_test::{Invocation, Runner};
-    use loopwatch::engine::review::vbt_exec::{Ran, TestJob, run_test};
+    use loopwatch::engine::review::verify_by_test::exec::{Ran, TestJob, run_test};
+    use loopwatch::engine::review::verify_by_test::runner::{Invocation, Runner};
     use loopwatch::journal::Pipeline;
     use loopwatch::model::event::RunInfo;
 

@@ -14,7 +14,8 @@ mod role_files_support;
 
 use role_files_support::{Example, VbtInput, examples, triage_input};
 
-use loopwatch::engine::review::{graph, lane, single_test, triage, vbt_answer, verdict_gate};
+use loopwatch::engine::review::verify_by_test::{answer, runner};
+use loopwatch::engine::review::{graph, lane, triage, verdict_gate};
 use loopwatch::engine::roles::{self, ROLE_FILES};
 use loopwatch::model::event::{AgentRole, RunInfo};
 use loopwatch::model::{State, rules};
@@ -311,18 +312,18 @@ fn check_answer(c: Checker, ex: &Example, input: Option<&Example>) -> Result<Str
                 input.ok_or("no ```input example before it: which findings are asked for?")?;
             let v = VbtInput::read(&input.body)?;
             let asked: Vec<String> = v.findings.iter().map(|f| f.id.clone()).collect();
-            let a = vbt_answer::read(body, &asked).map_err(|e| format!("is refused: {e}"))?;
+            let a = answer::read(body, &asked).map_err(|e| format!("is refused: {e}"))?;
             if !a.normalized.is_empty() || !a.ignored.is_empty() {
                 return Err(format!(
                     "normalised {:?}, ignored {:?}",
                     a.normalized, a.ignored
                 ));
             }
-            let cmd = single_test::detect(&v.test).map_err(|e| e.to_string())?;
+            let cmd = runner::detect(&v.test).map_err(|e| e.to_string())?;
             for (finding, entry) in &a.by_finding {
                 let r = entry.as_ref().map_err(|e| format!("{finding}: {e}"))?;
                 let report = std::path::Path::new("/p/.pipeline/verify-1.report");
-                single_test::invocation(&cmd, &ExampleProject, &r.file, &r.test_ref, report)
+                runner::invocation(&cmd, &ExampleProject, &r.file, &r.test_ref, report)
                     .map_err(|e| format!("{finding}: loopwatch cannot run {}: {e}", r.test_ref))?;
             }
             let want = count_claim(ex, "tests")?;
@@ -335,10 +336,10 @@ fn check_answer(c: Checker, ex: &Example, input: Option<&Example>) -> Result<Str
 }
 
 /// The project of the role file's examples: a cargo package at the top
-/// (what `single_test::invocation` reads of a worktree).
+/// (what `runner::invocation` reads of a worktree).
 struct ExampleProject;
 
-impl single_test::Worktree for ExampleProject {
+impl runner::Worktree for ExampleProject {
     fn read(&self, rel: &str) -> Option<String> {
         (rel == "Cargo.toml").then(|| "[package]\nname = \"shop\"\n".to_string())
     }

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::review::vbt_tree::Tree;
+use super::review::verify_by_test::tree::Tree;
 use crate::code::git_stdout;
 
 /// The worktree and its repository before a read-only dispatch.
@@ -96,7 +96,7 @@ impl Before {
                 });
             }
         }
-        for change in super::review::vbt_cleanup::cleanup_changes(&self.tree) {
+        for change in super::review::verify_by_test::cleanup::cleanup_changes(&self.tree) {
             out.push(change.map_or_else(|e| e, |c| format!("{c} (put back)")));
         }
         out.sort();

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use loopwatch::engine::review::{single_test, vbt_input};
+use loopwatch::engine::review::verify_by_test::{self, runner};
 use loopwatch::model::Finding;
 use loopwatch::model::triage::TriageFinding;
 use serde_json::Value;
@@ -167,8 +167,8 @@ impl VbtInput {
     }
 
     pub fn rebuild(&self) -> String {
-        let cmd = single_test::detect(&self.test).map_err(|e| e.to_string());
-        vbt_input::compose(
+        let cmd = runner::detect(&self.test).map_err(|e| e.to_string());
+        verify_by_test::input::compose(
             &self.test,
             cmd.as_ref().map_err(Clone::clone),
             &self.files,

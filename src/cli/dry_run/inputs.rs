@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::Target;
 use crate::engine::driver::request_section;
-use crate::engine::review::single_test;
-use crate::engine::review::{graph, lane, triage, vbt_input};
+use crate::engine::review::verify_by_test::{self, runner};
+use crate::engine::review::{graph, lane, triage};
 use crate::model::event::AgentRole;
 use crate::model::triage::{TriageFinding, TriageSeverity};
 use crate::model::{Finding, FindingVerdict, rules};
@@ -135,10 +135,10 @@ pub(super) fn dispatches(
                 verification: None,
                 extra: Default::default(),
             };
-            let cmd = single_test::detect(&run.test);
+            let cmd = runner::detect(&run.test);
             one(
                 None,
-                vbt_input::compose(
+                verify_by_test::input::compose(
                     &run.test,
                     cmd.as_ref().map_err(ToString::to_string),
                     &["<the tracked files whose path holds test or spec>".to_string()],

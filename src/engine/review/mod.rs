@@ -13,16 +13,7 @@
 pub mod commit;
 pub mod graph;
 pub mod lane;
-pub mod single_test;
 pub mod triage;
-pub mod vbt_answer;
-pub mod vbt_cleanup;
-pub mod vbt_exec;
-pub mod vbt_input;
-pub mod vbt_invocation;
-pub mod vbt_judge;
-pub mod vbt_recheck;
-pub mod vbt_tree;
 pub mod verdict_gate;
 pub mod verify_by_test;
 

@@ -16,9 +16,9 @@ use std::time::Instant;
 
 use tokio::sync::watch;
 
-use super::single_test::{self, Dir, OneTest, TestCommand};
-use super::vbt_answer::Repro;
-use super::vbt_exec::{self, Ran, TestJob};
+use super::answer::Repro;
+use super::exec::{self, Ran, TestJob};
+use super::runner::{self, Dir, OneTest, TestCommand};
 use crate::checks::evidence_gate::report;
 use crate::checks::evidence_gate::{self, Claim, ClaimStatus, Place, Verdict};
 use crate::engine::dispatch::Settings;
@@ -65,7 +65,7 @@ pub(super) enum RunEnd {
 /// The command of the repro test `repro`, its report beside `log`.
 pub(super) fn command(
     set: &Settings,
-    runner: &Result<TestCommand, single_test::SingleTestError>,
+    runner: &Result<TestCommand, runner::SingleTestError>,
     repro_file: &str,
     test_ref: &str,
     log: &Path,
@@ -73,7 +73,7 @@ pub(super) fn command(
     let cmd = runner.as_ref().map_err(ToString::to_string)?;
     let worktree = set.pipeline.worktree();
     let report = report_base(log);
-    single_test::invocation(cmd, &Dir(worktree), repro_file, test_ref, &report)
+    runner::invocation(cmd, &Dir(worktree), repro_file, test_ref, &report)
         .map_err(|e| format!("not run: {e}"))
 }
 
@@ -91,7 +91,7 @@ fn report_base(log: &Path) -> PathBuf {
 
 pub(super) async fn verify_test(
     set: &Settings,
-    runner: &Result<TestCommand, single_test::SingleTestError>,
+    runner: &Result<TestCommand, runner::SingleTestError>,
     repro: &Repro,
     log: &Path,
     deadline: Instant,
@@ -159,7 +159,7 @@ pub(super) async fn run_one(
 ) -> std::io::Result<RunEnd> {
     let end = run_once(run, inv, stop).await?;
     if let RunEnd::Judged(RunVerdict::NotRun(_)) = &end
-        && let Some(wide) = single_test::widen(inv)
+        && let Some(wide) = runner::widen(inv)
     {
         return run_once(run, &wide, stop).await;
     }
@@ -185,7 +185,7 @@ async fn run_once(
         deadline: run.deadline,
         tag: run.tag.clone(),
     };
-    Ok(match vbt_exec::run_test(set, job, stop).await? {
+    Ok(match exec::run_test(set, job, stop).await? {
         Ran::Stopped(code) => RunEnd::Stopped(code),
         Ran::NotStarted(why) => RunEnd::NotStarted(why),
         Ran::TimedOut { waiting } => RunEnd::TimedOut { waiting },
@@ -241,7 +241,7 @@ pub(super) fn judge_run(
             }
         },
     };
-    if inv.invocation.runner == single_test::Runner::Node {
+    if inv.invocation.runner == runner::Runner::Node {
         // node names no file: the run ran the one file it was given.
         for t in ran.tests.iter_mut().filter(|t| t.place.is_none()) {
             t.place = Some(Place::File(inv.selected.file.clone()));
@@ -293,5 +293,5 @@ pub(super) fn green_of(end: RunVerdict) -> (GreenResult, String) {
 }
 
 #[cfg(test)]
-#[path = "vbt_judge_tests.rs"]
+#[path = "judge_tests.rs"]
 mod tests;

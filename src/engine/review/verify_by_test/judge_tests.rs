@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::*;
-use crate::engine::review::single_test::{Worktree, detect, invocation};
+use crate::engine::review::verify_by_test::runner::{Worktree, detect, invocation};
 
 /// A worktree that holds `files` (for cargo's manifest).
 struct Files(BTreeMap<&'static str, &'static str>);

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::single_test::Invocation;
+use super::runner::Invocation;
 use crate::engine::dispatch::Settings;
 use crate::process::{self, LogFile, Sink};
 

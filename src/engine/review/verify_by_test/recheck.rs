@@ -10,7 +10,7 @@
 //!   cannot be told from a namesake).
 //!
 //! Each run is the same as verify-by-test's (alone, under the build lock,
-//! in its own process group, judged by [`vbt_judge`]) into
+//! in its own process group, judged by [`super::judge`]) into
 //! `.pipeline/green-<i>-<finding>.test.log`, its report beside it;
 //! `step_timeout` bounds the whole recheck.
 
@@ -18,9 +18,9 @@ use std::time::Instant;
 
 use tokio::sync::watch;
 
-use super::single_test;
-use super::vbt_judge::{self, RunEnd, TestRun};
-use super::vbt_tree::Tree;
+use super::judge::{self, RunEnd, TestRun};
+use super::runner;
+use super::tree::Tree;
 use crate::checks::floor_guard;
 use crate::code::TreeId;
 use crate::engine::EngineError;
@@ -70,7 +70,7 @@ pub async fn recheck(
     }
     let worktree = pipeline.worktree().to_path_buf();
     let now = Tree::take(&worktree, pipeline.dir());
-    let runner = single_test::detect(&job.settings.run.test);
+    let runner = runner::detect(&job.settings.run.test);
     let mut greens = Vec::new();
     for red in &reds {
         let mut g = VerifyGreen {
@@ -109,15 +109,14 @@ pub async fn recheck(
         }
         let log = format!("green-{i}-{}.test.log", safe(&red.issue));
         let log_path = pipeline.dir().join(&log);
-        let inv =
-            match vbt_judge::command(job.settings, &runner, &red.file, &red.test_ref, &log_path) {
-                Ok(inv) => inv,
-                Err(why) => {
-                    set(GreenResult::Red, format!("cannot be run alone: {why}"));
-                    greens.push(g);
-                    continue;
-                }
-            };
+        let inv = match judge::command(job.settings, &runner, &red.file, &red.test_ref, &log_path) {
+            Ok(inv) => inv,
+            Err(why) => {
+                set(GreenResult::Red, format!("cannot be run alone: {why}"));
+                greens.push(g);
+                continue;
+            }
+        };
         let run = TestRun {
             set: job.settings,
             log: &log_path,
@@ -125,7 +124,7 @@ pub async fn recheck(
             tag: format!("recheck-{i}"),
             test_ref: &red.test_ref,
         };
-        let end = vbt_judge::run_one(&run, &inv, stop).await;
+        let end = judge::run_one(&run, &inv, stop).await;
         let (result, note) = match end {
             Ok(RunEnd::Stopped(code)) => {
                 put_back(&now);
@@ -133,7 +132,7 @@ pub async fn recheck(
             }
             Ok(RunEnd::Judged(verdict)) => {
                 g.log = log.clone();
-                vbt_judge::green_of(verdict)
+                judge::green_of(verdict)
             }
             Ok(RunEnd::TimedOut { .. }) => {
                 g.log = log.clone();
@@ -162,9 +161,9 @@ pub async fn recheck(
 
 /// Puts the worktree back to `before` (what it was when the reruns
 /// started) and returns what had changed: nothing, when the tests only ran.
-fn put_back(before: &Result<Tree, super::vbt_tree::TreeError>) -> Vec<String> {
+fn put_back(before: &Result<Tree, super::tree::TreeError>) -> Vec<String> {
     match before {
-        Ok(t) => super::vbt_cleanup::cleanup_changes(t)
+        Ok(t) => super::cleanup::cleanup_changes(t)
             .into_iter()
             .map(|r| r.unwrap_or_else(|e| e))
             .collect(),
@@ -186,11 +185,7 @@ fn kept_tree(s: &State, iteration: u32, test_ref: &str) -> Option<TreeId> {
 }
 
 /// Why the test file was weakened from `then` to `now`, if it was.
-fn weakened(
-    then: &Tree,
-    now: &Tree,
-    file: &str,
-) -> Result<Option<String>, super::vbt_tree::TreeError> {
+fn weakened(then: &Tree, now: &Tree, file: &str) -> Result<Option<String>, super::tree::TreeError> {
     let path = then.to_top(file);
     let changes: Vec<_> = then
         .changes(now, 0)?

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::vbt_answer;
-use super::vbt_tree::{self, Tree};
+use super::answer;
+use super::tree::{self, Tree};
 use crate::code::FileStatus;
 
 /// Before any test runs, the code is what it was: every change the agent
@@ -17,7 +17,7 @@ use crate::code::FileStatus;
 /// against the code the finding is about.
 pub fn isolate(
     before: &Tree,
-    answered: &vbt_answer::Answered,
+    answered: &answer::Answered,
     notes: &mut Vec<String>,
 ) -> BTreeMap<String, String> {
     let named: BTreeSet<String> = answered
@@ -54,7 +54,7 @@ pub fn isolate(
             match before.restore(p) {
                 Ok(()) => notes.push(format!(
                     "verify-by-test: put {p} back before running the tests (the agent {} it and named no test in it)",
-                    vbt_tree::status_word(f)
+                    tree::status_word(f)
                 )),
                 Err(e) => notes.push(format!("verify-by-test: {e}")),
             }
@@ -77,7 +77,7 @@ pub fn cleanup_changes(before: &Tree) -> Vec<Result<String, String>> {
     let mut out = Vec::new();
     for f in &changed {
         for path in Tree::paths(std::slice::from_ref(f)) {
-            let word = vbt_tree::status_word(f);
+            let word = tree::status_word(f);
             out.push(match before.restore(&path) {
                 Ok(()) => Ok(format!("{path} {word}")),
                 Err(e) => Err(format!("{path} {word} (could not be put back: {e})")),
@@ -123,7 +123,7 @@ pub fn cleanup(before: &Tree, keep: &BTreeSet<String>, tree: &mut Option<String>
                         format!(
                             "{} {} and not a confirmed repro test",
                             f.path,
-                            vbt_tree::status_word(f)
+                            tree::status_word(f)
                         )
                     }))
                 }

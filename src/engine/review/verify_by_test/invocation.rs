@@ -1,17 +1,17 @@
 //! The command line that runs one test of one file with a runner found by
-//! [`super::single_test::detect`]: the file and the name checked (relative,
+//! [`super::runner::detect`]: the file and the name checked (relative,
 //! inside the worktree, never an option, no control character), then each
 //! runner's own way of selecting exactly that test and of writing the
 //! machine-readable report loopwatch judges it by, TEST's own options kept.
 
 use std::path::{Path, PathBuf};
 
-use super::single_test::argv::Arg;
-use super::single_test::{
+use super::runner::argv::Arg;
+use super::runner::{
     Invocation, OneTest, Report, ReportFormat, Runner, Selected, SingleTestError, TestCommand,
     Worktree,
 };
-use super::single_test::{cargo, names};
+use super::runner::{cargo, names};
 
 /// Namesake files of a vitest repro excluded by name at most.
 const MAX_EXCLUDED: usize = 100;

@@ -5,7 +5,7 @@
 use super::RunVerdict;
 use crate::checks::evidence_gate::report::Ran as Report;
 use crate::checks::evidence_gate::{Outcome, Place, TestLine};
-use crate::engine::review::single_test::Selected;
+use crate::engine::review::verify_by_test::runner::Selected;
 
 /// Tests named in a reason at most.
 const LISTED: usize = 5;

@@ -6,8 +6,8 @@
 //! 1. the first `max_findings` accepted blocking findings of the triage
 //!    file are handed to `[agents.verify-by-test]` in ONE dispatch (the
 //!    rest are `cap-exceeded`); the worktree is snapshotted first;
-//! 2. each answered test is run alone ([`super::single_test`], under the
-//!    build lock, [`super::vbt_exec`]) into `.pipeline/verify-<i>-<finding>.test.log`;
+//! 2. each answered test is run alone ([`runner`], under the
+//!    build lock, [`exec`]) into `.pipeline/verify-<i>-<finding>.test.log`;
 //! 3. a test the log shows failing is `confirmed`, one it shows passing
 //!    `not-reproduced` (the evidence gate proves it again in `triage
 //!    apply`), anything else `inconclusive`, with why;
@@ -24,15 +24,24 @@
 //! recorded and never stop the loop; only a stop asked for does (the
 //! worktree is put back first, and the step is done again on resume).
 
+pub mod answer;
+pub mod cleanup;
+pub mod exec;
+pub mod input;
+pub mod invocation;
+pub mod judge;
+pub mod recheck;
+pub mod runner;
+pub mod tree;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::vbt_answer::{self, Repro};
-use super::vbt_tree::Tree;
-use super::{single_test, vbt_cleanup, vbt_judge};
+use self::answer::Repro;
+use self::tree::Tree;
 use crate::checks::triage as triage_apply;
 use crate::engine::EngineError;
 use crate::engine::config::{AgentConfig, VerifyByTestConfig};
@@ -43,7 +52,7 @@ use crate::model::triage::{
 };
 use crate::recorder::Recorder;
 
-pub use super::vbt_recheck::{Recheck, recheck};
+pub use self::recheck::{Recheck, recheck};
 
 /// One iteration's verify-by-test step.
 #[derive(Debug, Clone)]
@@ -141,8 +150,8 @@ pub async fn run(
     if let Err(e) = crate::util::replace_atomically(&marker, before.id.as_str().as_bytes()) {
         tracing::warn!("cannot write {}: {e}", marker.display());
     }
-    let runner = single_test::detect(&job.settings.run.test);
-    let inputs = super::vbt_input::text(
+    let runner = runner::detect(&job.settings.run.test);
+    let inputs = self::input::text(
         &worktree,
         &job.settings.run.diff,
         &job.settings.run.test,
@@ -170,7 +179,7 @@ pub async fn run(
         Ok(d) => {
             out.tokens = (d.finished.tokens_in, d.finished.tokens_out);
             match d.finished.failure() {
-                None => vbt_answer::read(&d.answer.text, &ids(&attempted)),
+                None => answer::read(&d.answer.text, &ids(&attempted)),
                 Some(_)
                     if d.finished.timed_out
                         && Instant::now() + Duration::from_millis(50) >= deadline =>
@@ -196,7 +205,7 @@ pub async fn run(
                 .iter()
                 .map(|f| inconclusive(f, None, &why))
                 .collect();
-            out.violations = vbt_cleanup::cleanup(&before, &BTreeSet::new(), &mut out.tree);
+            out.violations = cleanup::cleanup(&before, &BTreeSet::new(), &mut out.tree);
             return finish(rec, &job, &triage_path, out, started).await;
         }
     };
@@ -207,7 +216,7 @@ pub async fn run(
             .iter()
             .map(|w| format!("verify-by-test answer: {w}")),
     );
-    let tampered = vbt_cleanup::isolate(&before, &answered, &mut out.notes);
+    let tampered = cleanup::isolate(&before, &answered, &mut out.notes);
     let mut names = LogNames::default();
     for f in &attempted {
         let repro = match answered.by_finding.get(&f.id) {
@@ -239,7 +248,7 @@ pub async fn run(
             continue;
         }
         let log = names.log(job.iteration, &f.id);
-        let judged = vbt_judge::verify_test(
+        let judged = judge::verify_test(
             job.settings,
             &runner,
             &repro,
@@ -250,15 +259,15 @@ pub async fn run(
         )
         .await;
         let (result, note) = match judged {
-            vbt_judge::Judged::Stopped(code) => {
+            judge::Judged::Stopped(code) => {
                 stopped(&before, &marker);
                 return Ok(Some(code));
             }
-            vbt_judge::Judged::OutOfTime(note) => {
+            judge::Judged::OutOfTime(note) => {
                 out.timed_out = true;
                 (AttemptResult::Inconclusive, note)
             }
-            vbt_judge::Judged::Done(r, note) => (r, note),
+            judge::Judged::Done(r, note) => (r, note),
         };
         out.entries.push(VerificationEntry {
             finding: f.id.clone(),
@@ -287,7 +296,7 @@ pub async fn run(
             shared.join(", ")
         ));
     }
-    out.violations = vbt_cleanup::cleanup(&before, &keep, &mut out.tree);
+    out.violations = cleanup::cleanup(&before, &keep, &mut out.tree);
     finish(rec, &job, &triage_path, out, started).await
 }
 
@@ -313,7 +322,7 @@ struct LogNames(BTreeSet<String>);
 
 impl LogNames {
     fn log(&mut self, iteration: u32, finding: &str) -> String {
-        let safe = super::vbt_recheck::safe(finding);
+        let safe = self::recheck::safe(finding);
         let mut name = format!("verify-{iteration}-{safe}.test.log");
         let mut n = 2;
         while !self.0.insert(name.clone()) {
@@ -327,7 +336,7 @@ impl LogNames {
 /// A stop: the worktree put back to `before`; once it is, no cleanup is
 /// left for a resumed step to report.
 fn stopped(before: &Tree, marker: &Path) {
-    if vbt_cleanup::put_back(before, &BTreeSet::new()).is_empty() {
+    if cleanup::put_back(before, &BTreeSet::new()).is_empty() {
         let _ = std::fs::remove_file(marker);
     }
 }
@@ -353,7 +362,7 @@ fn earlier_repro_files(
         })
         .find_map(|a| a.finished.as_ref())
         .map(|f| dispatch::saved_answer(pipeline, f))
-        .and_then(|raw| vbt_answer::read(&raw, asked).ok())
+        .and_then(|raw| answer::read(&raw, asked).ok())
         .map(|a| {
             a.by_finding
                 .values()
@@ -398,9 +407,9 @@ fn interrupted_before(
     let mut list = Vec::new();
     for f in &changed {
         if stray(f) && then.restore(&f.path).is_ok() {
-            removed.push(format!("{} {}", f.path, super::vbt_tree::status_word(f)));
+            removed.push(format!("{} {}", f.path, self::tree::status_word(f)));
         } else {
-            list.push(format!("{} {}", f.path, super::vbt_tree::status_word(f)));
+            list.push(format!("{} {}", f.path, self::tree::status_word(f)));
         }
     }
     let iteration = marker

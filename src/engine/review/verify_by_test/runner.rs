@@ -31,7 +31,7 @@ pub(super) mod names;
 
 use std::path::{Path, PathBuf};
 
-pub use super::vbt_invocation::{invocation, widen};
+pub use super::invocation::{invocation, widen};
 pub use crate::checks::evidence_gate::report::ReportFormat;
 pub use detect::detect;
 
@@ -273,5 +273,5 @@ impl Worktree for Dir<'_> {
 }
 
 #[cfg(test)]
-#[path = "single_test_tests.rs"]
+#[path = "runner_tests.rs"]
 mod tests;

@@ -7,7 +7,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use super::single_test::TestCommand;
+use super::runner::TestCommand;
 use crate::code;
 use crate::model::triage::TriageFinding;
 
