@@ -79,6 +79,8 @@ impl Project {
             .arg("-C")
             .arg(&self.root)
             .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .unwrap();
         assert!(o.status.success(), "git {args:?}");

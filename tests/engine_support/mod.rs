@@ -112,12 +112,20 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loopwatch"))
 }
 
-/// `git -C dir args…`, which must succeed; its stdout.
+/// `git -C dir args…`, which must succeed; its stdout. Hermetic: no
+/// global or system configuration is read, and the author and committer
+/// are fixed.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let o = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
         .stdin(Stdio::null())
         .output()
         .expect("git");
