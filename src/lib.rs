@@ -6,7 +6,9 @@
 //!   and of a run (accepted partial), each answered once.
 //! - [`parse`]: readers of the agents' text (gate outputs, finding verdicts, review findings).
 //! - [`journal`]: the `.pipeline` store: locked append, state snapshot, tail reading, safe file tails.
-//! - [`recorder`]: what the orchestrator's calls write, with the loop's rules applied under the lock.
+//! - [`recorder`]: the one writer of the journal: what the orchestrator's calls, the engine's
+//!   dispatches and review stage, and a person's decisions write, with the loop's rules applied
+//!   under the lock; the evidence a gate carries and the lines a person decides on.
 //! - [`code`]: the code per iteration: git tree snapshots, code diffs, cited lines; and git as
 //!   loopwatch runs it (clean environment, a deadline, its own process group).
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).

@@ -13,11 +13,11 @@ use tokio::sync::watch;
 
 use super::adapter::{self, Answer, Request};
 use super::config::AgentConfig;
-use crate::journal::{AppendOptions, JournalError, Pipeline, TAIL_BYTES, append_with};
-use crate::model::event::{AgentFinished, AgentRole, AgentStarted, RunInfo, SignalFrom};
-use crate::model::rules;
+use crate::journal::{JournalError, Pipeline, TAIL_BYTES};
+use crate::model::event::{AgentFinished, AgentStarted, RunInfo, SignalFrom};
 use crate::model::*;
 use crate::process::{self, LogFile, Sink};
+pub use crate::recorder::dispatch::{Record, record};
 use crate::recorder::evidence;
 
 /// Most stdout bytes an answer may have (the rest makes the answer unusable).
@@ -114,7 +114,7 @@ pub struct With<'a> {
     pub with_start: Vec<EventBody>,
     /// Written after `agent.finished` (and its human gates), in its append.
     pub after_finish: Option<AfterFinish<'a>>,
-    /// Where the appends go (`None`: one `append_with` each, on this
+    /// Where the appends go (`None`: each written on its own, on this
     /// thread).
     pub commit: Option<Committer<'a>>,
     /// A concurrency slot, given back as soon as the agent was reaped (its
@@ -413,71 +413,6 @@ async fn write_file(path: PathBuf, bytes: Vec<u8>) -> Result<(), DispatchError> 
     done.map_err(DispatchError::io("write", path))
 }
 
-/// Appends `bodies`, then the finish of a dispatch with the human gates the
-/// rules open for it, in one append.
-pub fn record(
-    pipeline: &Pipeline,
-    bodies: Vec<EventBody>,
-    finish: Option<(&AgentStarted, &AgentFinished)>,
-) -> Result<(), JournalError> {
-    let r = Record {
-        bodies,
-        finish: finish.map(|(st, f)| (st.clone(), f.clone())),
-        ..Record::default()
-    };
-    r.append(pipeline)
-}
-
-/// One append a dispatch asks for: `bodies`, then the finish of a
-/// dispatch with the human gates the rules open for it, then `after`.
-#[derive(Debug, Clone, Default)]
-pub struct Record {
-    /// Written first (a lane's transition, `agent.started`).
-    pub bodies: Vec<EventBody>,
-    /// The dispatch finished, with its start (for the rules' gates).
-    pub finish: Option<(AgentStarted, AgentFinished)>,
-    /// Written last (a lane's transition after the finish).
-    pub after: Vec<EventBody>,
-    /// The end of a failed agent's log ([`evidence::log_tail`]), put in the
-    /// evidence of any gate its failure opens.
-    pub log_tail: Vec<String>,
-}
-
-impl Record {
-    /// The payloads appended on top of `s`: the gates a failed finish opens
-    /// depend on the state (their ids, the failures before), so they are
-    /// computed under the lock against the state the events land on.
-    pub fn payloads(&self, s: &State) -> Vec<EventBody> {
-        let mut out = self.bodies.clone();
-        if let Some((st, f)) = &self.finish {
-            out.push(EventBody::from(f.clone()));
-            let mut reqs = rules::gates_for_dispatch(s, st, f);
-            if !self.log_tail.is_empty() {
-                for r in &mut reqs {
-                    r.evidence["logLines"] = serde_json::json!(self.log_tail);
-                }
-            }
-            out.extend(
-                rules::assign_ids(s, st.iteration, reqs, gate_scope(st.role))
-                    .into_iter()
-                    .map(EventBody::from),
-            );
-        }
-        out.extend(self.after.iter().cloned());
-        out
-    }
-
-    /// Appends the record on its own (no group commit).
-    fn append(&self, pipeline: &Pipeline) -> Result<(), JournalError> {
-        append_with(
-            pipeline,
-            &AppendOptions::default(),
-            |s| Ok(self.payloads(s)),
-        )
-        .map(|_| ())
-    }
-}
-
 /// Where a dispatch's appends go when not straight to the journal: a
 /// committer that may group them with other dispatches' appends (the
 /// finding lanes' group commit). It resolves once the request is durable.
@@ -488,15 +423,7 @@ pub type Committer<'a> =
 async fn commit(set: &Settings, via: Option<Committer<'_>>, r: Record) -> Result<(), JournalError> {
     match via {
         Some(c) => c(r).await,
-        None => r.append(&set.pipeline),
-    }
-}
-
-/// The id scope of the gates a failed dispatch opens (`hg-<i>-<scope>-<n>`).
-fn gate_scope(role: AgentRole) -> &'static str {
-    match role {
-        AgentRole::Reviewer => rules::review::REVIEWER_SUBJECT,
-        _ => rules::DEVELOPER_SUBJECT,
+        None => r.write(&set.pipeline),
     }
 }
 

@@ -14,10 +14,12 @@ use serde_json::Value;
 
 use crate::code::CodeSnapshot;
 mod checks;
+pub mod dispatch;
 pub mod door;
 mod error;
 pub mod evidence;
 pub mod gates;
+pub mod review;
 
 pub use checks::{accepted_partial, check_decision, check_iteration, contract_path};
 pub use error::{Expected, RecordError, Refusal};

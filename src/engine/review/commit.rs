@@ -1,7 +1,7 @@
 //! Group commit of the finding lanes' appends: every lane's `finding.lane`
 //! transitions and its dispatch's `agent.started` / `agent.finished` go to
 //! one committer for the map. Each request pending when a commit starts
-//! goes into the same `append_with` (one journal write and fsync, one
+//! goes into the same append ([`commit`]: one journal write and fsync, one
 //! `state.json`), in the order asked; each request gets back its own
 //! events. The commit runs on the blocking pool, so the lanes' children
 //! are reaped and their output read while it fsyncs.
@@ -13,26 +13,12 @@
 //! state is the one under the lock, so an append from outside between two
 //! commits (`loopwatch decide`) is seen by the next one.
 
-use std::sync::Arc;
-
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::engine::dispatch::Record;
-use crate::journal::{AppendOptions, Appended, JournalError, Pipeline, append_with};
-use crate::model::event::EVENT_VERSION;
-use crate::model::{Event, EventBody, State};
-use crate::util::now_rfc3339;
-
-/// What one request got: its own events (with their seq) and the state
-/// after the commit that carried it.
-#[derive(Debug, Clone)]
-pub struct Committed {
-    /// The request's events, in order.
-    pub events: Vec<Event>,
-    /// The state after the whole commit (as written to `state.json`).
-    pub state: Arc<State>,
-}
+use crate::journal::{JournalError, Pipeline};
+use crate::recorder::dispatch::commit;
+pub use crate::recorder::dispatch::{Committed, Record};
 
 /// What the committer did, once every handle was dropped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -99,140 +85,6 @@ pub fn group(pipeline: Pipeline) -> (Group, impl Future<Output = Stats>) {
     (Group { tx, journal }, committer)
 }
 
-/// One append carrying every record, in order; the results per record.
-fn commit(pipeline: &Pipeline, records: &[Record]) -> Vec<Result<Committed, JournalError>> {
-    let mut counts = Vec::with_capacity(records.len());
-    let out = append_with::<_, JournalError>(pipeline, &AppendOptions::default(), |s| {
-        Ok(payloads(s, records, &mut counts))
-    });
-    match out {
-        Ok(a) => split(a, &counts),
-        Err(JournalError::StateStale {
-            path,
-            cause,
-            appended,
-        }) => {
-            // Appended, but state.json is stale: every request is told so,
-            // with its own events (none of them may be retried).
-            let (kind, text) = (cause.kind(), cause.to_string());
-            split(*appended, &counts)
-                .into_iter()
-                .map(|r| {
-                    r.and_then(|c| {
-                        Err(JournalError::StateStale {
-                            path: path.clone(),
-                            cause: std::io::Error::new(kind, text.clone()),
-                            appended: Box::new(Appended {
-                                events: c.events,
-                                state: (*c.state).clone(),
-                            }),
-                        })
-                    })
-                })
-                .collect()
-        }
-        Err(e) => {
-            let mut all: Vec<_> = (1..records.len()).map(|_| Err(same(&e))).collect();
-            all.insert(0, Err(e));
-            all
-        }
-    }
-}
-
-/// The payloads of `records` on top of `s`, each computed against the
-/// state the earlier ones leave (`counts`: how many each made).
-fn payloads(s: &State, records: &[Record], counts: &mut Vec<usize>) -> Vec<EventBody> {
-    counts.clear();
-    if let [only] = records {
-        let b = only.payloads(s);
-        counts.push(b.len());
-        return b;
-    }
-    let mut state = s.clone();
-    let at = now_rfc3339();
-    let mut out = Vec::new();
-    for (i, r) in records.iter().enumerate() {
-        let bodies = r.payloads(&state);
-        counts.push(bodies.len());
-        if i + 1 < records.len() {
-            for body in &bodies {
-                let ev = Event {
-                    v: EVENT_VERSION,
-                    seq: state.seq + 1,
-                    at: at.clone(),
-                    body: body.clone(),
-                };
-                state.apply(&ev);
-            }
-            state.finish();
-        }
-        out.extend(bodies);
-    }
-    out
-}
-
-/// Each record's events out of the append that carried them all.
-fn split(a: Appended, counts: &[usize]) -> Vec<Result<Committed, JournalError>> {
-    let state = Arc::new(a.state);
-    let mut events = a.events.into_iter();
-    counts
-        .iter()
-        .map(|&n| {
-            Ok(Committed {
-                events: events.by_ref().take(n).collect(),
-                state: Arc::clone(&state),
-            })
-        })
-        .collect()
-}
-
-/// The error of a failed commit, again, for each other request it carried.
-fn same(e: &JournalError) -> JournalError {
-    let again = |cause: &std::io::Error| std::io::Error::new(cause.kind(), cause.to_string());
-    match e {
-        JournalError::Io { op, path, cause } => JournalError::Io {
-            op,
-            path: path.clone(),
-            cause: again(cause),
-        },
-        JournalError::LockTimeout {
-            path,
-            waited,
-            holder,
-        } => JournalError::LockTimeout {
-            path: path.clone(),
-            waited: *waited,
-            holder: *holder,
-        },
-        JournalError::BadLockTimeout { value, max } => JournalError::BadLockTimeout {
-            value: value.clone(),
-            max: *max,
-        },
-        JournalError::NoPipeline { start } => JournalError::NoPipeline {
-            start: start.clone(),
-        },
-        JournalError::NoPipelineAt { dir } => JournalError::NoPipelineAt { dir: dir.clone() },
-        JournalError::SeqExhausted { path, last } => JournalError::SeqExhausted {
-            path: path.clone(),
-            last: *last,
-        },
-        JournalError::StateStale {
-            path,
-            cause,
-            appended,
-        } => JournalError::StateStale {
-            path: path.clone(),
-            cause: again(cause),
-            appended: appended.clone(),
-        },
-        other => JournalError::io(
-            "append to",
-            std::path::PathBuf::new(),
-            std::io::Error::other(other.to_string()),
-        ),
-    }
-}
-
 /// The committer stopped before it answered (the map was dropped).
 fn gone(journal: std::path::PathBuf) -> JournalError {
     JournalError::io(
@@ -254,8 +106,10 @@ fn panicked(journal: &std::path::Path, e: &tokio::task::JoinError) -> JournalErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::{append, read_all};
+    use crate::journal::read_all;
     use crate::model::rules::green::tests::developer;
+    use crate::model::{EventBody, State};
+    use crate::recorder::Recorder;
     use serde_json::Value;
 
     fn note(t: &str) -> EventBody {
@@ -327,7 +181,7 @@ mod tests {
     #[test]
     fn requests_pending_together_are_one_append_in_their_order() {
         let (_d, p) = pipeline();
-        append(&p, &AppendOptions::default(), vec![note("before")]).unwrap();
+        Recorder::new(p.clone()).note("before".into()).unwrap();
         let records = vec![
             fixed(vec![note("a1"), note("a2")]),
             fixed(vec![note("b")]),
@@ -416,7 +270,8 @@ mod tests {
                     group.submit(r).await.unwrap();
                 }
                 // Another writer (`loopwatch decide`) between two commits.
-                let outside = append(&p, &AppendOptions::default(), vec![note("outside")])
+                let outside = Recorder::new(p.clone())
+                    .note("outside".into())
                     .unwrap()
                     .events[0]
                     .seq;

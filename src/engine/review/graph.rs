@@ -22,11 +22,12 @@ use super::lane::{self, LaneJob, LaneOutcome};
 use super::verdict_gate::{self, extract_object};
 use super::{Ctx, EngineError};
 use crate::engine::dispatch::{self, Committer, DispatchError, Job, Record, STEP_ENV};
-use crate::journal::{AppendOptions, JournalError, append_with};
-use crate::model::event::{AgentRole, FindingLane, LaneState};
+use crate::journal::JournalError;
+use crate::model::event::AgentRole;
 use crate::model::ledger::{self, RaisedAgain};
-use crate::model::{EventBody, Finding, FindingVerdict, State};
+use crate::model::{Finding, FindingVerdict, State};
 use crate::recorder::Recorder;
+use crate::recorder::review::Queued;
 
 /// The id of the single verdict recorded when the parse failed twice.
 pub const PARSE_FAULT_ID: &str = "pipeline-fault";
@@ -271,53 +272,18 @@ async fn parse(
     Ok(ParseOutcome::Fault(detail))
 }
 
-/// One `finding.lane` per parsed finding, in one append: `queued`, or
-/// `raised-again` with its earlier verdict when the rules find it settled
-/// in an earlier round (the finding ledger, asked under the journal's
-/// lock). Returns the state after it.
+/// One `finding.lane` per parsed finding, in one append
+/// ([`Recorder::queue_lanes`]). Returns the state after it.
 fn queue(rec: &Recorder, iteration: u32, p: &Parsed) -> Result<State, JournalError> {
-    let out = append_with::<_, JournalError>(rec.pipeline(), &AppendOptions::default(), |s| {
-        Ok(p.findings
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let (path, lines, claim) = ledger::claim_fields(&f.item);
-                let again = ledger::raised_again(
-                    s,
-                    iteration,
-                    ledger::Claim {
-                        path: &path,
-                        lines: &lines,
-                        claim: &claim,
-                    },
-                );
-                let state = if again.is_some() {
-                    LaneState::RaisedAgain
-                } else {
-                    LaneState::Queued
-                };
-                let mut l = FindingLane::new(
-                    iteration,
-                    &f.id,
-                    u32::try_from(i).unwrap_or(u32::MAX),
-                    state,
-                    0,
-                );
-                if let Some(r) = again {
-                    l.verdict = Some(r.verdict);
-                    l.evidence = Some(r.evidence.clone());
-                    l.note = Some(r.sentence());
-                    l.raised_again = Some(r);
-                }
-                l.item = Some(f.item.clone());
-                l.project_dir = Some(p.project_dir.clone());
-                if i == 0 {
-                    l.normalized.clone_from(&p.normalized);
-                }
-                EventBody::from(l)
-            })
-            .collect())
-    })?;
+    let findings: Vec<Queued<'_>> = p
+        .findings
+        .iter()
+        .map(|f| Queued {
+            id: &f.id,
+            item: &f.item,
+        })
+        .collect();
+    let out = rec.queue_lanes(iteration, &findings, &p.project_dir, &p.normalized)?;
     Ok(out.state)
 }
 

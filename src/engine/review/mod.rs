@@ -24,10 +24,9 @@ use tokio::sync::watch;
 use super::EngineError;
 use super::config::{AgentConfig, Config};
 use super::dispatch::{self, Job, Settings};
-use crate::journal::{AppendOptions, append_with};
+use crate::model::State;
 use crate::model::event::AgentRole;
 use crate::model::rules::{self, ReviewStep};
-use crate::model::{EventBody, State};
 use crate::recorder::Recorder;
 
 /// What every step of the stage works with.
@@ -71,22 +70,7 @@ impl Dispatches {
 /// the `cap-reached` gate when the round used the last one), the rules
 /// applied under the journal lock.
 pub fn finish(rec: &Recorder, iteration: u32) -> Result<(), EngineError> {
-    let results = graph::results_path(rec, iteration);
-    append_with::<_, crate::journal::JournalError>(
-        rec.pipeline(),
-        &AppendOptions::default(),
-        |s| {
-            let r = rules::review::finish(s, iteration, results.clone());
-            let reqs = rules::review::gates_for_review(s, &r);
-            let mut bodies = vec![EventBody::from(r)];
-            bodies.extend(
-                rules::assign_ids(s, iteration, reqs, rules::review::REVIEW_SUBJECT)
-                    .into_iter()
-                    .map(EventBody::from),
-            );
-            Ok(bodies)
-        },
-    )?;
+    rec.review_finish(iteration, graph::results_path(rec, iteration))?;
     Ok(())
 }
 
