@@ -102,7 +102,7 @@ fn a_developer_that_fails_twice_waits_for_a_person() {
     assert_eq!(req["evidence"]["logLines"], serde_json::json!(["  | oops"]));
     let request: loopwatch::model::event::HumanRequest =
         serde_json::from_value(req.clone()).expect("a human request");
-    let shown = loopwatch::tui::evidence::evidence_lines(&request);
+    let shown = loopwatch::recorder::evidence::lines::evidence_lines(&request);
     assert!(
         shown
             .windows(2)

@@ -18,8 +18,8 @@ use loopwatch::model::{
 };
 use loopwatch::parse::GateOutput;
 use loopwatch::recorder::Recorder;
+use loopwatch::recorder::evidence::lines::{evidence_lines, evidence_text};
 use loopwatch::recorder::evidence::{Refreshed, Sources, refresh};
-use loopwatch::tui::evidence::{evidence_lines, evidence_text};
 
 /// `src/lib.rs` edited to return 2 (the repository's base returns 1).
 const LIB_2: &str = "pub fn one() -> u32 {\n    2\n}\n";

@@ -306,7 +306,11 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         }
     }
     let evidence = request
-        .map(|r| crate::tui::evidence::evidence_text(&crate::tui::evidence::evidence_lines(&r)))
+        .map(|r| {
+            crate::recorder::evidence::lines::evidence_text(
+                &crate::recorder::evidence::lines::evidence_lines(&r),
+            )
+        })
         .unwrap_or_default();
     let decision = HumanDecision {
         id: a.id.clone(),

@@ -23,10 +23,10 @@ use jiff::Timestamp;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::effect::{DecisionRequest, EvidenceCheck};
-use super::evidence::{evidence_hash, evidence_lines, evidence_text};
 use crate::model::event::HumanRequest;
 use crate::model::state::{DecisionRecord, ExpiryRecord};
 use crate::model::{Decision, HumanGate, HumanGateKind, State};
+use crate::recorder::evidence::lines::{evidence_hash, evidence_lines, evidence_text};
 use crate::recorder::evidence::{Refreshed, Sources};
 use crate::sanitize::sanitize_input;
 

@@ -19,7 +19,6 @@ pub mod controller;
 pub mod dialog;
 pub mod diff;
 pub mod effect;
-pub mod evidence;
 pub(crate) mod input;
 pub mod keymap;
 pub mod pager;

@@ -88,11 +88,8 @@ fn hostile_evidence_in_the_dialog_is_visible_and_contained() {
     let (mut a, clock) = app(ThemeKind::Light, &evs);
     open_dialog(&mut a, &clock);
     let d = a.dialog().expect("dialog open");
-    assert!(
-        d.evidence
-            .iter()
-            .all(|l| loopwatch::sanitize::width(l) <= loopwatch::tui::evidence::EVIDENCE_LINE_MAX)
-    );
+    assert!(d.evidence.iter().all(|l| loopwatch::sanitize::width(l)
+        <= loopwatch::recorder::evidence::lines::EVIDENCE_LINE_MAX));
     a.on_paste("pasted \u{1b}[31m\u{202e}reason");
     assert_eq!(
         a.dialog().map(|d| d.reason.clone()),

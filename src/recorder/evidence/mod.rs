@@ -18,6 +18,7 @@
 
 mod code;
 mod kinds;
+pub mod lines;
 mod refresh;
 
 use std::path::{Path, PathBuf};

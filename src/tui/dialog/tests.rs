@@ -4,9 +4,9 @@ use ratatui::crossterm::event::KeyCode;
 
 use super::*;
 use crate::model::{Decision, HumanGateKind};
+use crate::recorder::evidence::lines::{evidence_hash, evidence_lines, evidence_text};
 use crate::tui::app::Tab;
 use crate::tui::effect::Effect;
-use crate::tui::evidence::{evidence_hash, evidence_lines, evidence_text};
 use crate::tui::testkit::*;
 
 mod note;

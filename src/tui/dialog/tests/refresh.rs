@@ -6,9 +6,9 @@ use ratatui::crossterm::event::KeyCode;
 
 use super::{ID, opened};
 use crate::model::HumanGateKind;
+use crate::recorder::evidence::lines::{evidence_hash, evidence_text};
 use crate::tui::dialog::Freshness;
 use crate::tui::effect::Effect;
-use crate::tui::evidence::{evidence_hash, evidence_text};
 use crate::tui::testkit::*;
 
 /// The evidence check `effects` ask for.
