@@ -205,9 +205,6 @@ Exit codes: 0 decided or expired (JSON on stdout), 124 timed out, 2 no such gate
     )
 }
 
-/// The slow re-read that guards `await` against a missed filesystem event.
-const GUARD: Duration = Duration::from_secs(5);
-
 /// The longest `await --timeout`: a year (a larger value is a mistake,
 /// and would overflow the clock).
 pub const MAX_AWAIT_SECS: f64 = 365.0 * 24.0 * 3600.0;
@@ -395,11 +392,11 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
         for lost in &look.lost {
             warn(&format!("loopwatch: not expired: {lost}"));
         }
-        if !look.expired.is_empty() || !look.lost.is_empty() {
+        if look.changed() {
             feed.refresh();
             continue;
         }
-        let mut wait = look.next.map_or(GUARD, |n| n.min(GUARD));
+        let mut wait = look.wake();
         // Wake on filesystem events; a slow re-read guards against a missed one.
         if let Some(d) = deadline {
             match d.checked_duration_since(Instant::now()) {

@@ -13,10 +13,6 @@ use crate::model::State;
 use crate::notify::{Attendant, Notifier};
 use crate::recorder::Recorder;
 
-/// The longest the engine sleeps on a waiting gate without looking again
-/// (a guard against a missed filesystem event; costs one read of the journal).
-pub const GUARD: Duration = Duration::from_secs(30);
-
 /// The engine's recorder: its expiry per kind applied to every gate it opens.
 pub fn recorder(pipeline: Pipeline, config: &Config) -> Recorder {
     Recorder::new(pipeline).with_expiry(config.expiry.clone())
@@ -67,9 +63,6 @@ impl Attention {
             // A person decided first: the decision is what the loop goes on with.
             tracing::info!(reason = %lost, "not expired");
         }
-        if !look.expired.is_empty() || !look.lost.is_empty() {
-            return Ok(Duration::ZERO);
-        }
-        Ok(look.next.map_or(GUARD, |n| n.min(GUARD)))
+        Ok(look.wake())
     }
 }

@@ -3,7 +3,8 @@
 //! lock: a decision racing it gives exactly one outcome, and the loser is
 //! told), and sends the gate's notification when it is due (claimed in the
 //! journal first: `notify.sent` keeps two watchers from both sending).
-//! `loopwatch await` and the engine both wait through an [`Attendant`].
+//! `loopwatch await` and the engine both wait through an [`Attendant`],
+//! sleeping at most [`Look::wake`] between two looks.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -19,6 +20,10 @@ use crate::recorder::{RecordError, Recorder, Refusal, expires_at};
 /// Where the outcome of a notification sent in the background is told.
 pub type Report = Arc<dyn Fn(&str, Result<Announced, RecordError>) + Send + Sync>;
 
+/// The longest a process waiting on a gate sleeps without reading the
+/// journal again: a guard against a missed filesystem event (one read).
+pub const GUARD: Duration = Duration::from_secs(5);
+
 /// What one look did.
 #[derive(Debug, Default)]
 pub struct Look {
@@ -29,6 +34,24 @@ pub struct Look {
     pub lost: Vec<RecordError>,
     /// When something will be due next (an expiry, a notification), if anything.
     pub next: Option<Duration>,
+}
+
+impl Look {
+    /// This look recorded or lost an expiry: the journal is to be read
+    /// again at once.
+    pub fn changed(&self) -> bool {
+        !self.expired.is_empty() || !self.lost.is_empty()
+    }
+
+    /// How long to sleep at most before looking again: zero when
+    /// [`changed`](Look::changed), else until the next thing due, at most
+    /// [`GUARD`].
+    pub fn wake(&self) -> Duration {
+        if self.changed() {
+            return Duration::ZERO;
+        }
+        self.next.map_or(GUARD, |n| n.min(GUARD))
+    }
 }
 
 /// Watches over the open gates of one pipeline for a waiting process.
