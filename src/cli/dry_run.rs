@@ -19,7 +19,7 @@ use crate::engine::adapter::{self, Request};
 use crate::engine::config::{AgentConfig, Config};
 use crate::engine::driver::{new_run_info, relative_contract};
 use crate::engine::roles;
-use crate::engine::{EngineError, Options};
+use crate::engine::{EngineError, Options, Refusal};
 use crate::journal::snapshot;
 use crate::model::State;
 use crate::model::event::{AgentRole, RunInfo};
@@ -120,18 +120,20 @@ fn target(opts: &Options, worktree: &Path) -> Result<Target, EngineError> {
     };
     if let (Some(run), None) = (&state.run, &state.ended) {
         if !run.engine {
-            return Err(EngineError::Refused(format!(
-                "run {} is driven by another orchestrator (recorded with `loopwatch record`): end it first, or keep driving it that way",
-                run.id
-            )));
+            return Err(Refusal::OtherOrchestrator {
+                run: run.id.clone(),
+            }
+            .into());
         }
         if let Some(c) = &opts.contract {
             let given = relative_contract(worktree, c)?;
             if given != run.contract {
-                return Err(EngineError::Refused(format!(
-                    "run {} in progress is on {}, not {given}: resume it without a contract, or end it first",
-                    run.id, run.contract
-                )));
+                return Err(Refusal::OtherContract {
+                    run: run.id.clone(),
+                    contract: run.contract.clone(),
+                    given,
+                }
+                .into());
             }
         }
         return Ok(Target {
@@ -145,14 +147,14 @@ fn target(opts: &Options, worktree: &Path) -> Result<Target, EngineError> {
         });
     }
     let Some(contract) = &opts.contract else {
-        return Err(EngineError::Refused(match (&state.run, &state.ended) {
-            (Some(run), Some(end)) => format!(
-                "run {} already ended {}: give a CONTRACT to start a new one",
-                run.id,
-                end.status.as_str()
-            ),
-            _ => "no run in progress in this pipeline: give the CONTRACT to start one".into(),
-        }));
+        return Err(match (&state.run, &state.ended) {
+            (Some(run), Some(end)) => Refusal::EndedNoContract {
+                run: run.id.clone(),
+                status: end.status.as_str(),
+            },
+            _ => Refusal::NoContract,
+        }
+        .into());
     };
     let run = new_run_info(&opts.config, worktree, contract)?;
     Ok(Target {

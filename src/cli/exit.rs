@@ -8,10 +8,12 @@
 //! | 3    | no pipeline |
 //! | 4    | the event was recorded but `state.json` is stale (do not retry) |
 //!
-//! Commands return their own outcome codes (0, 1, 10–13, 124) as `Ok`.
+//! Commands return their own outcome codes (0, 1, 10–13, 124) as `Ok`;
+//! `loopwatch run`'s engine errors are mapped by [`engine_code`].
 
 use std::process::ExitCode;
 
+use crate::engine::EngineError;
 use crate::journal::JournalError;
 use crate::recorder::RecordError;
 
@@ -58,6 +60,25 @@ pub fn fail(e: &anyhow::Error) -> ExitCode {
     }
     super::output::warn(&message(e));
     ExitCode::from(code_of(e))
+}
+
+/// The exit code of an engine that could not go on: each of its failures
+/// is a refusal of `loopwatch run` as asked, whatever failed.
+pub fn engine_code(e: &EngineError) -> u8 {
+    match e {
+        EngineError::Lock(_)
+        | EngineError::Refused(_)
+        | EngineError::Journal(_)
+        | EngineError::Record(_)
+        | EngineError::Dispatch(_)
+        | EngineError::Watch { .. } => USAGE,
+    }
+}
+
+/// Prints why the engine could not go on and returns its exit code.
+pub fn engine_failed(e: &EngineError) -> ExitCode {
+    super::output::warn(&format!("loopwatch: {e}"));
+    ExitCode::from(engine_code(e))
 }
 
 /// A command line clap refused (or `--help` / `--version`, which print on

@@ -107,27 +107,26 @@ fn with_tui(opts: Options) -> anyhow::Result<ExitCode> {
     let engine = std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
+            .build()?;
         // Notices go to the log: the terminal belongs to the TUI.
-        rt.block_on(engine::run(opts, stop_rx, &mut |n| tracing::warn!("{n}")))
-            .map_err(|e| e.to_string())
+        std::io::Result::Ok(rt.block_on(engine::run(opts, stop_rx, &mut |n| tracing::warn!("{n}"))))
     });
     let tui = crate::tui::run_live_engine(pipeline);
     let _ = stop_tx.send(Some(130));
     let result = engine.join();
     let code = match &result {
-        Ok(Ok(Finish::Ended(EndStatus::Complete | EndStatus::Partial))) => ExitCode::SUCCESS,
-        Ok(Ok(Finish::Ended(_))) => ExitCode::from(1),
-        Ok(Ok(Finish::Stopped(_))) => {
+        Ok(Ok(Ok(Finish::Ended(EndStatus::Complete | EndStatus::Partial)))) => ExitCode::SUCCESS,
+        Ok(Ok(Ok(Finish::Ended(_)))) => ExitCode::from(1),
+        Ok(Ok(Ok(Finish::Stopped(_)))) => {
             super::output::warn("loopwatch: the run was stopped; `loopwatch run` resumes it");
             ExitCode::from(130)
         }
+        Ok(Ok(Err(e))) => super::exit::engine_failed(e),
         Ok(Err(e)) => {
             super::output::warn(&format!("loopwatch: {e}"));
-            ExitCode::from(2)
+            ExitCode::from(super::exit::USAGE)
         }
-        Err(_) => ExitCode::from(2),
+        Err(_) => ExitCode::from(super::exit::USAGE),
     };
     tui?;
     Ok(code)
@@ -153,10 +152,7 @@ async fn headless(opts: Options) -> anyhow::Result<ExitCode> {
             );
             ExitCode::from(u8::try_from(code).unwrap_or(2))
         }
-        Err(e) => {
-            super::output::warn(&format!("loopwatch: {e}"));
-            ExitCode::from(2)
-        }
+        Err(e) => super::exit::engine_failed(&e),
     })
 }
 

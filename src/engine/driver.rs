@@ -25,11 +25,12 @@ use tokio::sync::{mpsc, watch};
 
 use super::config::{AgentConfig, Config};
 use super::contract::{ContractWatch, Look};
-use super::dispatch::{self, DispatchError, Job, Settings};
-use super::lock::{EngineLock, EngineLockError};
+use super::dispatch::{self, Job, Settings};
+use super::error::{EngineError, Refusal};
+use super::lock::EngineLock;
 use super::review::{self as stage, Ctx, Dispatches};
 use crate::gate0;
-use crate::journal::{JournalError, Pipeline};
+use crate::journal::Pipeline;
 use crate::model::event::{AgentRole, ReviewInfo, RunInfo};
 use crate::model::rules::{self, ReviewStep};
 use crate::model::*;
@@ -58,34 +59,6 @@ pub enum Finish {
     /// A stop was asked for (the value is the exit code it asked for); the
     /// run can be resumed.
     Stopped(i32),
-}
-
-/// Why the engine could not go on.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    /// Another engine drives the pipeline, or its lock failed.
-    #[error(transparent)]
-    Lock(#[from] EngineLockError),
-    /// Nothing can run as asked (no contract, a run driven by someone else...).
-    #[error("{0}")]
-    Refused(String),
-    /// The journal refused or failed an append.
-    #[error(transparent)]
-    Journal(#[from] JournalError),
-    /// The recorder refused or failed a step.
-    #[error(transparent)]
-    Record(#[from] crate::recorder::RecordError),
-    /// A dispatch could not be run or recorded.
-    #[error(transparent)]
-    Dispatch(#[from] DispatchError),
-    /// The filesystem watch could not be set up.
-    #[error("watch {}: {source}", path.display())]
-    Watch {
-        /// The pipeline folder.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
 }
 
 /// Runs the loop until the run ends or `stop` asks it to stop. `notice`
@@ -118,19 +91,17 @@ pub async fn run(
         *c = abs;
     }
     let lock = EngineLock::acquire(opts.pipeline.dir())?;
-    let door = crate::recorder::door::Door::open(&opts.pipeline, ledger).map_err(|e| {
-        EngineError::Refused(format!(
-            "cannot open the door through which a person's decisions reach {}: {e}",
-            opts.pipeline.dir().display()
-        ))
-    })?;
+    let door =
+        crate::recorder::door::Door::open(&opts.pipeline, ledger).map_err(|e| Refusal::Door {
+            dir: opts.pipeline.dir().to_path_buf(),
+            source: e,
+        })?;
     if let Some(pid) = lock.stale {
         notice(format!(
             "the engine lock named pid {pid}, which is gone: taken over (the run resumes)"
         ));
     }
-    let gate0_timeout =
-        gate0::Timeout::from_env().map_err(|e| EngineError::Refused(e.to_string()))?;
+    let gate0_timeout = gate0::Timeout::from_env().map_err(Refusal::from)?;
     let (tx, rx) = mpsc::unbounded_channel();
     let watch = PipelineWatch::start(opts.pipeline.dir(), move |ev| {
         let _ = tx.send(ev);
@@ -180,25 +151,27 @@ impl Engine {
         let worktree = self.opts.pipeline.worktree().to_path_buf();
         match (&s.run, &s.ended) {
             (Some(run), None) if self.opts.new => {
-                return Err(EngineError::Refused(format!(
-                    "run {} is still in progress: `loopwatch run` resumes it; --new starts anew only after a run ended",
-                    run.id
-                )));
+                return Err(Refusal::InProgress {
+                    run: run.id.clone(),
+                }
+                .into());
             }
             (Some(run), None) => {
                 if !run.engine {
-                    return Err(EngineError::Refused(format!(
-                        "run {} is driven by another orchestrator (recorded with `loopwatch record`): end it first, or keep driving it that way",
-                        run.id
-                    )));
+                    return Err(Refusal::OtherOrchestrator {
+                        run: run.id.clone(),
+                    }
+                    .into());
                 }
                 if let Some(c) = &self.opts.contract {
                     let given = relative_contract(&worktree, c)?;
                     if given != run.contract {
-                        return Err(EngineError::Refused(format!(
-                            "run {} in progress is on {}, not {given}: resume it without a contract, or end it first",
-                            run.id, run.contract
-                        )));
+                        return Err(Refusal::OtherContract {
+                            run: run.id.clone(),
+                            contract: run.contract.clone(),
+                            given,
+                        }
+                        .into());
                     }
                 }
                 notice(format!(
@@ -217,11 +190,12 @@ impl Engine {
                         .display()
                 );
                 if self.opts.contract.is_some() {
-                    return Err(EngineError::Refused(format!(
-                        "run {} already ended {} in this pipeline, and a journal holds one run: {hint}",
-                        run.id,
-                        end.status.as_str()
-                    )));
+                    return Err(Refusal::Ended {
+                        run: run.id.clone(),
+                        status: end.status.as_str(),
+                        hint,
+                    }
+                    .into());
                 }
                 notice(format!(
                     "run {} already ended {}: {hint}",
@@ -231,10 +205,7 @@ impl Engine {
             }
             _ => {
                 let Some(c) = self.opts.contract.clone() else {
-                    return Err(EngineError::Refused(
-                        "no run in progress in this pipeline: give the CONTRACT to start one"
-                            .into(),
-                    ));
+                    return Err(Refusal::NoContract.into());
                 };
                 if let (Some(run), Some(_)) = (&s.run, &s.ended) {
                     let to = archive(&self.opts.pipeline, &run.id)?;
@@ -296,7 +267,7 @@ impl Engine {
         rel: &str,
         notice: &mut (dyn FnMut(String) + Send),
     ) -> Result<ContractWatch, EngineError> {
-        let refused = |e: String| EngineError::Refused(e);
+        let refused = |e: String| EngineError::from(Refusal::ContractWatch(e));
         match &s.contract {
             Some(recorded) => match ContractWatch::resume(&self.opts.pipeline, recorded) {
                 Ok(w) => Ok(w),
@@ -335,8 +306,8 @@ impl Engine {
         };
         let mut w = watch
             .lock()
-            .map_err(|_| EngineError::Refused("the contract's watch failed".into()))?;
-        let refused = |e: String| EngineError::Refused(e);
+            .map_err(|_| Refusal::ContractWatch("the contract's watch failed".into()))?;
+        let refused = |e: String| EngineError::from(Refusal::ContractWatch(e));
         for g in s
             .human_gates
             .iter()
@@ -407,9 +378,7 @@ impl Engine {
     }
 
     fn settings(&self) -> Result<&Settings, EngineError> {
-        self.settings
-            .as_ref()
-            .ok_or_else(|| EngineError::Refused("the journal holds no run".into()))
+        self.settings.as_ref().ok_or_else(|| Refusal::NoRun.into())
     }
 
     /// GATE 0, in-process, exactly as `loopwatch gate0 run` records it.
@@ -420,7 +389,7 @@ impl Engine {
     ) -> Result<Option<i32>, EngineError> {
         let run = &self.settings()?.run;
         let path = recorder::contract_path(self.opts.pipeline.worktree(), &run.contract)
-            .map_err(|e| EngineError::Refused(e.to_string()))?;
+            .map_err(Refusal::from)?;
         if s.current_gate.as_ref().map(|c| c.gate) != Some(GateName::Floor) {
             self.recorder.start_round(GateName::Floor, false)?;
         }
@@ -442,7 +411,7 @@ impl Engine {
                 return Ok(Some(code));
             }
         };
-        let outcome = outcome.map_err(|e| EngineError::Refused(format!("GATE 0 stopped: {e}")))?;
+        let outcome = outcome.map_err(Refusal::Gate0Stopped)?;
         let result = recorder::floor_round(outcome.rows.clone(), outcome.verdict.clone());
         self.recorder
             .round(GateName::Floor, result, &outcome.report, false)?;
@@ -515,9 +484,11 @@ impl Engine {
         let iteration = s.iteration_number().max(1);
         let request = if iteration <= 1 {
             let path = recorder::contract_path(self.opts.pipeline.worktree(), &set.run.contract)
-                .map_err(|e| EngineError::Refused(e.to_string()))?;
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| EngineError::Refused(format!("contract {}: {e}", path.display())))?;
+                .map_err(Refusal::from)?;
+            let text = std::fs::read_to_string(&path).map_err(|source| Refusal::ReadContract {
+                path: path.clone(),
+                source,
+            })?;
             request_section(&text)
         } else {
             String::new()
@@ -662,7 +633,11 @@ fn others_may_append(
 /// `[agents.<role>]` of `config`, or the refusal naming the file.
 pub fn required_agent(config: &Config, role: AgentRole) -> Result<&AgentConfig, EngineError> {
     config.agent(role).ok_or_else(|| {
-        EngineError::Refused(format!("{} has no [agents.{role}]", config.path.display()))
+        Refusal::NoAgent {
+            config: config.path.clone(),
+            role,
+        }
+        .into()
     })
 }
 
@@ -676,17 +651,18 @@ pub fn new_run_info(
 ) -> Result<RunInfo, EngineError> {
     let rel = relative_contract(worktree, contract)?;
     let full = worktree.join(&rel);
-    let text = std::fs::read_to_string(&full)
-        .map_err(|e| EngineError::Refused(format!("contract {}: {e}", full.display())))?;
+    let text = std::fs::read_to_string(&full).map_err(|source| Refusal::ReadContract {
+        path: full.clone(),
+        source,
+    })?;
     let cfg = &config.run;
     let diff = match &cfg.diff {
         Some(d) => d.clone(),
         None => crate::code::git_answer(worktree, &["rev-parse", "HEAD"]).ok_or_else(|| {
-            EngineError::Refused(format!(
-                "cannot read HEAD in {} (is it a git worktree with a commit?): set [run] diff in {}",
-                worktree.display(),
-                config.path.display()
-            ))
+            Refusal::NoHead {
+                worktree: worktree.to_path_buf(),
+                config: config.path.clone(),
+            }
         })?,
     };
     let id = Path::new(&rel)
@@ -735,11 +711,10 @@ pub const ARCHIVE: &str = "runs";
 /// `.pipeline/runs/<run-id>/` (`-2`, `-3`… when that is taken), under the
 /// writer lock; the locks and `.gitignore` stay.
 fn archive(pipeline: &Pipeline, run_id: &str) -> Result<PathBuf, EngineError> {
-    let io = |what: &str, p: &Path, e: std::io::Error| {
-        EngineError::Refused(format!(
-            "cannot archive the ended run: {what} {}: {e}",
-            p.display()
-        ))
+    let io = |what: &'static str, p: &Path, source: std::io::Error| Refusal::Archive {
+        what,
+        path: p.to_path_buf(),
+        source,
     };
     let _lock = crate::journal::PipelineLock::acquire(
         &pipeline.lock_path(),
@@ -781,16 +756,20 @@ fn archive(pipeline: &Pipeline, run_id: &str) -> Result<PathBuf, EngineError> {
 pub fn relative_contract(worktree: &Path, contract: &Path) -> Result<String, EngineError> {
     let abs = std::fs::canonicalize(contract)
         .or_else(|_| std::fs::canonicalize(worktree.join(contract)))
-        .map_err(|e| EngineError::Refused(format!("contract {}: {e}", contract.display())))?;
-    let root = std::fs::canonicalize(worktree)
-        .map_err(|e| EngineError::Refused(format!("worktree {}: {e}", worktree.display())))?;
-    let rel = abs.strip_prefix(&root).map_err(|_| {
-        EngineError::Refused(format!(
-            "contract {} is outside the worktree {}",
-            contract.display(),
-            worktree.display()
-        ))
+        .map_err(|source| Refusal::ReadContract {
+            path: contract.to_path_buf(),
+            source,
+        })?;
+    let root = std::fs::canonicalize(worktree).map_err(|source| Refusal::Worktree {
+        path: worktree.to_path_buf(),
+        source,
     })?;
+    let rel = abs
+        .strip_prefix(&root)
+        .map_err(|_| Refusal::OutsideWorktree {
+            contract: contract.to_path_buf(),
+            worktree: worktree.to_path_buf(),
+        })?;
     Ok(rel.to_string_lossy().into_owned())
 }
 

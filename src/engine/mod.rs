@@ -9,9 +9,11 @@ pub mod config;
 pub mod contract;
 pub mod dispatch;
 pub mod driver;
+pub mod error;
 pub mod lock;
 pub mod readonly;
 pub mod review;
 pub mod roles;
 
-pub use driver::{EngineError, Finish, Options, run};
+pub use driver::{Finish, Options, run};
+pub use error::{EngineError, Refusal};

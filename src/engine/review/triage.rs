@@ -10,6 +10,7 @@ use tokio::sync::watch;
 
 use super::verdict_gate::extract_object;
 use super::{Ctx, EngineError};
+use crate::engine::Refusal;
 use crate::engine::dispatch::{self, DispatchError, Job, STEP_ENV};
 use crate::model::event::AgentRole;
 use crate::model::rules::review::{apply_person, check_triage, derive_triage, place_raised_again};
@@ -99,10 +100,10 @@ pub fn agent_triage(text: &[u8], iteration: u32, findings: &[Finding]) -> Result
 fn keep(ctx: &Ctx<'_>, iteration: u32, t: &Triage) -> Result<(), EngineError> {
     let name = format!("triage-{iteration}.json");
     let path = ctx.recorder.pipeline().dir().join(&name);
-    let mut bytes = serde_json::to_vec_pretty(t)
-        .map_err(|e| EngineError::Refused(format!("the triage of iteration {iteration}: {e}")))?;
+    let mut bytes =
+        serde_json::to_vec_pretty(t).map_err(|source| Refusal::TriageJson { iteration, source })?;
     bytes.push(b'\n');
-    let back = Triage::parse(&name, &bytes).map_err(EngineError::Refused)?;
+    let back = Triage::parse(&name, &bytes).map_err(Refusal::Triage)?;
     crate::util::replace_in_pipeline(&path, &bytes).map_err(DispatchError::io("write", &path))?;
     let (counts, buckets) = back.buckets();
     ctx.recorder.triage(iteration, name, counts, buckets)?;
