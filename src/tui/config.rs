@@ -15,8 +15,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::action::Action;
-use super::keymap::{Key, Keymap};
+use super::keymap::Keymap;
 use crate::model::event::ExpiryRule;
 use crate::model::{Decision, HumanGateKind};
 
@@ -241,7 +240,7 @@ impl Config {
                 column: 1,
                 message,
             })?;
-        let (keymap, key_warnings) = build_keymap(&raw.keys);
+        let (keymap, key_warnings) = Keymap::from_user(&raw.keys);
         warnings.extend(
             key_warnings
                 .into_iter()
@@ -258,64 +257,6 @@ impl Config {
             warnings,
         })
     }
-}
-
-/// User bindings first (a clash between two of them is a warning), then
-/// the defaults of the actions the user did not rebind, minus the keys the
-/// user took over.
-/// The default keys of every action, in action order, read from
-/// `assets/config/default.toml`: the one place the default keymap is written.
-pub fn default_bindings() -> &'static [(Action, Vec<String>)] {
-    static DEFAULTS: std::sync::LazyLock<Vec<(Action, Vec<String>)>> =
-        std::sync::LazyLock::new(|| {
-            // Invariant: the file is compiled in, and the tests check that it
-            // parses and binds every action.
-            let raw: RawConfig =
-                toml::from_str(DEFAULT_CONFIG).expect("assets/config/default.toml parses");
-            let mut b: Vec<(Action, Vec<String>)> = raw
-                .keys
-                .into_iter()
-                .filter_map(|(name, keys)| Action::from_name(&name).map(|a| (a, keys)))
-                .collect();
-            b.sort_by_key(|(a, _)| Action::ALL.iter().position(|x| x == a));
-            b
-        });
-    &DEFAULTS
-}
-
-fn build_keymap(user: &BTreeMap<String, Vec<String>>) -> (Keymap, Vec<String>) {
-    let mut warnings = Vec::new();
-    let mut bindings: Vec<(Action, Vec<String>)> = Vec::new();
-    for (name, keys) in user {
-        match Action::from_name(name) {
-            Some(a) => bindings.push((a, keys.clone())),
-            None => warnings.push(format!("[keys]: unknown action '{name}' ignored")),
-        }
-    }
-    bindings.sort_by_key(|(a, _)| Action::ALL.iter().position(|x| x == a));
-    let taken: Vec<Key> = bindings
-        .iter()
-        .flat_map(|(_, ks)| ks.iter().filter_map(|k| Key::parse(k).ok()))
-        .collect();
-    for (action, keys) in default_bindings() {
-        if bindings.iter().any(|(a, _)| a == action) {
-            continue;
-        }
-        let kept = keys
-            .iter()
-            .filter(|k| Key::parse(k).is_ok_and(|key| !taken.contains(&key)))
-            .cloned()
-            .collect();
-        bindings.push((*action, kept));
-    }
-    let (map, build_warnings) = Keymap::build(&bindings);
-    warnings.extend(build_warnings.into_iter().map(|w| format!("[keys]: {w}")));
-    for &a in Action::ALL {
-        if map.keys_of(a).is_empty() {
-            warnings.push(format!("[keys]: {} has no key", a.name()));
-        }
-    }
-    (map, warnings)
 }
 
 /// Parses `90s`, `10m`, `1h30m`, `2h` or a bare number of seconds.

@@ -12,7 +12,6 @@ use std::fmt;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::action::Action;
-use super::config::default_bindings;
 
 /// A key with its modifiers, normalised so that equal keys compare equal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -229,6 +228,76 @@ impl Keymap {
 impl Default for Keymap {
     fn default() -> Self {
         Keymap::build(default_bindings()).0
+    }
+}
+
+/// The config file shipped with loopwatch, read here for its `[keys]`.
+const DEFAULT_KEYS: &str = include_str!("../../assets/config/default.toml");
+
+/// `[keys]` of the shipped config file (the rest of it is the config's).
+#[derive(serde::Deserialize)]
+struct DefaultKeys {
+    #[serde(default)]
+    keys: BTreeMap<String, Vec<String>>,
+}
+
+/// The default keys of every action, in action order, read from
+/// `assets/config/default.toml`: the one place the default keymap is written.
+pub fn default_bindings() -> &'static [(Action, Vec<String>)] {
+    static DEFAULTS: std::sync::LazyLock<Vec<(Action, Vec<String>)>> =
+        std::sync::LazyLock::new(|| {
+            // Invariant: the file is compiled in, and the tests check that it
+            // parses and binds every action.
+            let raw: DefaultKeys =
+                toml::from_str(DEFAULT_KEYS).expect("assets/config/default.toml parses");
+            let mut b: Vec<(Action, Vec<String>)> = raw
+                .keys
+                .into_iter()
+                .filter_map(|(name, keys)| Action::from_name(&name).map(|a| (a, keys)))
+                .collect();
+            b.sort_by_key(|(a, _)| Action::ALL.iter().position(|x| x == a));
+            b
+        });
+    &DEFAULTS
+}
+
+impl Keymap {
+    /// User bindings first (a clash between two of them is a warning), then
+    /// the defaults of the actions the user did not rebind, minus the keys the
+    /// user took over.
+    pub fn from_user(user: &BTreeMap<String, Vec<String>>) -> (Keymap, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut bindings: Vec<(Action, Vec<String>)> = Vec::new();
+        for (name, keys) in user {
+            match Action::from_name(name) {
+                Some(a) => bindings.push((a, keys.clone())),
+                None => warnings.push(format!("[keys]: unknown action '{name}' ignored")),
+            }
+        }
+        bindings.sort_by_key(|(a, _)| Action::ALL.iter().position(|x| x == a));
+        let taken: Vec<Key> = bindings
+            .iter()
+            .flat_map(|(_, ks)| ks.iter().filter_map(|k| Key::parse(k).ok()))
+            .collect();
+        for (action, keys) in default_bindings() {
+            if bindings.iter().any(|(a, _)| a == action) {
+                continue;
+            }
+            let kept = keys
+                .iter()
+                .filter(|k| Key::parse(k).is_ok_and(|key| !taken.contains(&key)))
+                .cloned()
+                .collect();
+            bindings.push((*action, kept));
+        }
+        let (map, build_warnings) = Keymap::build(&bindings);
+        warnings.extend(build_warnings.into_iter().map(|w| format!("[keys]: {w}")));
+        for &a in Action::ALL {
+            if map.keys_of(a).is_empty() {
+                warnings.push(format!("[keys]: {} has no key", a.name()));
+            }
+        }
+        (map, warnings)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Tests of config loading: defaults, overrides, warnings and errors.
 
 use super::*;
+use crate::tui::action::Action;
 use crate::tui::testkit::ch;
 
 #[test]
