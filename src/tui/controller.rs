@@ -92,7 +92,7 @@ impl Controller {
             let at = app.add_run(dir.clone());
             debug_assert_eq!(at, i, "the app's runs follow the live loop's feeds");
             self.pipelines.push(feed.pipeline().clone());
-            app.set_looked_mark(at, super::run::read_looked(&dir));
+            app.set_looked_mark(at, super::looked::read(&dir));
         }
         self.show_how(app, live);
     }

@@ -21,6 +21,7 @@ pub mod diff;
 pub mod effect;
 pub(crate) mod input;
 pub mod keymap;
+pub mod looked;
 pub mod pager;
 pub mod replay;
 pub mod rows;

@@ -17,6 +17,7 @@ use super::app::App;
 use super::config::Config;
 use super::effect::Effect;
 use super::input::Keys;
+use super::looked;
 use super::terminal::{self, TerminalGuard};
 use super::{SystemClock, view};
 use crate::journal::Pipeline;
@@ -108,7 +109,7 @@ fn run(
             ctl.enter_replay(&mut app, &mut live, start)?;
         }
         if !replaying {
-            let marks: Vec<Option<u64>> = pipelines.iter().map(|p| read_looked(p.dir())).collect();
+            let marks: Vec<Option<u64>> = pipelines.iter().map(|p| looked::read(p.dir())).collect();
             app.digest_since_last_look(&marks);
         }
         let mut test_panic = render_panics_for_tests();
@@ -266,48 +267,10 @@ fn run(
                 .iter()
                 .map(|f| f.pipeline().dir().to_path_buf())
                 .collect();
-            save_looked(&dirs, &app.looked_marks());
+            looked::save(&dirs, &app.looked_marks());
         }
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// Where the seq last seen of a pipeline is kept (loopwatch's state
-/// folder, never the pipeline: a read-only copy stays untouched).
-fn looked_path(pipeline_dir: &std::path::Path) -> Option<std::path::PathBuf> {
-    let key = crate::util::sha256_tagged(pipeline_dir.display().to_string().as_bytes());
-    let name = key
-        .rsplit(':')
-        .next()
-        .unwrap_or(&key)
-        .chars()
-        .take(32)
-        .collect::<String>();
-    Some(crate::util::state_dir()?.join("looked").join(name))
-}
-
-/// The seq a pipeline was last looked at, kept by an earlier session.
-pub(crate) fn read_looked(pipeline_dir: &std::path::Path) -> Option<u64> {
-    let text = std::fs::read_to_string(looked_path(pipeline_dir)?).ok()?;
-    text.trim().parse().ok()
-}
-
-/// Keeps the seq each run was seen at, for the next start's digest and
-/// run list (`None`: nothing new to keep).
-fn save_looked(dirs: &[std::path::PathBuf], seen: &[Option<u64>]) {
-    for (dir, seq) in dirs.iter().zip(seen) {
-        let (Some(p), Some(seq)) = (looked_path(dir), seq) else {
-            continue;
-        };
-        let p = &p;
-        let saved = p
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| crate::util::replace_atomically(p, seq.to_string().as_bytes()));
-        if let Err(e) = saved {
-            tracing::warn!(error = %e, path = %p.display(), "cannot keep the last seq seen");
-        }
-    }
 }
 
 /// Writes the window title when it changed (the waiting count, the run).
