@@ -21,13 +21,11 @@ use crate::model::State;
 
 mod away;
 mod fleet;
-mod parts;
+pub mod parts;
 mod update;
 
 pub use crate::model::Bucket;
-pub use parts::{LogView, Problem, ReplayBar, Run, Tab};
-
-pub use update::FindingSort;
+pub use parts::{FindingSort, LogView, Problem, ReplayBar, Run, Tab};
 
 /// Which screen is up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -651,6 +649,56 @@ impl Mode {
             | Mode::Help(Some(d)) => Some(d),
             _ => None,
         }
+    }
+}
+
+impl rows::Query for App {
+    fn state(&self) -> &State {
+        App::state(self)
+    }
+
+    fn run(&self) -> &Run {
+        App::run(self)
+    }
+
+    fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    fn tab(&self) -> Tab {
+        self.tab
+    }
+
+    fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    fn sort(&self) -> FindingSort {
+        self.sort
+    }
+
+    fn shown_iteration(&self) -> u32 {
+        App::shown_iteration(self)
+    }
+
+    fn criteria(&self) -> &[CriterionLine] {
+        &self.criteria
+    }
+
+    fn log_entries(&self) -> &[LogEntry] {
+        &self.log_entries
+    }
+
+    fn finding_rounds(&self) -> &[Vec<u32>] {
+        &self.finding_rounds
+    }
+
+    fn fleet_roots(&self) -> &[PathBuf] {
+        App::fleet_roots(self)
+    }
+
+    fn now(&self) -> jiff::Timestamp {
+        self.clock.now()
     }
 }
 

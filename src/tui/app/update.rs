@@ -9,41 +9,6 @@ use crate::tui::dialog::Dialog;
 use crate::tui::effect::{Effect, ReplayMove};
 use crate::tui::rows::{self, RowKey};
 
-/// Sort orders of the Findings tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FindingSort {
-    /// blocking, major, minor, nit, then the rest; by id within.
-    Severity,
-    /// By id.
-    Id,
-    /// VERIFIED, UNVERIFIABLE, FALSE.
-    Verdict,
-    /// By path then lines.
-    Path,
-}
-
-impl FindingSort {
-    /// The next order in the cycle.
-    pub fn next(self) -> FindingSort {
-        match self {
-            FindingSort::Severity => FindingSort::Id,
-            FindingSort::Id => FindingSort::Verdict,
-            FindingSort::Verdict => FindingSort::Path,
-            FindingSort::Path => FindingSort::Severity,
-        }
-    }
-
-    /// Its name on screen.
-    pub fn name(self) -> &'static str {
-        match self {
-            FindingSort::Severity => "severity",
-            FindingSort::Id => "id",
-            FindingSort::Verdict => "verdict",
-            FindingSort::Path => "path",
-        }
-    }
-}
-
 impl App {
     /// Applies an action; returns what the event loop must do.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {

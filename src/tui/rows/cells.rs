@@ -3,8 +3,6 @@
 //! Columns say from which width they appear.
 
 use super::marks::Mark;
-use super::{RowKey, criteria, findings, human_gates, logs, security, timeline};
-use crate::tui::app::{App, Tab};
 use crate::tui::tone::Tone;
 
 /// One cell: raw text (sanitised when drawn) and its tone.
@@ -66,30 +64,4 @@ pub const fn col(title: &'static str, width: u16) -> Column {
 /// A column shown from `from` columns of width.
 pub const fn wide(title: &'static str, width: u16, from: u16) -> Column {
     Column { title, width, from }
-}
-
-/// The columns of a tab.
-pub fn columns(tab: Tab) -> &'static [Column] {
-    match tab {
-        Tab::Criteria => criteria::COLUMNS,
-        Tab::Findings => findings::COLUMNS,
-        Tab::Security => security::COLUMNS,
-        Tab::Gates => human_gates::COLUMNS,
-        Tab::Timeline => timeline::COLUMNS,
-        Tab::Logs => logs::COLUMNS,
-    }
-}
-
-/// The cells of a row, one per column of its tab.
-pub fn cells_of(app: &App, key: RowKey) -> Vec<Cell> {
-    match key {
-        RowKey::Criterion(i) => criteria::cells(app, i),
-        RowKey::Finding(i) => findings::cells(app, i),
-        RowKey::Lane(i) => findings::lane_cells(app, i),
-        RowKey::Blocking(i) => security::blocking_cells(app, i),
-        RowKey::Reported(i) => security::reported_cells(app, i),
-        RowKey::Gate(i) => human_gates::cells(app, i),
-        RowKey::Event(i) => timeline::cells(app, i),
-        RowKey::Log(i) => logs::cells(app, i),
-    }
 }

@@ -2,9 +2,8 @@
 
 use super::cells::{Cell, Column, col, wide};
 use super::marks::{self, Mark};
+use super::query::{self, Query};
 use crate::model::{CriterionRow, FloorRow, GateName, GateRow};
-use crate::tui::app::App;
-use crate::tui::rows;
 
 /// Columns: id, GATE 0 state, GATE 1 status, evidence; detail and text on wide terminals.
 pub const COLUMNS: &[Column] = &[
@@ -60,17 +59,17 @@ impl Criterion<'_> {
 }
 
 /// Criterion `i` of `App::criteria`.
-pub fn criterion(app: &App, i: usize) -> Option<Criterion<'_>> {
-    let line = app.criteria.get(i)?;
+pub fn criterion(app: &dyn Query, i: usize) -> Option<Criterion<'_>> {
+    let line = app.criteria().get(i)?;
     let floor = line
         .floor
-        .and_then(|r| match rows::round(app, GateName::Floor)?.rows.get(r) {
+        .and_then(|r| match query::round(app, GateName::Floor)?.rows.get(r) {
             Some(GateRow::Floor(f)) => Some(f),
             _ => None,
         });
     let conformity =
         line.conformity.and_then(
-            |r| match rows::round(app, GateName::Conformity)?.rows.get(r) {
+            |r| match query::round(app, GateName::Conformity)?.rows.get(r) {
                 Some(GateRow::Criterion(c)) => Some(c),
                 _ => None,
             },
@@ -83,7 +82,7 @@ pub fn criterion(app: &App, i: usize) -> Option<Criterion<'_>> {
 }
 
 /// The cells of criterion `i` of `App::criteria`.
-pub fn cells(app: &App, i: usize) -> Vec<Cell> {
+pub fn cells(app: &dyn Query, i: usize) -> Vec<Cell> {
     let Some(c) = criterion(app, i) else {
         return Vec::new();
     };

@@ -6,11 +6,10 @@
 
 use super::cells::{Cell, Column, col, wide};
 use super::marks;
+use super::query::{self, Query};
 use crate::model::event::{LaneState, VerifyResult};
 use crate::model::state::Lane;
 use crate::model::{Bucket, Finding, Iteration};
-use crate::tui::app::App;
-use crate::tui::rows;
 use crate::tui::tone::Tone;
 
 /// Columns: id, severity, path:lines, verdict, verify-by-test, the review
@@ -27,8 +26,8 @@ pub const COLUMNS: &[Column] = &[
 ];
 
 /// The cells of finding `i` of the shown iteration.
-pub fn cells(app: &App, i: usize) -> Vec<Cell> {
-    let Some(it) = rows::shown(app) else {
+pub fn cells(app: &dyn Query, i: usize) -> Vec<Cell> {
+    let Some(it) = query::shown(app) else {
         return Vec::new();
     };
     let Some(f) = it.findings.get(i) else {
@@ -61,8 +60,8 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
 
 /// The review rounds finding `i` of the shown iteration was seen in:
 /// `r1 r3` (`r2` alone when only this round raised it).
-pub fn seen(app: &App, i: usize) -> String {
-    app.finding_rounds
+pub fn seen(app: &dyn Query, i: usize) -> String {
+    app.finding_rounds()
         .get(i)
         .map(|rs| {
             rs.iter()
@@ -75,8 +74,8 @@ pub fn seen(app: &App, i: usize) -> String {
 
 /// The rounds each finding of the shown iteration was seen in (the
 /// finding ledger's [`seen_in`](crate::model::ledger::seen_in)).
-pub fn rounds_of_shown(app: &App) -> Vec<Vec<u32>> {
-    let Some(it) = rows::shown(app) else {
+pub fn rounds_of_shown(app: &dyn Query) -> Vec<Vec<u32>> {
+    let Some(it) = query::shown(app) else {
         return Vec::new();
     };
     it.findings
@@ -95,18 +94,18 @@ pub fn place(f: &Finding) -> String {
 }
 
 /// The verify-by-test result of a finding of the shown iteration, if it was attempted.
-pub fn verification<'a>(app: &'a App, f: &Finding) -> Option<&'a VerifyResult> {
-    rows::shown(app)?.verification_of(&f.id)
+pub fn verification<'a>(app: &'a dyn Query, f: &Finding) -> Option<&'a VerifyResult> {
+    query::shown(app)?.verification_of(&f.id)
 }
 
 /// True when the finding's repro test is kept red.
-pub fn is_red(app: &App, f: &Finding) -> bool {
-    rows::shown(app).is_some_and(|it| it.is_red(&f.id))
+pub fn is_red(app: &dyn Query, f: &Finding) -> bool {
+    query::shown(app).is_some_and(|it| it.is_red(&f.id))
 }
 
 /// The triage bucket of a finding of the shown iteration, when known.
-pub fn bucket(app: &App, f: &Finding) -> Option<Bucket> {
-    rows::shown(app)?.bucket_of(f)
+pub fn bucket(app: &dyn Query, f: &Finding) -> Option<Bucket> {
+    query::shown(app)?.bucket_of(f)
 }
 
 /// The lanes of an iteration whose findings are being verified (lanes
@@ -117,8 +116,8 @@ pub fn live_lanes(it: &Iteration) -> Option<&[Lane]> {
 }
 
 /// The lane `i` of the shown iteration.
-pub fn lane(app: &App, i: usize) -> Option<&Lane> {
-    rows::shown(app)?.review.as_ref()?.lanes.get(i)
+pub fn lane(app: &dyn Query, i: usize) -> Option<&Lane> {
+    query::shown(app)?.review.as_ref()?.lanes.get(i)
 }
 
 /// A field of a lane's finding as text.
@@ -132,7 +131,7 @@ pub fn lane_field(l: &Lane, key: &str) -> String {
 
 /// The cells of lane `i`: the finding as parsed, its lane's state in the
 /// verdict column.
-pub fn lane_cells(app: &App, i: usize) -> Vec<Cell> {
+pub fn lane_cells(app: &dyn Query, i: usize) -> Vec<Cell> {
     let Some(l) = lane(app, i) else {
         return Vec::new();
     };

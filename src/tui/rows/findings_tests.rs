@@ -2,7 +2,7 @@
 
 use crate::model::Event;
 use crate::tui::app::Tab;
-use crate::tui::rows::{self, RowKey, cells};
+use crate::tui::rows::{self, RowKey};
 use crate::tui::testkit::*;
 
 fn events() -> Vec<Event> {
@@ -23,7 +23,7 @@ fn a_finding_raised_again_is_marked_and_lists_the_rounds_it_was_seen_in() {
     app.on_key(&ch('2'));
     assert_eq!(app.tab(), Tab::Findings);
     assert_eq!(app.shown_iteration(), 2);
-    let texts: Vec<String> = cells::cells_of(&app, RowKey::Finding(0))
+    let texts: Vec<String> = rows::cells_of(&app, RowKey::Finding(0))
         .into_iter()
         .map(|c| c.text)
         .collect();

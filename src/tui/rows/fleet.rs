@@ -6,9 +6,10 @@ use jiff::Timestamp;
 
 use super::cells::{Cell, Column, col, wide};
 use super::marks;
+use super::query::Query;
 use super::time::short_age;
 use crate::model::{EventBody, HumanGate, State};
-use crate::tui::app::{App, Run};
+use crate::tui::app::parts::Run;
 use crate::tui::tone::Tone;
 
 /// The columns of the run list.
@@ -73,10 +74,10 @@ pub fn oldest_wait(s: &State) -> Option<(&HumanGate, Option<Timestamp>)> {
         .min_by_key(|(g, t)| (t.is_none(), *t, g.requested_seq))
 }
 
-/// Runs in list order (indexes into `app.runs`).
-pub fn run_order(app: &App) -> Vec<usize> {
+/// Runs in list order (indexes into `app.runs()`).
+pub fn run_order(app: &dyn Query) -> Vec<usize> {
     let mut keyed: Vec<(Group, Option<Timestamp>, &std::path::Path, usize)> = app
-        .runs
+        .runs()
         .iter()
         .enumerate()
         .map(|(i, r)| {
@@ -94,8 +95,8 @@ pub fn run_order(app: &App) -> Vec<usize> {
 }
 
 /// The cells of run `i`'s row.
-pub fn cells(app: &App, i: usize) -> Vec<Cell> {
-    let run = &app.runs[i];
+pub fn cells(app: &dyn Query, i: usize) -> Vec<Cell> {
+    let run = &app.runs()[i];
     let s = &run.state;
     let open = s.open_human_gates().count();
     let marker = if run.polled.is_some() {
@@ -114,7 +115,7 @@ pub fn cells(app: &App, i: usize) -> Vec<Cell> {
         Cell::mark(&marks::run_status(s))
     };
     let waiting = oldest_wait(s)
-        .and_then(|(g, _)| crate::tui::view::age_secs(app, &g.requested_at))
+        .and_then(|(g, _)| super::query::age_secs(app.now(), &g.requested_at))
         .map(short_age)
         .unwrap_or_default();
     let name = s.run.as_ref().map_or_else(
@@ -179,11 +180,7 @@ fn strip(s: &State) -> String {
             let v = s
                 .last_round(*g)
                 .map_or_else(marks::none, |r| marks::verdict(&r.verdict));
-            format!(
-                "{} {} ",
-                crate::tui::view::gate_strip::dots(s, *g),
-                v.symbol
-            )
+            format!("{} {} ", marks::dots(s, *g), v.symbol)
         })
         .collect::<String>()
         .trim_end()

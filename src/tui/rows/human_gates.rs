@@ -4,8 +4,8 @@
 
 use super::cells::{Cell, Column, col, wide};
 use super::marks::Mark;
+use super::query::Query;
 use super::time::time_of;
-use crate::tui::app::App;
 use crate::tui::tone::Tone;
 
 /// Columns: status, id, kind, summary; reason, by and when on wide terminals.
@@ -20,7 +20,7 @@ pub const COLUMNS: &[Column] = &[
 ];
 
 /// The mark of a gate: ⚑ waiting, ✓ and its decision, or ⌛ EXPIRED.
-pub fn status_mark(app: &App, i: usize) -> Mark {
+pub fn status_mark(app: &dyn Query, i: usize) -> Mark {
     let gate = app.state().human_gates.get(i);
     if let Some(x) = gate.and_then(|g| g.expired.as_ref()) {
         return Mark {
@@ -44,7 +44,7 @@ pub fn status_mark(app: &App, i: usize) -> Mark {
 }
 
 /// The cells of `state.human_gates[i]`.
-pub fn cells(app: &App, i: usize) -> Vec<Cell> {
+pub fn cells(app: &dyn Query, i: usize) -> Vec<Cell> {
     let Some(g) = app.state().human_gates.get(i) else {
         return Vec::new();
     };

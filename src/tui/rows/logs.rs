@@ -3,15 +3,16 @@
 //! stream as a transcript); `o` shows it whole in `$PAGER`.
 
 use super::cells::{Cell, Column, col, wide};
-use crate::tui::app::{App, LogView};
+use super::query::Query;
+use crate::tui::app::parts::LogView;
 use crate::tui::tone::Tone;
 
 /// Columns: state, path, what it is.
 pub const COLUMNS: &[Column] = &[col("state", 10), col("path", 0), wide("what", 0, 100)];
 
 /// The cells of `App::log_entries[i]`.
-pub fn cells(app: &App, i: usize) -> Vec<Cell> {
-    let Some(e) = app.log_entries.get(i) else {
+pub fn cells(app: &dyn Query, i: usize) -> Vec<Cell> {
+    let Some(e) = app.log_entries().get(i) else {
         return Vec::new();
     };
     let state = match app.run().logs.get(&e.path) {

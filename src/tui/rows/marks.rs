@@ -5,7 +5,8 @@
 use crate::model::Bucket;
 use crate::model::state::RunStatus;
 use crate::model::{
-    CriterionStatus, FindingVerdict, FloorState, State, Verdict, VerdictKind, VerifyOutcome,
+    CriterionStatus, FindingVerdict, FloorState, GateName, State, Verdict, VerdictKind,
+    VerifyOutcome,
 };
 use crate::tui::tone::Tone;
 
@@ -153,4 +154,26 @@ pub fn run_status(s: &State) -> Mark {
 /// Nothing yet.
 pub fn none() -> Mark {
     Mark::new("·", "-", Tone::Muted)
+}
+
+/// Rounds used of the cap: `●●○`, with `+k` past the cap (`used/cap` for big caps).
+pub fn dots(state: &State, g: GateName) -> String {
+    let cap = state.caps.get(g) as usize;
+    let running = state
+        .current_gate
+        .as_ref()
+        .filter(|c| c.gate == g)
+        .map(|c| c.round);
+    let used = running
+        .or(state.last_round(g).map(|r| r.round))
+        .unwrap_or(0) as usize;
+    if cap > 8 {
+        return format!("{used}/{cap}");
+    }
+    let mut s = "●".repeat(used.min(cap));
+    s.push_str(&"○".repeat(cap.saturating_sub(used)));
+    if used > cap {
+        s.push_str(&format!("+{}", used - cap));
+    }
+    s
 }

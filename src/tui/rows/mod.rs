@@ -11,14 +11,16 @@ pub mod fleet;
 pub mod human_gates;
 pub mod logs;
 pub mod marks;
+pub mod query;
 pub mod security;
 pub mod time;
 pub mod timeline;
 
-use crate::model::event::GateFinished;
 use crate::model::{FindingVerdict, GateName, HumanGate, Iteration, State, severity_rank};
 
-use super::app::{App, FindingSort, Tab};
+use crate::tui::app::parts::{FindingSort, Tab};
+use cells::{Cell, Column};
+pub use query::{Query, round, shown};
 
 /// One row of a tab: an index into the state (or into the app's caches).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,16 +65,6 @@ pub struct LogEntry {
     pub format: Option<crate::parse::agent_stream::Format>,
 }
 
-/// The last round of a gate in the iteration shown.
-pub fn round(app: &App, gate: GateName) -> Option<&GateFinished> {
-    shown(app).and_then(|it| it.last_gate(gate))
-}
-
-/// The iteration shown.
-pub fn shown(app: &App) -> Option<&Iteration> {
-    app.state().iteration(app.shown_iteration())
-}
-
 /// The iteration before `n`, if any.
 pub fn previous_iteration(state: &State, n: u32) -> Option<&Iteration> {
     state
@@ -84,7 +76,7 @@ pub fn previous_iteration(state: &State, n: u32) -> Option<&Iteration> {
 }
 
 /// Criteria of the shown iteration, in GATE 0 order, then GATE 1-only ids.
-pub fn criterion_lines(app: &App) -> Vec<CriterionLine> {
+pub fn criterion_lines(app: &dyn Query) -> Vec<CriterionLine> {
     let mut out: Vec<CriterionLine> = Vec::new();
     if let Some(f) = round(app, GateName::Floor) {
         for (i, r) in f.rows.iter().enumerate() {
@@ -172,10 +164,10 @@ pub fn log_entries(state: &State) -> Vec<LogEntry> {
 }
 
 /// The rows of the current tab, sorted and filtered.
-pub fn tab_rows(app: &App) -> Vec<RowKey> {
+pub fn tab_rows(app: &dyn Query) -> Vec<RowKey> {
     let state = app.state();
-    let mut rows: Vec<RowKey> = match app.tab {
-        Tab::Criteria => (0..app.criteria.len()).map(RowKey::Criterion).collect(),
+    let mut rows: Vec<RowKey> = match app.tab() {
+        Tab::Criteria => (0..app.criteria().len()).map(RowKey::Criterion).collect(),
         Tab::Findings => {
             let Some(it) = shown(app) else {
                 return Vec::new();
@@ -184,7 +176,7 @@ pub fn tab_rows(app: &App) -> Vec<RowKey> {
                 return (0..lanes.len()).map(RowKey::Lane).collect();
             }
             let mut idx: Vec<usize> = (0..it.findings.len()).collect();
-            sort_findings(it, &mut idx, app.sort);
+            sort_findings(it, &mut idx, app.sort());
             idx.into_iter().map(RowKey::Finding).collect()
         }
         Tab::Security => match round(app, GateName::Security) {
@@ -203,10 +195,10 @@ pub fn tab_rows(app: &App) -> Vec<RowKey> {
             .map(RowKey::Gate)
             .collect(),
         Tab::Timeline => (0..app.run().events.len()).map(RowKey::Event).collect(),
-        Tab::Logs => (0..app.log_entries.len()).map(RowKey::Log).collect(),
+        Tab::Logs => (0..app.log_entries().len()).map(RowKey::Log).collect(),
     };
-    if !app.filter.is_empty() {
-        let needle = app.filter.to_lowercase();
+    if !app.filter().is_empty() {
+        let needle = app.filter().to_lowercase();
         rows.retain(|k| row_text(app, *k).to_lowercase().contains(&needle));
     }
     rows
@@ -223,8 +215,8 @@ pub fn gate_order(gates: &[HumanGate]) -> Vec<usize> {
 }
 
 /// A row as plain text (cells joined by two spaces): for the filter and the clipboard.
-pub fn row_text(app: &App, key: RowKey) -> String {
-    cells::cells_of(app, key)
+pub fn row_text(app: &dyn Query, key: RowKey) -> String {
+    cells_of(app, key)
         .into_iter()
         .map(|c| c.text)
         .collect::<Vec<_>>()
@@ -254,3 +246,29 @@ fn sort_findings(it: &Iteration, idx: &mut [usize], sort: FindingSort) {
 }
 
 pub use fleet::run_order;
+
+/// The columns of a tab.
+pub fn columns(tab: Tab) -> &'static [Column] {
+    match tab {
+        Tab::Criteria => criteria::COLUMNS,
+        Tab::Findings => findings::COLUMNS,
+        Tab::Security => security::COLUMNS,
+        Tab::Gates => human_gates::COLUMNS,
+        Tab::Timeline => timeline::COLUMNS,
+        Tab::Logs => logs::COLUMNS,
+    }
+}
+
+/// The cells of a row, one per column of its tab.
+pub fn cells_of(app: &dyn Query, key: RowKey) -> Vec<Cell> {
+    match key {
+        RowKey::Criterion(i) => criteria::cells(app, i),
+        RowKey::Finding(i) => findings::cells(app, i),
+        RowKey::Lane(i) => findings::lane_cells(app, i),
+        RowKey::Blocking(i) => security::blocking_cells(app, i),
+        RowKey::Reported(i) => security::reported_cells(app, i),
+        RowKey::Gate(i) => human_gates::cells(app, i),
+        RowKey::Event(i) => timeline::cells(app, i),
+        RowKey::Log(i) => logs::cells(app, i),
+    }
+}

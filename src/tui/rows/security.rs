@@ -2,9 +2,8 @@
 //! the shown iteration's last GATE 2 round.
 
 use super::cells::{Cell, Column, col, wide};
+use super::query::{self, Query};
 use crate::model::{GateName, GateRow, ReportedRow, SecurityRow};
-use crate::tui::app::App;
-use crate::tui::rows;
 use crate::tui::tone::Tone;
 
 /// Columns: kind, severity, rule, location; why and hint when wide.
@@ -18,20 +17,20 @@ pub const COLUMNS: &[Column] = &[
 ];
 
 /// BLOCKING row `i` (index in the round's rows).
-pub fn blocking(app: &App, i: usize) -> Option<&SecurityRow> {
-    match rows::round(app, GateName::Security)?.rows.get(i)? {
+pub fn blocking(app: &dyn Query, i: usize) -> Option<&SecurityRow> {
+    match query::round(app, GateName::Security)?.rows.get(i)? {
         GateRow::Security(r) => Some(r),
         _ => None,
     }
 }
 
 /// REPORTED row `i`.
-pub fn reported(app: &App, i: usize) -> Option<&ReportedRow> {
-    rows::round(app, GateName::Security)?.reported.get(i)
+pub fn reported(app: &dyn Query, i: usize) -> Option<&ReportedRow> {
+    query::round(app, GateName::Security)?.reported.get(i)
 }
 
 /// The cells of BLOCKING row `i` (index in the round's rows).
-pub fn blocking_cells(app: &App, i: usize) -> Vec<Cell> {
+pub fn blocking_cells(app: &dyn Query, i: usize) -> Vec<Cell> {
     let Some(r) = blocking(app, i) else {
         return Vec::new();
     };
@@ -46,7 +45,7 @@ pub fn blocking_cells(app: &App, i: usize) -> Vec<Cell> {
 }
 
 /// The cells of REPORTED row `i`.
-pub fn reported_cells(app: &App, i: usize) -> Vec<Cell> {
+pub fn reported_cells(app: &dyn Query, i: usize) -> Vec<Cell> {
     let Some(r) = reported(app, i) else {
         return Vec::new();
     };
@@ -61,8 +60,8 @@ pub fn reported_cells(app: &App, i: usize) -> Vec<Cell> {
 }
 
 /// The line above the table: the round's verdict, and DEGRADED with its TOOL line.
-pub fn banner(app: &App) -> Option<(String, Tone)> {
-    let g = rows::round(app, GateName::Security)?;
+pub fn banner(app: &dyn Query) -> Option<(String, Tone)> {
+    let g = query::round(app, GateName::Security)?;
     let mark = super::marks::verdict(&g.verdict);
     let mut text = format!("round {} {}", g.round, mark.text());
     if g.degraded {

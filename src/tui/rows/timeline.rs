@@ -3,10 +3,10 @@
 
 use super::cells::{Cell, Column, col, wide};
 use super::marks;
+use super::query::Query;
 use super::time::time_of;
 use crate::model::event::LaneState;
 use crate::model::{Event, EventBody, FindingVerdict};
-use crate::tui::app::App;
 use crate::tui::tone::Tone;
 
 /// Columns: seq, time, type, what happened.
@@ -18,7 +18,7 @@ pub const COLUMNS: &[Column] = &[
 ];
 
 /// The cells of `run.events[i]`.
-pub fn cells(app: &App, i: usize) -> Vec<Cell> {
+pub fn cells(app: &dyn Query, i: usize) -> Vec<Cell> {
     let Some(ev) = app.run().events.get(i) else {
         return Vec::new();
     };

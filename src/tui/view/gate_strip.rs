@@ -26,7 +26,7 @@ pub fn line(app: &App, state: &State, width: u16) -> Line<'static> {
             format!("G{} ", g.number())
         };
         spans.push(Span::raw(name));
-        spans.push(Span::raw(format!("{} ", dots(state, g))));
+        spans.push(Span::raw(format!("{} ", marks::dots(state, g))));
         let running = state.current_gate.as_ref().is_some_and(|c| c.gate == g);
         let m = match state.last_round(g) {
             _ if running => marks::Mark {
@@ -43,26 +43,4 @@ pub fn line(app: &App, state: &State, width: u16) -> Line<'static> {
         }
     }
     Line::from(spans)
-}
-
-/// Rounds used of the cap: `●●○`, with `+k` past the cap (`used/cap` for big caps).
-pub fn dots(state: &State, g: GateName) -> String {
-    let cap = state.caps.get(g) as usize;
-    let running = state
-        .current_gate
-        .as_ref()
-        .filter(|c| c.gate == g)
-        .map(|c| c.round);
-    let used = running
-        .or(state.last_round(g).map(|r| r.round))
-        .unwrap_or(0) as usize;
-    if cap > 8 {
-        return format!("{used}/{cap}");
-    }
-    let mut s = "●".repeat(used.min(cap));
-    s.push_str(&"○".repeat(cap.saturating_sub(used)));
-    if used > cap {
-        s.push_str(&format!("+{}", used - cap));
-    }
-    s
 }

@@ -3,7 +3,6 @@
 //! a row that is not on screen; every string that came from a file goes
 //! through [`crate::sanitize`] before it becomes a span.
 
-use jiff::Timestamp;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 
@@ -98,9 +97,7 @@ pub fn render(frame: &mut Frame, app: &App) {
 
 /// Seconds from `at` to now (0 when `at` is in the future or not a time).
 pub fn age_secs(app: &App, at: &str) -> Option<u64> {
-    let t = at.parse::<Timestamp>().ok()?;
-    let secs = app.clock.now().as_second().saturating_sub(t.as_second());
-    Some(u64::try_from(secs).unwrap_or(0))
+    crate::tui::rows::query::age_secs(app.clock.now(), at)
 }
 
 /// A rectangle of at most `w` x `h` centred in `area`.

@@ -10,7 +10,8 @@ use ratatui::widgets::Paragraph;
 
 use crate::sanitize::{sanitize_line, width};
 use crate::tui::app::App;
-use crate::tui::rows::cells::{Cell, Column, cells_of, columns};
+use crate::tui::rows::cells::{Cell, Column};
+use crate::tui::rows::{cells_of, columns};
 use crate::tui::theme::Tone;
 
 /// Draws the rows of the current tab in `area`, selection kept in view.
