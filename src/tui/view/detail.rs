@@ -64,233 +64,265 @@ enum Body<'a> {
 
 fn content(app: &App, key: RowKey) -> (Texts, Option<Body<'_>>) {
     let mut t: Texts = Vec::new();
-    let mut log_path: Option<String> = None;
-    match key {
-        RowKey::Criterion(i) => {
-            let Some(c) = criteria::criterion(app, i) else {
-                return (t, None);
-            };
-            t.push((format!("criterion {}: {}", c.id, c.text()), Tone::Accent));
-            let (g0, g1) = (c.floor_mark(), c.conformity_mark());
-            t.push((format!("GATE 0 {}  {}", g0.text(), c.evidence()), g0.tone));
-            t.push((format!("GATE 1 {}  {}", g1.text(), c.detail()), g1.tone));
-            if let Some(c) = rows::round(app, GateName::Conformity) {
-                for (label, v) in [("PROOF", &c.proof), ("FLOOR", &c.floor)] {
-                    if let Some(v) = v {
-                        t.push((format!("{label}: {v}"), Tone::Muted));
-                    }
-                }
-            }
-            if let Some(fg) = rows::shown(app).and_then(|it| it.floor_guard.as_ref()) {
-                let tone = if fg.counted > 0 {
-                    Tone::Bad
-                } else {
-                    Tone::Good
-                };
-                t.push((
-                    format!(
-                        "floor-guard against {}: {} counted, {} waived",
-                        fg.base, fg.counted, fg.waived
-                    ),
-                    tone,
-                ));
-                for f in &fg.findings {
-                    let w = if f.waived { " [waived]" } else { "" };
-                    t.push((
-                        format!("  {} {}:{} {}{w}", f.kind, f.path, f.line, f.snippet),
-                        Tone::Normal,
-                    ));
-                }
+    let log_path = match key {
+        RowKey::Criterion(i) => criterion(app, i, &mut t),
+        RowKey::Finding(i) => finding(app, i, &mut t),
+        RowKey::Lane(i) => lane(app, i, &mut t),
+        RowKey::Blocking(i) => blocking(app, i, &mut t),
+        RowKey::Reported(i) => reported(app, i, &mut t),
+        RowKey::Gate(i) => gate(app, i, &mut t),
+        RowKey::Event(i) => event(app, i, &mut t),
+        RowKey::Log(i) => log(app, i, &mut t),
+    };
+    let body = log_path.and_then(|p| log_body(app, p, &mut t));
+    (t, body)
+}
+
+/// A criterion: its marks at GATE 0 and 1, the proof asked for, floor-guard.
+fn criterion(app: &App, i: usize, t: &mut Texts) -> Option<String> {
+    let c = criteria::criterion(app, i)?;
+    t.push((format!("criterion {}: {}", c.id, c.text()), Tone::Accent));
+    let (g0, g1) = (c.floor_mark(), c.conformity_mark());
+    t.push((format!("GATE 0 {}  {}", g0.text(), c.evidence()), g0.tone));
+    t.push((format!("GATE 1 {}  {}", g1.text(), c.detail()), g1.tone));
+    if let Some(c) = rows::round(app, GateName::Conformity) {
+        for (label, v) in [("PROOF", &c.proof), ("FLOOR", &c.floor)] {
+            if let Some(v) = v {
+                t.push((format!("{label}: {v}"), Tone::Muted));
             }
         }
-        RowKey::Finding(i) => {
-            if let Some(f) = rows::shown(app).and_then(|it| it.findings.get(i)) {
-                let m = marks::finding(f.verdict);
+    }
+    if let Some(fg) = rows::shown(app).and_then(|it| it.floor_guard.as_ref()) {
+        let tone = if fg.counted > 0 {
+            Tone::Bad
+        } else {
+            Tone::Good
+        };
+        t.push((
+            format!(
+                "floor-guard against {}: {} counted, {} waived",
+                fg.base, fg.counted, fg.waived
+            ),
+            tone,
+        ));
+        for f in &fg.findings {
+            let w = if f.waived { " [waived]" } else { "" };
+            t.push((
+                format!("  {} {}:{} {}{w}", f.kind, f.path, f.line, f.snippet),
+                Tone::Normal,
+            ));
+        }
+    }
+    None
+}
+
+/// A finding: its claim, verdict and verify-by-test result; its test's log.
+fn finding(app: &App, i: usize, t: &mut Texts) -> Option<String> {
+    if let Some(f) = rows::shown(app).and_then(|it| it.findings.get(i)) {
+        let m = marks::finding(f.verdict);
+        t.push((
+            format!("finding {} · {} · {}", f.id, f.severity, findings::place(f)),
+            Tone::Accent,
+        ));
+        t.push((format!("claim: {}", f.claim), Tone::Normal));
+        if let Some(r) = crate::model::ledger::raised_again_of(f) {
+            t.push((
+                format!("{} · not verified, asked or sent back again", r.sentence()),
+                Tone::Accent,
+            ));
+        }
+        let rounds = findings::seen(app, i);
+        if rounds.contains(' ') {
+            t.push((format!("seen in review rounds: {rounds}"), Tone::Muted));
+        }
+        t.push((format!("verdict: {}", m.text()), m.tone));
+        if !f.evidence.is_empty() {
+            t.push((format!("  > {}", f.evidence), Tone::Normal));
+        }
+        if !f.note.is_empty() {
+            t.push((format!("note: {}", f.note), Tone::Warn));
+        }
+        if let Some(v) = findings::verification(app, f) {
+            let m = marks::outcome(v.result, findings::is_red(app, f));
+            t.push((
+                format!("verify-by-test: {} {} {}", m.text(), v.test_ref, v.note),
+                m.tone,
+            ));
+            if !v.log.is_empty() {
+                return Some(v.log.clone());
+            }
+        }
+    }
+    None
+}
+
+/// A finding's lane while the finding verifier works.
+fn lane(app: &App, i: usize, t: &mut Texts) -> Option<String> {
+    if let Some(l) = findings::lane(app, i) {
+        let m = marks::lane(l);
+        t.push((
+            format!(
+                "finding {} · {} · lane {} · attempt {}",
+                l.finding,
+                findings::lane_field(l, "severity"),
+                l.index + 1,
+                l.attempt
+            ),
+            Tone::Accent,
+        ));
+        t.push((
+            format!("claim: {}", findings::lane_field(l, "claim")),
+            Tone::Normal,
+        ));
+        t.push((format!("lane: {}", m.text()), m.tone));
+        if let Some(r) = &l.reason {
+            t.push((format!("reason: {r}"), Tone::Warn));
+        }
+        if !l.evidence.is_empty() {
+            t.push((format!("  > {}", l.evidence), Tone::Normal));
+        }
+        if !l.note.is_empty() {
+            t.push((format!("note: {}", l.note), Tone::Warn));
+        }
+        for n in &l.normalized {
+            t.push((format!("normalised: {n}"), Tone::Muted));
+        }
+    }
+    None
+}
+
+/// A blocking row of GATE 2.
+fn blocking(app: &App, i: usize, t: &mut Texts) -> Option<String> {
+    if let Some(r) = security::blocking(app, i) {
+        t.push(("✗ BLOCKING".to_string(), Tone::Bad));
+        let fields = [
+            ("severity", &r.severity),
+            ("rule", &r.rule),
+            ("location", &r.location),
+            ("why", &r.why),
+            ("hint", &r.hint),
+        ];
+        push_fields(t, &fields);
+    }
+    None
+}
+
+/// A reported row of GATE 2.
+fn reported(app: &App, i: usize, t: &mut Texts) -> Option<String> {
+    if let Some(r) = security::reported(app, i) {
+        t.push(("· REPORTED".to_string(), Tone::Muted));
+        let fields = [
+            ("severity", &r.severity),
+            ("rule", &r.rule),
+            ("location", &r.location),
+        ];
+        push_fields(t, &fields);
+    }
+    None
+}
+
+/// A human gate: its request, and its decision or expiry, or how to decide.
+fn gate(app: &App, i: usize, t: &mut Texts) -> Option<String> {
+    if let Some(g) = app.state().human_gates.get(i) {
+        let m = human_gates::status_mark(app, i);
+        t.push((
+            format!("{} · {} · {}", g.request.id, g.request.kind, m.text()),
+            m.tone,
+        ));
+        t.push((g.request.summary.clone(), Tone::Normal));
+        let opts: Vec<&str> = g.request.options.iter().map(|d| d.as_str()).collect();
+        t.push((
+            format!(
+                "subject: {} · options: {} · asked {}",
+                g.request.subject,
+                opts.join(", "),
+                g.requested_at
+            ),
+            Tone::Muted,
+        ));
+        match &g.decision {
+            Some(d) => {
                 t.push((
-                    format!("finding {} · {} · {}", f.id, f.severity, findings::place(f)),
-                    Tone::Accent,
+                    format!(
+                        "decided {} by {} at {}",
+                        d.decision.decision, d.decision.by, d.at
+                    ),
+                    Tone::Good,
                 ));
-                t.push((format!("claim: {}", f.claim), Tone::Normal));
-                if let Some(r) = crate::model::ledger::raised_again_of(f) {
+                t.push((format!("reason: {}", d.decision.reason), Tone::Normal));
+                if let Some(note) = d.decision.developer_note() {
                     t.push((
-                        format!("{} · not verified, asked or sent back again", r.sentence()),
+                        format!("note to the developer: {}", shown_note(note)),
                         Tone::Accent,
                     ));
                 }
-                let rounds = findings::seen(app, i);
-                if rounds.contains(' ') {
-                    t.push((format!("seen in review rounds: {rounds}"), Tone::Muted));
-                }
-                t.push((format!("verdict: {}", m.text()), m.tone));
-                if !f.evidence.is_empty() {
-                    t.push((format!("  > {}", f.evidence), Tone::Normal));
-                }
-                if !f.note.is_empty() {
-                    t.push((format!("note: {}", f.note), Tone::Warn));
-                }
-                if let Some(v) = findings::verification(app, f) {
-                    let m = marks::outcome(v.result, findings::is_red(app, f));
+                t.push((
+                    format!("evidence {}", d.decision.evidence_hash),
+                    Tone::Muted,
+                ));
+            }
+            None if g.expired.is_some() => {
+                if let Some(x) = &g.expired {
                     t.push((
-                        format!("verify-by-test: {} {} {}", m.text(), v.test_ref, v.note),
-                        m.tone,
+                        format!(
+                            "EXPIRED at {}: nobody decided within {}, {} applied",
+                            x.at, x.after, x.action
+                        ),
+                        Tone::Warn,
                     ));
-                    if !v.log.is_empty() {
-                        log_path = Some(v.log.clone());
-                    }
                 }
             }
-        }
-        RowKey::Lane(i) => {
-            if let Some(l) = findings::lane(app, i) {
-                let m = marks::lane(l);
-                t.push((
-                    format!(
-                        "finding {} · {} · lane {} · attempt {}",
-                        l.finding,
-                        findings::lane_field(l, "severity"),
-                        l.index + 1,
-                        l.attempt
-                    ),
-                    Tone::Accent,
-                ));
-                t.push((
-                    format!("claim: {}", findings::lane_field(l, "claim")),
-                    Tone::Normal,
-                ));
-                t.push((format!("lane: {}", m.text()), m.tone));
-                if let Some(r) = &l.reason {
-                    t.push((format!("reason: {r}"), Tone::Warn));
-                }
-                if !l.evidence.is_empty() {
-                    t.push((format!("  > {}", l.evidence), Tone::Normal));
-                }
-                if !l.note.is_empty() {
-                    t.push((format!("note: {}", l.note), Tone::Warn));
-                }
-                for n in &l.normalized {
-                    t.push((format!("normalised: {n}"), Tone::Muted));
-                }
+            None if app.replay.is_none() => {
+                let expiry = g.request.expires.as_ref().map_or(String::new(), |r| {
+                    format!(" · expires after {} ({})", r.after, r.action)
+                });
+                t.push((format!("enter: decide{expiry}"), Tone::Human))
             }
-        }
-        RowKey::Blocking(i) => {
-            if let Some(r) = security::blocking(app, i) {
-                t.push(("✗ BLOCKING".to_string(), Tone::Bad));
-                let fields = [
-                    ("severity", &r.severity),
-                    ("rule", &r.rule),
-                    ("location", &r.location),
-                    ("why", &r.why),
-                    ("hint", &r.hint),
-                ];
-                push_fields(&mut t, &fields);
-            }
-        }
-        RowKey::Reported(i) => {
-            if let Some(r) = security::reported(app, i) {
-                t.push(("· REPORTED".to_string(), Tone::Muted));
-                let fields = [
-                    ("severity", &r.severity),
-                    ("rule", &r.rule),
-                    ("location", &r.location),
-                ];
-                push_fields(&mut t, &fields);
-            }
-        }
-        RowKey::Gate(i) => {
-            if let Some(g) = app.state().human_gates.get(i) {
-                let m = human_gates::status_mark(app, i);
-                t.push((
-                    format!("{} · {} · {}", g.request.id, g.request.kind, m.text()),
-                    m.tone,
-                ));
-                t.push((g.request.summary.clone(), Tone::Normal));
-                let opts: Vec<&str> = g.request.options.iter().map(|d| d.as_str()).collect();
-                t.push((
-                    format!(
-                        "subject: {} · options: {} · asked {}",
-                        g.request.subject,
-                        opts.join(", "),
-                        g.requested_at
-                    ),
-                    Tone::Muted,
-                ));
-                match &g.decision {
-                    Some(d) => {
-                        t.push((
-                            format!(
-                                "decided {} by {} at {}",
-                                d.decision.decision, d.decision.by, d.at
-                            ),
-                            Tone::Good,
-                        ));
-                        t.push((format!("reason: {}", d.decision.reason), Tone::Normal));
-                        if let Some(note) = d.decision.developer_note() {
-                            t.push((
-                                format!("note to the developer: {}", shown_note(note)),
-                                Tone::Accent,
-                            ));
-                        }
-                        t.push((
-                            format!("evidence {}", d.decision.evidence_hash),
-                            Tone::Muted,
-                        ));
-                    }
-                    None if g.expired.is_some() => {
-                        if let Some(x) = &g.expired {
-                            t.push((
-                                format!(
-                                    "EXPIRED at {}: nobody decided within {}, {} applied",
-                                    x.at, x.after, x.action
-                                ),
-                                Tone::Warn,
-                            ));
-                        }
-                    }
-                    None if app.replay.is_none() => {
-                        let expiry = g.request.expires.as_ref().map_or(String::new(), |r| {
-                            format!(" · expires after {} ({})", r.after, r.action)
-                        });
-                        t.push((format!("enter: decide{expiry}"), Tone::Human))
-                    }
-                    None => {}
-                }
-            }
-        }
-        RowKey::Event(i) => {
-            if let Some(ev) = app.run().events.get(i) {
-                t.push((ev.to_line(), Tone::Normal));
-            }
-        }
-        RowKey::Log(i) => {
-            if let Some(e) = app.log_entries.get(i) {
-                t.push((format!("{} · {}", e.path, e.label), Tone::Accent));
-                log_path = Some(e.path.clone());
-            }
+            None => {}
         }
     }
-    let mut log = None;
-    if let Some(p) = log_path {
-        match app.run().logs.get(&p) {
-            Some(LogView::Loaded(b)) => {
-                t.push((
-                    format!("── tail of {p} · o: all of it in $PAGER ──"),
-                    Tone::Muted,
-                ));
-                log = Some(Body::Raw(b.as_slice()));
-            }
-            Some(LogView::Transcript(e)) => {
-                t.push((
-                    format!("── transcript of {p} · o: all of it in $PAGER ──"),
-                    Tone::Muted,
-                ));
-                log = Some(Body::Transcript(e.as_slice()));
-            }
-            Some(LogView::Loading) => t.push((format!("reading {p}…"), Tone::Muted)),
-            Some(LogView::Failed(e)) => t.push((format!("✗ {p}: {e}"), Tone::Bad)),
-            None => t.push((format!("enter: read {p}"), Tone::Muted)),
-        }
+    None
+}
+
+/// An event of the timeline, as one line.
+fn event(app: &App, i: usize, t: &mut Texts) -> Option<String> {
+    if let Some(ev) = app.run().events.get(i) {
+        t.push((ev.to_line(), Tone::Normal));
     }
-    (t, log)
+    None
+}
+
+/// A log of the Logs tab.
+fn log(app: &App, i: usize, t: &mut Texts) -> Option<String> {
+    if let Some(e) = app.log_entries.get(i) {
+        t.push((format!("{} · {}", e.path, e.label), Tone::Accent));
+        return Some(e.path.clone());
+    }
+    None
+}
+
+/// The heading of a row's log and its body, once read.
+fn log_body<'a>(app: &'a App, p: String, t: &mut Texts) -> Option<Body<'a>> {
+    match app.run().logs.get(&p) {
+        Some(LogView::Loaded(b)) => {
+            t.push((
+                format!("── tail of {p} · o: all of it in $PAGER ──"),
+                Tone::Muted,
+            ));
+            return Some(Body::Raw(b.as_slice()));
+        }
+        Some(LogView::Transcript(e)) => {
+            t.push((
+                format!("── transcript of {p} · o: all of it in $PAGER ──"),
+                Tone::Muted,
+            ));
+            return Some(Body::Transcript(e.as_slice()));
+        }
+        Some(LogView::Loading) => t.push((format!("reading {p}…"), Tone::Muted)),
+        Some(LogView::Failed(e)) => t.push((format!("✗ {p}: {e}"), Tone::Bad)),
+        None => t.push((format!("enter: read {p}"), Tone::Muted)),
+    }
+    None
 }
 
 /// `name: value` lines of the fields that are not empty.
