@@ -179,7 +179,7 @@ impl Report {
     /// triage files under `pipeline_dir` when given.
     pub fn build(s: &State, pipeline_dir: Option<&Path>) -> Report {
         let run = s.run.clone().unwrap_or_default();
-        let accepted_partial = crate::recorder::accepted_partial(s);
+        let accepted_partial = s.accepted_partial();
         let recorded = s.ended.as_ref().map(|e| e.status);
         let (final_status, status_note) = match recorded {
             Some(EndStatus::Complete) if accepted_partial => (
