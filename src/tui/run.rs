@@ -60,58 +60,12 @@ fn run(
             "the TUI needs a terminal (for scripts use `loopwatch watch --headless`, `loopwatch status`)"
         );
     }
-    let config = load_config();
-    let theme = config.theme.resolve(
-        std::env::var("NO_COLOR").ok().as_deref(),
-        std::env::var("COLORFGBG").ok().as_deref(),
-    );
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let mut app = App::new(
-            config,
-            theme,
-            Box::new(SystemClock),
-            pipelines
-                .first()
-                .map(|p| p.dir().to_path_buf())
-                .unwrap_or_default(),
-        );
-        app.set_owns_engine(owns_engine);
-        let mut live: Live<Ui> = Live::start(pipelines.clone());
-        let fleet = search.is_some();
-        if let Some(d) = search {
-            let roots = d.roots().to_vec();
-            live.start_search(d);
-            app.set_fleet(roots);
-            for f in live.feeds() {
-                app.add_run(f.pipeline().dir().to_path_buf());
-            }
-        } else if pipelines.len() > 1 {
-            app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
-        }
-        let pipelines: Vec<Pipeline> = live.feeds().iter().map(|f| f.pipeline().clone()).collect();
-        let notifier = crate::notify::Notifier {
-            hook: app.config.on_human_gate.clone(),
-            settings: app.config.notify.clone(),
-        };
-        let mut ctl = Controller::new(pipelines.clone(), notifier);
-        if fleet || pipelines.len() > 1 {
-            ctl.show_how(&mut app, &live);
-        }
-        let initial = live.refresh_all();
-        ctl.apply_updates(&mut app, &mut live, initial, true);
         let replaying = replay.is_some();
-        if let Some(start) = replay {
-            // Replay reads nothing of its own: it is a position in what the
-            // live feed has just read.
-            ctl.enter_replay(&mut app, &mut live, start)?;
-        }
-        if !replaying {
-            let marks: Vec<Option<u64>> = pipelines.iter().map(|p| looked::read(p.dir())).collect();
-            app.digest_since_last_look(&marks);
-        }
+        let (mut app, mut live, mut ctl) = open(pipelines, search, replay, owns_engine)?;
         let mut test_panic = render_panics_for_tests();
         let (_guard, mut term) = TerminalGuard::enter(false)?;
         let mut keys = spawn_inputs(&live);
@@ -122,113 +76,23 @@ fn run(
         if !replaying {
             ctl.send_due_notices(&live);
         }
-        loop {
-            let Some(batch) = live.next_batch().await else {
-                break;
-            };
-            let Batch {
-                updates,
-                others,
-                errors,
-                added,
-            } = batch;
-            if !errors.is_empty() {
-                tracing::warn!(?errors, "watcher errors");
-            }
-            // A frame only when something on screen may have changed: a
-            // state, a run added, an input other than the tick, or the tick
-            // while the screen shows a clock (ages, elapsed times).
-            let mut redraw = !added.is_empty()
-                || updates.iter().any(|(_, u)| u.changed)
-                || others.iter().any(|o| !matches!(o, Ui::Tick))
-                || (!others.is_empty() && app.shows_clock());
-            if !added.is_empty() || ctl.search_problems_changed(&live) {
-                ctl.add_runs(&mut app, &live, &added);
-                redraw = true;
-            }
-            ctl.apply_updates(&mut app, &mut live, updates, false);
-            let mut quit = false;
-            let mut full_redraw = false;
+        while let Some(batch) = live.next_batch().await {
+            let (redraw, others) = take_batch(&mut app, &mut live, &mut ctl, batch);
+            let mut asked = Asked::default();
             for input in others {
-                let effects = match input {
-                    Ui::Term(TermEvent::Key(k)) if k.kind != KeyEventKind::Release => {
-                        if k.code == KeyCode::Char('z')
-                            && k.modifiers.contains(KeyModifiers::CONTROL)
-                        {
-                            terminal::suspend(false)?;
-                            full_redraw = true;
-                            Vec::new()
-                        } else {
-                            app.on_key(&k)
-                        }
-                    }
-                    Ui::Term(TermEvent::Paste(text)) => {
-                        app.on_paste(&text);
-                        Vec::new()
-                    }
-                    Ui::Term(TermEvent::Resize(w, h)) => {
-                        app.on_resize(w, h);
-                        full_redraw = true;
-                        Vec::new()
-                    }
-                    Ui::Term(TermEvent::FocusLost) => {
-                        app.on_focus_lost();
-                        Vec::new()
-                    }
-                    Ui::Term(TermEvent::FocusGained) => {
-                        app.on_focus_gained();
-                        Vec::new()
-                    }
-                    Ui::Tick => app.on_tick(),
-                    Ui::Redraw => Vec::new(),
-                    Ui::Term(_) => Vec::new(),
-                    Ui::TermClosed | Ui::Quit => {
-                        quit = true;
-                        Vec::new()
-                    }
-                    Ui::WriteDone(r) => {
-                        app.on_write_result(r);
-                        Vec::new()
-                    }
-                    Ui::LogLoaded(p, r) => {
-                        app.on_log_loaded(&p, r);
-                        Vec::new()
-                    }
-                    Ui::Notified(id, r) => {
-                        app.on_notified(&id, r);
-                        Vec::new()
-                    }
-                    Ui::CodeLoaded(from, to, r) => {
-                        app.on_code_loaded(from, to, r);
-                        Vec::new()
-                    }
-                    Ui::EvidenceChecked(id, against, apply, r) => {
-                        app.on_evidence_checked(&id, &against, apply, r);
-                        Vec::new()
-                    }
-                };
-                for e in effects {
-                    match e {
-                        Effect::OpenPager(req) => {
-                            let status = page(&mut keys, req).await?;
-                            app.on_pager_closed(status);
-                            full_redraw = true;
-                        }
-                        e => {
-                            if ctl.perform(&mut app, &mut live, e) {
-                                quit = true;
-                            }
-                        }
-                    }
-                }
+                let effects = on_input(&mut app, input, &mut asked)?;
+                perform(
+                    &mut app, &mut live, &mut ctl, &mut keys, effects, &mut asked,
+                )
+                .await?;
             }
-            if quit {
+            if asked.quit {
                 break;
             }
             if !replaying {
                 ctl.send_due_notices(&live);
             }
-            if full_redraw {
+            if asked.full_redraw {
                 // Clear by "resizing" to the current size, not `Terminal::clear`:
                 // that one asks the terminal where the cursor is, and after a
                 // resume the answer could be lost to the key reader, ending the
@@ -237,21 +101,8 @@ fn run(
                 term.resize(size.into())?;
                 title.clear();
             }
-            // A dialog whose keys do not count yet is drawn again the moment
-            // they do (one wake per opening).
-            if let Some(at) = app.dialog_arms_at()
-                && armed_wake != Some(at)
-            {
-                armed_wake = Some(at);
-                let wait = jiff::Timestamp::now().duration_until(at);
-                let wait = Duration::try_from(wait).unwrap_or_default();
-                let tx = live.sender();
-                tokio::spawn(async move {
-                    tokio::time::sleep(wait).await;
-                    let _ = tx.send(crate::watch::Input::Other(Ui::Redraw));
-                });
-            }
-            if !redraw && !full_redraw {
+            wake_when_armed(&app, &live, &mut armed_wake);
+            if !redraw && !asked.full_redraw {
                 continue;
             }
             // The terminal may be gone (closed pty): stop instead of spinning.
@@ -271,6 +122,209 @@ fn run(
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The app, its live loop and its controller on `pipelines` (and what
+/// `search` finds), read once; in replay at `replay`, else with the digest
+/// of what happened since the last look.
+fn open(
+    pipelines: Vec<Pipeline>,
+    search: Option<Discovery>,
+    replay: Option<ReplayStart>,
+    owns_engine: bool,
+) -> anyhow::Result<(App, Live<Ui>, Controller)> {
+    let config = load_config();
+    let theme = config.theme.resolve(
+        std::env::var("NO_COLOR").ok().as_deref(),
+        std::env::var("COLORFGBG").ok().as_deref(),
+    );
+    let mut app = App::new(
+        config,
+        theme,
+        Box::new(SystemClock),
+        pipelines
+            .first()
+            .map(|p| p.dir().to_path_buf())
+            .unwrap_or_default(),
+    );
+    app.set_owns_engine(owns_engine);
+    let mut live: Live<Ui> = Live::start(pipelines.clone());
+    let fleet = search.is_some();
+    if let Some(d) = search {
+        let roots = d.roots().to_vec();
+        live.start_search(d);
+        app.set_fleet(roots);
+        for f in live.feeds() {
+            app.add_run(f.pipeline().dir().to_path_buf());
+        }
+    } else if pipelines.len() > 1 {
+        app.set_runs(pipelines.iter().map(|p| p.dir().to_path_buf()).collect());
+    }
+    let pipelines: Vec<Pipeline> = live.feeds().iter().map(|f| f.pipeline().clone()).collect();
+    let notifier = crate::notify::Notifier {
+        hook: app.config.on_human_gate.clone(),
+        settings: app.config.notify.clone(),
+    };
+    let mut ctl = Controller::new(pipelines.clone(), notifier);
+    if fleet || pipelines.len() > 1 {
+        ctl.show_how(&mut app, &live);
+    }
+    let initial = live.refresh_all();
+    ctl.apply_updates(&mut app, &mut live, initial, true);
+    match replay {
+        // Replay reads nothing of its own: it is a position in what the
+        // live feed has just read.
+        Some(start) => ctl.enter_replay(&mut app, &mut live, start)?,
+        None => {
+            let marks: Vec<Option<u64>> = pipelines.iter().map(|p| looked::read(p.dir())).collect();
+            app.digest_since_last_look(&marks);
+        }
+    }
+    Ok((app, live, ctl))
+}
+
+/// Applies a batch's updates and runs added; whether a frame is due, and
+/// the batch's other inputs.
+fn take_batch(
+    app: &mut App,
+    live: &mut Live<Ui>,
+    ctl: &mut Controller,
+    batch: Batch<Ui>,
+) -> (bool, Vec<Ui>) {
+    let Batch {
+        updates,
+        others,
+        errors,
+        added,
+    } = batch;
+    if !errors.is_empty() {
+        tracing::warn!(?errors, "watcher errors");
+    }
+    // A frame only when something on screen may have changed: a
+    // state, a run added, an input other than the tick, or the tick
+    // while the screen shows a clock (ages, elapsed times).
+    let mut redraw = !added.is_empty()
+        || updates.iter().any(|(_, u)| u.changed)
+        || others.iter().any(|o| !matches!(o, Ui::Tick))
+        || (!others.is_empty() && app.shows_clock());
+    if !added.is_empty() || ctl.search_problems_changed(live) {
+        ctl.add_runs(app, live, &added);
+        redraw = true;
+    }
+    ctl.apply_updates(app, live, updates, false);
+    (redraw, others)
+}
+
+/// What the inputs of a batch asked of the loop besides their effects.
+#[derive(Debug, Default)]
+struct Asked {
+    /// Leave.
+    quit: bool,
+    /// Draw the whole screen again (after a resize, a resume, the pager).
+    full_redraw: bool,
+}
+
+/// Hands one input to the app; the effects it asks for.
+fn on_input(app: &mut App, input: Ui, asked: &mut Asked) -> anyhow::Result<Vec<Effect>> {
+    Ok(match input {
+        Ui::Term(TermEvent::Key(k)) if k.kind != KeyEventKind::Release => {
+            if k.code == KeyCode::Char('z') && k.modifiers.contains(KeyModifiers::CONTROL) {
+                terminal::suspend(false)?;
+                asked.full_redraw = true;
+                Vec::new()
+            } else {
+                app.on_key(&k)
+            }
+        }
+        Ui::Term(TermEvent::Paste(text)) => {
+            app.on_paste(&text);
+            Vec::new()
+        }
+        Ui::Term(TermEvent::Resize(w, h)) => {
+            app.on_resize(w, h);
+            asked.full_redraw = true;
+            Vec::new()
+        }
+        Ui::Term(TermEvent::FocusLost) => {
+            app.on_focus_lost();
+            Vec::new()
+        }
+        Ui::Term(TermEvent::FocusGained) => {
+            app.on_focus_gained();
+            Vec::new()
+        }
+        Ui::Tick => app.on_tick(),
+        Ui::Redraw => Vec::new(),
+        Ui::Term(_) => Vec::new(),
+        Ui::TermClosed | Ui::Quit => {
+            asked.quit = true;
+            Vec::new()
+        }
+        Ui::WriteDone(r) => {
+            app.on_write_result(r);
+            Vec::new()
+        }
+        Ui::LogLoaded(p, r) => {
+            app.on_log_loaded(&p, r);
+            Vec::new()
+        }
+        Ui::Notified(id, r) => {
+            app.on_notified(&id, r);
+            Vec::new()
+        }
+        Ui::CodeLoaded(from, to, r) => {
+            app.on_code_loaded(from, to, r);
+            Vec::new()
+        }
+        Ui::EvidenceChecked(id, against, apply, r) => {
+            app.on_evidence_checked(&id, &against, apply, r);
+            Vec::new()
+        }
+    })
+}
+
+/// Performs the effects the app asked for: the pager here (it takes the
+/// terminal), the rest through the controller.
+async fn perform(
+    app: &mut App,
+    live: &mut Live<Ui>,
+    ctl: &mut Controller,
+    keys: &mut Keys,
+    effects: Vec<Effect>,
+    asked: &mut Asked,
+) -> anyhow::Result<()> {
+    for e in effects {
+        match e {
+            Effect::OpenPager(req) => {
+                let status = page(keys, req).await?;
+                app.on_pager_closed(status);
+                asked.full_redraw = true;
+            }
+            e => {
+                if ctl.perform(app, live, e) {
+                    asked.quit = true;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A dialog whose keys do not count yet is drawn again the moment they do
+/// (one wake per opening).
+fn wake_when_armed(app: &App, live: &Live<Ui>, armed_wake: &mut Option<jiff::Timestamp>) {
+    if let Some(at) = app.dialog_arms_at()
+        && *armed_wake != Some(at)
+    {
+        *armed_wake = Some(at);
+        let wait = jiff::Timestamp::now().duration_until(at);
+        let wait = Duration::try_from(wait).unwrap_or_default();
+        let tx = live.sender();
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            let _ = tx.send(crate::watch::Input::Other(Ui::Redraw));
+        });
+    }
 }
 
 /// Writes the window title when it changed (the waiting count, the run).
