@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::keymap::Keymap;
-use crate::model::event::ExpiryRule;
+use crate::model::event::{ExpiryRule, parse_duration};
 use crate::model::{Decision, HumanGateKind};
 
 /// The default config file, as `loopwatch config --default` prints it.
@@ -208,7 +208,7 @@ impl Config {
             .collect();
         let stale_after = match raw.stale_after.as_deref() {
             None => DEFAULT_STALE_AFTER,
-            Some(s) => parse_duration(s).ok_or_else(|| ConfigError::Parse {
+            Some(s) => parse_duration(s).map_err(|_| ConfigError::Parse {
                 path: path.to_path_buf(),
                 line: find_line(text, "stale_after"),
                 column: 1,
@@ -257,32 +257,6 @@ impl Config {
             warnings,
         })
     }
-}
-
-/// Parses `90s`, `10m`, `1h30m`, `2h` or a bare number of seconds.
-pub fn parse_duration(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    if let Ok(n) = s.parse::<u64>() {
-        return Some(Duration::from_secs(n));
-    }
-    let mut total = 0u64;
-    let mut num = String::new();
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            num.push(c);
-            continue;
-        }
-        let n: u64 = num.parse().ok()?;
-        num.clear();
-        total += n * match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            _ => return None,
-        };
-    }
-    (num.is_empty() && !s.is_empty()).then_some(Duration::from_secs(total))
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {

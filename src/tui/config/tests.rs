@@ -101,14 +101,17 @@ fn theme_resolution() {
 
 #[test]
 fn durations() {
-    assert_eq!(parse_duration("90"), Some(Duration::from_secs(90)));
-    assert_eq!(parse_duration("10m"), Some(Duration::from_secs(600)));
-    assert_eq!(parse_duration("1d2h"), Some(Duration::from_secs(93_600)));
-    assert_eq!(parse_duration("10"), Some(Duration::from_secs(10)));
-    assert_eq!(parse_duration("m"), None);
-    assert_eq!(parse_duration("10x"), None);
-    assert_eq!(parse_duration("5m3"), None);
-    assert_eq!(parse_duration(""), None);
+    assert_eq!(parse_duration("90").ok(), Some(Duration::from_secs(90)));
+    assert_eq!(parse_duration("10m").ok(), Some(Duration::from_secs(600)));
+    assert_eq!(
+        parse_duration("1d2h").ok(),
+        Some(Duration::from_secs(93_600))
+    );
+    assert_eq!(parse_duration("10").ok(), Some(Duration::from_secs(10)));
+    assert_eq!(parse_duration("m").ok(), None);
+    assert_eq!(parse_duration("10x").ok(), None);
+    assert_eq!(parse_duration("5m3").ok(), None);
+    assert_eq!(parse_duration("").ok(), None);
 }
 
 #[test]
