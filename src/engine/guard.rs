@@ -218,7 +218,15 @@ impl Engine {
             Some(CodeSnapshot::Tree(t)) => Some(t.as_str().to_string()),
             _ => None,
         };
+        // The contract is not the developer's work: GATE 0 writes its
+        // EVIDENCE lines, a person may edit it.
+        let contract = s
+            .run
+            .as_ref()
+            .map(|r| r.contract.clone())
+            .unwrap_or_default();
         let need = self.opts.config.run.stagnant_after as usize;
+        let mut changed_last: Vec<String> = Vec::new();
         let mut without = 0usize;
         let mut first_reason = String::new();
         for pair in failed.windows(2).rev() {
@@ -228,12 +236,26 @@ impl Engine {
                 (Some(_), Some(_)) => match trees.changes(&worktree, prev.iteration, now.iteration)
                 {
                     crate::code::CodeChanges::Files(f) => {
-                        CodeMove::Files(f.iter().map(|d| d.path.clone()).collect())
+                        let files: Vec<String> = f
+                            .iter()
+                            .map(|d| d.path.clone())
+                            .filter(|p| *p != contract)
+                            .collect();
+                        if files.is_empty() {
+                            CodeMove::Same
+                        } else {
+                            CodeMove::Files(files)
+                        }
                     }
                     crate::code::CodeChanges::Unavailable(_) => CodeMove::Unknown,
                 },
                 _ => CodeMove::Unknown,
             };
+            if std::ptr::eq(now, cur)
+                && let CodeMove::Files(f) = &code
+            {
+                changed_last = f.clone();
+            }
             let cites = cited_files(now);
             match progress::no_progress(
                 &progress::failing_rows(prev),
@@ -277,6 +299,7 @@ impl Engine {
             evidence: json!({
                 "reason": first_reason,
                 "roundsWithoutProgress": without,
+                "changedFiles": changed_last,
                 "rounds": [side(prev), side(cur)],
             }),
         };

@@ -876,7 +876,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 23] = [
+pub const KNOWN_TYPES: [&str; 24] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -894,6 +894,7 @@ pub const KNOWN_TYPES: [&str; 23] = [
     "run.ended",
     "agent.started",
     "agent.finished",
+    "agent.limited",
     "finding.lane",
     "review.finished",
     "note",

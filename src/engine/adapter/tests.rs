@@ -91,7 +91,11 @@ fn a_usage_limit_in_a_claude_or_codex_stream_is_read_as_limited() {
     let a = answer(AdapterKind::Codex, codex.as_bytes(), b"");
     let l = a.limited.expect("limited");
     assert_eq!(l.until, None);
-    assert!(l.message.starts_with("You've hit your usage limit"));
+    assert!(
+        l.message.contains("You've hit your usage limit"),
+        "{}",
+        l.message
+    );
     // A failure that is no limit stays a failure.
     let a = answer(AdapterKind::Claude, session!("claude-500"), b"");
     assert!(a.limited.is_none() && a.error.is_some());

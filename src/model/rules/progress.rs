@@ -221,7 +221,8 @@ pub fn convergence(s: &State) -> Vec<GateRounds> {
 /// How the code changed between two rounds, as the engine found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CodeMove {
-    /// The two snapshots are the same tree.
+    /// The two snapshots are the same tree (or differ only in the
+    /// contract, which is not the developer's work).
     Same,
     /// These files changed.
     Files(Vec<String>),
@@ -231,7 +232,7 @@ pub enum CodeMove {
 
 /// Why `cur` made no progress over `prev` (its failing rows were `prev`'s
 /// and `cur`'s; `cites` the files `cur`'s rows cite), or `None` when it
-/// made some.
+/// made some. Rows that cite no file are judged by the tree alone.
 pub fn no_progress(
     prev: &[FailingRow],
     cur: &[FailingRow],
@@ -246,7 +247,8 @@ pub fn no_progress(
             let mut b: Vec<&str> = cur.iter().map(|r| r.key.as_str()).collect();
             a.sort_unstable();
             b.sort_unstable();
-            let touched = cites.iter().any(|c| changed.iter().any(|f| f == c));
+            // Rows that cite no file cannot say the changes missed them.
+            let touched = cites.is_empty() || cites.iter().any(|c| changed.iter().any(|f| f == c));
             (!b.is_empty() && a == b && !touched).then(|| {
                 format!(
                     "the same {} failing row(s) came back and none of the files they cite changed",
@@ -278,7 +280,9 @@ mod tests {
         let moved = CodeMove::Files(vec!["src/a.rs".into()]);
         assert!(no_progress(&a, &b, &moved, &["src/b.rs".into()]).is_some());
         assert_eq!(no_progress(&a, &b, &moved, &["src/a.rs".into()]), None);
-        assert_eq!(no_progress(&a, &a[..1], &moved, &[]), None);
+        assert_eq!(no_progress(&a, &a[..1], &moved, &["src/b.rs".into()]), None);
+        // Rows citing no file: a changed tree may be progress.
+        assert_eq!(no_progress(&a, &b, &moved, &[]), None);
     }
 
     #[test]
@@ -291,25 +295,25 @@ mod tests {
                     format!(r#"{{"id":"{}","state":"{st}","text":"c{}"}}"#, i + 1, i + 1)
                 })
                 .collect();
-            let unmet = states.iter().filter(|s| **s == "UNMET").count();
+            let unmet = states.iter().filter(|s| **s == "NOT-MET").count();
             let verdict = if unmet == 0 {
-                "MET".to_string()
+                r#"{"kind":"MET"}"#.to_string()
             } else {
-                format!("UNMET({unmet})")
+                format!(r#"{{"kind":"UNMET","n":{unmet}}}"#)
             };
             vec![
                 format!(
                     r#"{{"type":"gate.started","gate":"floor","iteration":{it},"round":{it}}}"#
                 ),
                 format!(
-                    r#"{{"type":"gate.finished","gate":"floor","iteration":{it},"round":{it},"verdict":"{verdict}","rows":[{}]}}"#,
+                    r#"{{"type":"gate.finished","gate":"floor","iteration":{it},"round":{it},"verdict":{verdict},"rows":[{}]}}"#,
                     rows.join(",")
                 ),
             ]
         };
         let mut lines = vec![r#"{"type":"run.started","run":{"id":"r"}}"#.to_string()];
-        lines.extend(floor(1, &["UNMET", "UNMET", "MET"]));
-        lines.extend(floor(2, &["MET", "UNMET", "UNMET"]));
+        lines.extend(floor(1, &["NOT-MET", "NOT-MET", "MET"]));
+        lines.extend(floor(2, &["MET", "NOT-MET", "NOT-MET"]));
         lines.extend(floor(3, &["MET", "MET", "MET"]));
         let s = state(&lines);
         let c = convergence(&s);
