@@ -74,7 +74,7 @@ fn gate_of(kind: HumanGateKind) -> HumanRequest {
             Some(GateName::Floor),
             "floor",
             "GATE 0 floor: 1 round(s) without progress: the developer's dispatch left the code's tree unchanged",
-            json!({"rounds": [{"iteration": 1, "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "rows": [{"key": "criterion 1", "text": "1. The total shows cents — UNMET"}]}, {"iteration": 2, "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "rows": [{"key": "criterion 1", "text": "1. The total shows cents — UNMET"}]}]}),
+            json!({"rounds": [{"iteration": 1, "round": 1, "verdict": "UNMET(1)", "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "rows": [{"key": "criterion 1", "text": "1. The total shows cents — UNMET"}]}, {"iteration": 2, "round": 2, "verdict": "UNMET(1)", "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "rows": [{"key": "criterion 1", "text": "1. The total shows cents — UNMET"}]}]}),
         ),
     };
     HumanRequest {

@@ -82,11 +82,17 @@ pub struct RoundRows {
     pub usd: f64,
     /// Its dispatches that reported no cost.
     pub unpriced: u32,
+    /// Its dispatches counted.
+    pub dispatches: u32,
 }
 
 impl RoundRows {
-    /// `$0.1200` (`+?` when some dispatch reported no cost; `$?` when none did).
+    /// `$0.1200` (`+?` when some dispatch reported no cost; `$?` when none
+    /// did; `no agent` when no agent was dispatched for it).
     pub fn spend(&self) -> String {
+        if self.dispatches == 0 {
+            return "no agent".into();
+        }
         crate::model::budget::Spent {
             usd: self.usd,
             unpriced: self.unpriced,
@@ -176,7 +182,7 @@ pub fn convergence(s: &State) -> Vec<GateRounds> {
                 }
                 let failing: Vec<String> = failing_rows(g).into_iter().map(|r| r.key).collect();
                 let before: &[String] = rounds.last().map_or(&[], |r| r.failing.as_slice());
-                let (mut usd, mut unpriced) = (0.0, 0);
+                let (mut usd, mut unpriced, mut dispatches) = (0.0, 0, 0);
                 for d in s.agents.iter().filter(|d| {
                     d.started.iteration == g.iteration
                         && (d.started.gate == Some(gate) && d.started.round == Some(g.round)
@@ -185,6 +191,7 @@ pub fn convergence(s: &State) -> Vec<GateRounds> {
                                 && gate == GateName::Floor)
                 }) {
                     if let Some(f) = &d.finished {
+                        dispatches += 1;
                         match f.cost_usd {
                             Some(c) if c.is_finite() && c >= 0.0 => usd += c,
                             _ => unpriced += 1,
@@ -208,6 +215,7 @@ pub fn convergence(s: &State) -> Vec<GateRounds> {
                     failing,
                     usd,
                     unpriced,
+                    dispatches,
                 });
             }
         }
@@ -322,14 +330,14 @@ mod tests {
         assert_eq!(c[0].rounds[1].fixed, ["criterion 1"]);
         assert_eq!(c[0].rounds[1].new, ["criterion 3"]);
         assert_eq!(c[0].rounds[2].fixed, ["criterion 2", "criterion 3"]);
-        assert_eq!(c[0].rounds[0].spend(), "$0.0000");
+        assert_eq!(c[0].rounds[0].spend(), "no agent");
         assert_eq!(
             c[0].summary(),
-            "GATE 0: 2 → 2 → 0 MET · fixed 1 → 2 · new 1 → 0 · spend $0.0000 → $0.0000 → $0.0000"
+            "GATE 0: 2 → 2 → 0 MET · fixed 1 → 2 · new 1 → 0 · spend no agent → no agent → no agent"
         );
         assert_eq!(
             c[0].round_lines()[1],
-            "round 2 (iter 2): 2 failing · fixed criterion 1 · new criterion 3 · $0.0000"
+            "round 2 (iter 2): 2 failing · fixed criterion 1 · new criterion 3 · no agent"
         );
     }
 }
