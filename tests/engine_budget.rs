@@ -19,8 +19,10 @@ use serde_json::Value;
 /// cents), the verifier says CONFORME, the auditor PASS; each reports
 /// `$COST` dollars and 100 + 10 tokens. The verifier's first dispatch
 /// reports a usage limit when `$LIMIT` is set (`in2s`: reset two seconds
-/// ahead; `none`: no reset time).
+/// ahead; `none`: no reset time). The developer first sleeps
+/// `$AGENT_PAUSE` seconds when it is set.
 const PRICED: &str = r#"printf '{"costUsd":%s,"tokensIn":100,"tokensOut":10}' "${COST:-0.3}" >"$LW_USAGE_FILE"
+[ -n "${AGENT_PAUSE:-}" ] && [ "$role" = developer ] && sleep "$AGENT_PAUSE"
 case $role in
   developer)
     mkdir -p src
@@ -315,4 +317,27 @@ fn the_report_of_a_three_round_run_has_the_convergence_line() {
     assert_eq!(failing, [1, 1, 0]);
     assert_eq!(floor["rounds"][2]["fixed"][0], "criterion 1");
     assert!(report("html").contains("<b>GATE 0: 1 → 1 → 0 MET</b>"));
+}
+
+#[test]
+fn a_hard_budget_stops_the_dispatch_under_way_at_its_agent_time() {
+    // Two seconds of agent time, hard: the developer, which would run for
+    // a minute, is stopped at its deadline; the next dispatch waits for a
+    // person.
+    let p = project("", "[budget]\nwall = \"2s\"\nhard = true\n");
+    let mut c = p.cmd();
+    c.env("AGENT_PAUSE", "60")
+        .args(["run", "--headless", CONTRACT]);
+    let engine = Engine::spawn(&mut c);
+    let gate = p.wait_for_gate("the budget gate");
+    assert_eq!(gate["kind"], "budget", "{gate:#}");
+    assert_eq!(gate["subject"], "wall");
+    let finished = p.of_type("agent.finished");
+    assert_eq!(finished.len(), 1, "{finished:#?}");
+    assert_eq!(finished[0]["timedOut"], true, "{finished:#?}");
+    let ms = finished[0]["durationMs"].as_u64().unwrap();
+    assert!((2000..30_000).contains(&ms), "{ms}");
+    p.decide(gate["id"].as_str().unwrap(), "stop");
+    let out = engine.wait_with_output();
+    p.assert_exit(&out, 1);
 }

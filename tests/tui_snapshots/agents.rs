@@ -285,3 +285,33 @@ fn the_gates_tab_shows_the_budget_and_the_rounds() {
         "{text}"
     );
 }
+
+#[test]
+fn a_usage_limit_nobody_answered_yet_shows_waiting_with_its_time() {
+    let mut evs = with_agents(true);
+    evs.push(
+        Event::parse_line(br#"{"v":1,"seq":30,"at":"2026-12-01T08:44:31Z","type":"agent.started","dispatch":4,"role":"verifier","iteration":2,"gate":"conformity","round":3,"adapter":"claude","pid":44,"pgid":44,"inputSha256":"sha256:03","log":"agents/4-verifier.log"}"#)
+            .expect("a start"),
+    );
+    evs.push(
+        Event::parse_line(r#"{"v":1,"seq":31,"at":"2026-12-01T08:44:40Z","type":"agent.limited","dispatch":4,"role":"verifier","until":"2026-12-01T09:30:00Z","message":"You've hit your limit · resets 9:30am (UTC)"}"#.as_bytes())
+            .expect("a limit"),
+    );
+    evs.push(
+        Event::parse_line(br#"{"v":1,"seq":32,"at":"2026-12-01T08:44:40Z","type":"agent.finished","dispatch":4,"role":"verifier","exitCode":1,"durationMs":900,"costUsd":null,"error":"usage limit reached: You've hit your limit"}"#)
+            .expect("a finish"),
+    );
+    let (a, _clock) = app(ThemeKind::NoColor, &evs);
+    let line = header_line(&a);
+    assert!(
+        line.contains("⏸ verifier #4 usage limit · waiting until 09:30"),
+        "{line}"
+    );
+    // The timeline says it too.
+    let limited = evs.iter().find(|e| e.seq == 31).expect("the limit");
+    let (said, _) = loopwatch::tui::rows::timeline::summary(limited);
+    assert_eq!(
+        said,
+        "verifier #4 hit a usage limit (resets 2026-12-01T09:30:00Z): You've hit your limit · resets 9:30am (UTC)"
+    );
+}
