@@ -73,8 +73,9 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// The Gates tab's context: the agents' tokens and cost, the budget's
-/// spent / limit when the run has one, and each gate's failing rows per
-/// round (`GATE 1: 5 → 2 → 2 NOT-MET · fixed … · new … · spend …`).
+/// spent / limit when the run has one, and the failing rows per round of
+/// each gate that had two rounds or more (`GATE 1: 5 → 2 → 2 NOT-MET ·
+/// fixed … · new … · spend …`).
 fn gates_context(app: &App) -> Vec<(String, Tone)> {
     let state = app.state();
     let mut out: Vec<(String, Tone)> = agents::usage_lines(state, app.shown_iteration())
@@ -84,8 +85,11 @@ fn gates_context(app: &App) -> Vec<(String, Tone)> {
     if let Some(line) = super::budget_line(state) {
         out.push((format!("budget · {line}"), Tone::Accent));
     }
+    // A gate converges (or not) from its second round on.
     for g in crate::model::rules::progress::convergence(state) {
-        out.push((g.summary(), Tone::Muted));
+        if g.rounds.len() > 1 {
+            out.push((g.summary(), Tone::Muted));
+        }
     }
     out
 }
