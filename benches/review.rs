@@ -141,6 +141,7 @@ fn map_once(concurrency: usize, sleep: &str, base: &std::path::Path) -> Duration
         grace: Duration::from_secs(1),
         log_limit: 1 << 20,
         contract: None,
+        left: Default::default(),
     };
     let dispatches = Dispatches::from(1);
     let ctx = Ctx {

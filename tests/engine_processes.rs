@@ -474,6 +474,7 @@ fn a_repro_test_that_detaches_is_stopped_whole() {
         grace: Duration::from_millis(500),
         log_limit: 1 << 20,
         contract: None,
+        left: Default::default(),
     };
     std::fs::create_dir_all(p.root.join(".pipeline")).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()

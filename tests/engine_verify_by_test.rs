@@ -182,6 +182,7 @@ impl Crate {
             grace: Duration::from_millis(500),
             log_limit: 8 << 20,
             contract: None,
+            left: Default::default(),
         };
         Crate {
             _tmp: tmp,

@@ -197,6 +197,7 @@ fn section(
         test: &run.test,
         worktree,
         build_dir: build_dir.as_deref(),
+        max_budget_usd: None,
     };
     let inv = adapter::invocation(&req);
     let title = match d.step {

@@ -24,8 +24,8 @@ use crate::watch::{Feed, PipelineWatch, WatchEvent};
 )]
 pub struct AskArgs {
     /// abandoned, unverifiable, unverifiable-finding, out-of-scope,
-    /// cap-reached, structural or contract-changed (see `decide --help` for
-    /// each kind's options).
+    /// cap-reached, structural, contract-changed, budget or stagnant (see
+    /// `decide --help` for each kind's options).
     #[arg(value_parser = super::output::escaped::<HumanGateKind>)]
     pub kind: HumanGateKind,
     /// Criterion id, finding id, file path or gate.

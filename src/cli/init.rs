@@ -78,6 +78,25 @@ test = "cargo test"
 # grace = "5s"
 # Bytes kept per agent log in .pipeline/agents/ (the rest is read and dropped).
 # log_limit = 67108864
+# An agent CLI answering that a usage limit is reached: wait until it resets, once
+# (false: a person is asked). A limit with no reset time, or one more than a day away,
+# is always put to a person.
+# wait_for_limit = false
+# Rounds of a gate in a row without progress (the code unchanged, or the same failing
+# rows back on unchanged files) before a person is asked (a stagnant gate).
+# stagnant_after = 1
+
+# What the run may spend, summed from the dispatches (an unknown cost is $?, never $0).
+# A dispatch that would start at or past a limit opens a budget gate (raise: the limit
+# rises by its amount again; stop). A usd limit needs tokens or wall as well when an
+# agent reports no cost (codex, generic commands; these may write $LW_USAGE_FILE).
+# [budget]
+# usd = 5
+# tokens = 2000000
+# wall = "2h"          # agent time: the dispatches' durations, summed
+# hard = false         # true: a dispatch is stopped when its role's agent time runs out
+# [budget.developer]   # the same limits for one role
+# usd = 2
 
 # Every [agents.<role>] table takes:
 #   command      generic: a shell command line (input on stdin and in $LW_INPUT_FILE,

@@ -47,6 +47,7 @@ pub(super) fn run_start(rec: &Recorder, a: RunStartArgs) -> anyhow::Result<ExitC
         max_rounds: Some(a.max_rounds),
         engine: false,
         review: None,
+        budget: None,
         extra: Default::default(),
     };
     let out = rec.run_start(info, a.force)?;

@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::model::budget::{Budget, Limits};
 use crate::model::event::{AgentRole, ExpiryRule};
 use crate::model::{Decision, HumanGateKind};
 use crate::notify::{NotifySettings, RawNotify};
@@ -97,6 +98,12 @@ pub struct RunConfig {
     pub grace: Duration,
     /// Bytes kept per agent log (the rest is counted, not written).
     pub log_limit: u64,
+    /// Wait out an agent CLI's usage limit until it resets, once, instead
+    /// of asking a person.
+    pub wait_for_limit: bool,
+    /// Rounds of a gate without progress before a person is asked
+    /// (`stagnant` gate).
+    pub stagnant_after: u32,
 }
 
 /// `[verify_by_test]` (read by the review stage).
@@ -126,6 +133,8 @@ pub struct Config {
     /// `[expiry.<kind>]`: when an open gate of a kind expires, and what
     /// applies then; a kind not listed never expires.
     pub expiry: HashMap<HumanGateKind, ExpiryRule>,
+    /// `[budget]` and `[budget.<role>]`.
+    pub budget: Budget,
 }
 
 /// Default timeout of one dispatch.
@@ -144,6 +153,7 @@ struct RawConfig {
     notify: Option<Spanned<RawNotify>>,
     #[serde(default)]
     expiry: BTreeMap<String, Spanned<RawExpiry>>,
+    budget: Option<Spanned<toml::Table>>,
 }
 
 #[derive(Deserialize)]
@@ -161,6 +171,8 @@ struct RawRun {
     max_rounds: Option<Spanned<i64>>,
     grace: Option<Spanned<String>>,
     log_limit: Option<Spanned<i64>>,
+    wait_for_limit: Option<bool>,
+    stagnant_after: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -237,6 +249,8 @@ impl Config {
             log_limit: cx
                 .int(r.log_limit.as_ref(), 1024, i64::MAX)?
                 .map_or(DEFAULT_LOG_LIMIT, |n| n as u64),
+            wait_for_limit: r.wait_for_limit.unwrap_or(false),
+            stagnant_after: cx.int(r.stagnant_after.as_ref(), 1, 100)?.unwrap_or(1) as u32,
         };
         let mut agents = BTreeMap::new();
         if let Some(a) = raw.agents {
@@ -324,6 +338,11 @@ impl Config {
             })?;
             expiry.insert(k, r);
         }
+        let budget = match raw.budget {
+            Some(b) => cx.budget(b)?,
+            None => Budget::default(),
+        };
+        cx.budget_priced(&budget, &agents)?;
         Ok(Config {
             path: path.to_path_buf(),
             run,
@@ -331,6 +350,7 @@ impl Config {
             verify_by_test,
             notify,
             expiry,
+            budget,
         })
     }
 
@@ -424,6 +444,169 @@ impl Cx<'_> {
                 format!("{} is out of range (expected {min} to {max})", n.get_ref()),
             )),
         }
+    }
+
+    /// `[budget]`: `usd`, `tokens`, `wall`, `hard`, and a table of the
+    /// same limits per role. Spans of a parsed table's values are lost:
+    /// a problem names its key, at the line that key is written on.
+    fn budget(&self, b: Spanned<toml::Table>) -> Result<Budget, ConfigError> {
+        let header = b.span();
+        let table = b.into_inner();
+        let mut out = Budget::default();
+        for (k, v) in &table {
+            match (k.as_str(), v) {
+                ("hard", toml::Value::Boolean(h)) => out.hard = *h,
+                ("hard", _) => {
+                    return Err(self.budget_err(
+                        header.start,
+                        "budget",
+                        "hard",
+                        "must be true or false",
+                    ));
+                }
+                ("usd" | "tokens" | "wall", _) => {
+                    self.limit(header.start, "budget", k, v, &mut out.run)?;
+                }
+                (role, toml::Value::Table(t)) => {
+                    let r = role
+                        .parse::<AgentRole>()
+                        .map_err(|e| self.budget_err(header.start, "budget", role, &e))?;
+                    let section = format!("budget.{role}");
+                    let mut limits = Limits::default();
+                    for (rk, rv) in t {
+                        match rk.as_str() {
+                            "usd" | "tokens" | "wall" => {
+                                self.limit(header.start, &section, rk, rv, &mut limits)?;
+                            }
+                            other => {
+                                return Err(self.budget_err(
+                                    header.start,
+                                    &section,
+                                    other,
+                                    "unknown key (expected usd, tokens or wall)",
+                                ));
+                            }
+                        }
+                    }
+                    out.roles.insert(r, limits);
+                }
+                (other, _) => {
+                    return Err(self.budget_err(
+                        header.start,
+                        "budget",
+                        other,
+                        "unknown key (expected usd, tokens, wall, hard, or a [budget.<role>] table)",
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// One limit of `[section]`: a number above zero (`usd`), a whole
+    /// number above zero (`tokens`), a duration (`wall`).
+    fn limit(
+        &self,
+        from: usize,
+        section: &str,
+        key: &str,
+        v: &toml::Value,
+        into: &mut Limits,
+    ) -> Result<(), ConfigError> {
+        let bad = |m: &str| self.budget_err(from, section, key, m);
+        match key {
+            "usd" => {
+                let n = match v {
+                    toml::Value::Float(f) => *f,
+                    toml::Value::Integer(i) => *i as f64,
+                    _ => {
+                        return Err(bad(
+                            "must be a number of US dollars above zero (e.g. 5 or 2.5)",
+                        ));
+                    }
+                };
+                if !n.is_finite() || n <= 0.0 {
+                    return Err(bad(&format!("{n} must be above zero")));
+                }
+                into.usd = Some(n);
+            }
+            "tokens" => match v {
+                toml::Value::Integer(i) if *i > 0 => into.tokens = Some(*i as u64),
+                toml::Value::Integer(i) => return Err(bad(&format!("{i} must be above zero"))),
+                _ => return Err(bad("must be a whole number of tokens above zero")),
+            },
+            _ => match v {
+                toml::Value::String(t) => into.wall = Some(parse_duration(t).map_err(|m| bad(&m))?),
+                _ => return Err(bad("must be a duration in quotes (e.g. \"1h 30m\")")),
+            },
+        }
+        Ok(())
+    }
+
+    /// A problem of `[section] key`, at the line `key` is written on in
+    /// that section (after `from`).
+    fn budget_err(&self, from: usize, section: &str, key: &str, message: &str) -> ConfigError {
+        let head = format!("[{section}]");
+        let mut line = key_at(self.text, from).0;
+        let mut inside = false;
+        for (i, l) in self.text.lines().enumerate() {
+            let t = l.trim();
+            if t.starts_with('[') {
+                inside = t.strip_prefix(head.as_str()).is_some_and(|rest| {
+                    let rest = rest.trim();
+                    rest.is_empty() || rest.starts_with('#')
+                });
+                if inside {
+                    line = i + 1;
+                }
+                continue;
+            }
+            if inside
+                && t.strip_prefix(key)
+                    .is_some_and(|r| r.trim_start().starts_with('='))
+            {
+                line = i + 1;
+                break;
+            }
+        }
+        self.err_at(line, format!("{section}.{key}"), message)
+    }
+
+    /// A dollar limit that a role can never meet: a role whose agent
+    /// reports no cost (codex, generic) under a dollar limit, unless a
+    /// token or agent-time limit covers it too.
+    fn budget_priced(
+        &self,
+        b: &Budget,
+        agents: &BTreeMap<AgentRole, AgentConfig>,
+    ) -> Result<(), ConfigError> {
+        for (role, a) in agents {
+            if a.adapter == AdapterKind::Claude {
+                continue;
+            }
+            let own = b.roles.get(role).copied().unwrap_or_default();
+            let (section, usd) = match (own.usd, b.run.usd) {
+                (Some(u), _) => (format!("budget.{role}"), u),
+                (None, Some(u)) => ("budget".to_string(), u),
+                (None, None) => continue,
+            };
+            let covered = own.tokens.is_some()
+                || own.wall.is_some()
+                || b.run.tokens.is_some()
+                || b.run.wall.is_some();
+            if !covered {
+                return Err(self.budget_err(
+                    0,
+                    &section,
+                    "usd",
+                    &format!(
+                        "${usd} cannot be kept: [agents.{role}] (adapter {}) reports no cost, so its spending is unknown; add tokens or wall to [budget] (or [{section}])",
+                        a.adapter.as_str()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn duration(&self, v: Option<&Spanned<String>>) -> Result<Option<Duration>, ConfigError> {

@@ -321,3 +321,141 @@ fn a_prompt_file_no_dispatch_could_use_is_refused_before_anything_runs() {
     let e = with("fv.md").unwrap_err();
     assert!(e.message.ends_with("fv.md: line 1: not UTF-8 text"), "{e}");
 }
+
+#[test]
+fn a_budget_is_read_for_the_run_and_per_role() {
+    let c = parse(&format!(
+        "{GOOD}\n[budget]\nusd = 5\ntokens = 200000\nwall = \"1h 30m\"\nhard = true\n\n[budget.developer]\nusd = 2.5\n\n[run2]\n"
+    ));
+    // An unknown table after it is still refused by name.
+    assert!(c.is_err());
+    let c = parse(&format!(
+        "{GOOD}\n[budget]\nusd = 5\ntokens = 200000\nwall = \"1h 30m\"\nhard = true\n\n[budget.developer]\nusd = 2.5\n"
+    ))
+    .unwrap();
+    assert_eq!(c.budget.run.usd, Some(5.0));
+    assert_eq!(c.budget.run.tokens, Some(200_000));
+    assert_eq!(c.budget.run.wall, Some(Duration::from_secs(5400)));
+    assert!(c.budget.hard);
+    assert_eq!(c.budget.roles[&AgentRole::Developer].usd, Some(2.5));
+    // The defaults of [run]'s new keys.
+    assert!(!c.run.wait_for_limit);
+    assert_eq!(c.run.stagnant_after, 1);
+    let c = parse(&GOOD.replace(
+        "max_rounds = 2",
+        "max_rounds = 2\nwait_for_limit = true\nstagnant_after = 2",
+    ))
+    .unwrap();
+    assert!(c.run.wait_for_limit);
+    assert_eq!(c.run.stagnant_after, 2);
+}
+
+#[test]
+fn a_bad_budget_names_its_key_and_line() {
+    let with = |budget: &str| err(&format!("{GOOD}\n{budget}"));
+    let lines_before = GOOD.lines().count() + 1;
+    for (budget, key, says, line) in [
+        (
+            "[budget]\nusd = 0\nwall = \"1h\"\n",
+            "budget.usd",
+            "0 must be above zero",
+            2,
+        ),
+        (
+            "[budget]\nusd = -2\nwall = \"1h\"\n",
+            "budget.usd",
+            "-2 must be above zero",
+            2,
+        ),
+        (
+            "[budget]\nwall = \"1h\"\nusd = \"five\"\n",
+            "budget.usd",
+            "must be a number of US dollars",
+            3,
+        ),
+        (
+            "[budget]\ntokens = 0\n",
+            "budget.tokens",
+            "0 must be above zero",
+            2,
+        ),
+        (
+            "[budget]\ntokens = 1.5\n",
+            "budget.tokens",
+            "whole number of tokens",
+            2,
+        ),
+        (
+            "[budget]\nwall = \"soon\"\n",
+            "budget.wall",
+            "'soon' is not a duration",
+            2,
+        ),
+        (
+            "[budget]\nwall = 60\n",
+            "budget.wall",
+            "must be a duration in quotes",
+            2,
+        ),
+        (
+            "[budget]\nhard = \"yes\"\n",
+            "budget.hard",
+            "must be true or false",
+            2,
+        ),
+        (
+            "[budget]\ndollars = 3\n",
+            "budget.dollars",
+            "unknown key",
+            2,
+        ),
+        (
+            "[budget.wizard]\nusd = 1\n",
+            "budget.wizard",
+            "unknown agent role",
+            1,
+        ),
+        (
+            "[budget.developer]\nwall = \"1h\"\ncost = 1\n",
+            "budget.developer.cost",
+            "unknown key",
+            3,
+        ),
+        (
+            "[budget.developer]\nusd = 0\n",
+            "budget.developer.usd",
+            "must be above zero",
+            2,
+        ),
+    ] {
+        let e = with(budget);
+        assert_eq!(e.key, key, "{budget}: {e}");
+        assert!(e.message.contains(says), "{budget}: {e}");
+        assert_eq!(e.line, lines_before + line, "{budget}: {e}");
+    }
+}
+
+#[test]
+fn a_dollar_budget_is_refused_when_a_role_reports_no_cost() {
+    // Generic agents report no cost: dollars alone cannot be kept.
+    let e = err(&format!("{GOOD}\n[budget]\nusd = 5\n"));
+    assert_eq!(e.key, "budget.usd");
+    assert!(
+        e.message.contains("reports no cost") && e.message.contains("add tokens or wall"),
+        "{e}"
+    );
+    let e = err(&format!("{GOOD}\n[budget.verifier]\nusd = 1\n"));
+    assert_eq!(e.key, "budget.verifier.usd");
+    assert!(
+        e.message.contains("[agents.verifier] (adapter generic)"),
+        "{e}"
+    );
+    // Covered by agent time or tokens: taken.
+    assert!(parse(&format!("{GOOD}\n[budget]\nusd = 5\nwall = \"2h\"\n")).is_ok());
+    assert!(
+        parse(&format!(
+            "{GOOD}\n[budget]\nusd = 5\n\n[budget.developer]\ntokens = 900\n"
+        ))
+        .is_err()
+    );
+}

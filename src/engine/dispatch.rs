@@ -14,7 +14,9 @@ use tokio::sync::watch;
 use super::adapter::{self, Answer, Request};
 use super::config::AgentConfig;
 use crate::journal::{JournalError, Pipeline, TAIL_BYTES};
-use crate::model::event::{AgentFinished, AgentStarted, RunInfo, SignalFrom};
+use crate::model::event::{
+    AgentFinished, AgentLimited, AgentRole, AgentStarted, RunInfo, SignalFrom,
+};
 use crate::model::*;
 use crate::process::{self, LogFile, Sink};
 pub use crate::recorder::dispatch::{Record, record};
@@ -67,6 +69,41 @@ pub struct Settings {
     /// The contract as judged, checked after every dispatch (`None`: the
     /// caller checks nothing, as a test of one step may).
     pub contract: Option<std::sync::Arc<std::sync::Mutex<super::contract::ContractWatch>>>,
+    /// What the budget leaves each role, as the engine found it before
+    /// the step (empty: no budget).
+    pub left: BudgetLeft,
+}
+
+/// What `[budget]` leaves the dispatches of a step, per role.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BudgetLeft {
+    /// Dollars left, per role under a dollar limit (handed to the CLIs
+    /// that take a limit of their own).
+    pub usd: std::collections::BTreeMap<AgentRole, f64>,
+    /// Agent time left, per role under an agent-time limit: with `hard`,
+    /// a dispatch is stopped there (its deadline).
+    pub wall: std::collections::BTreeMap<AgentRole, Duration>,
+    /// `[budget] hard`.
+    pub hard: bool,
+}
+
+impl BudgetLeft {
+    /// What `budget` leaves every role in state `s`.
+    pub fn of(budget: &crate::model::budget::Budget, s: &State) -> BudgetLeft {
+        let mut left = BudgetLeft {
+            hard: budget.hard,
+            ..BudgetLeft::default()
+        };
+        for role in AgentRole::ALL {
+            if let Some(u) = budget.usd_left(s, role) {
+                left.usd.insert(role, u);
+            }
+            if let Some(w) = budget.wall_left(s, role) {
+                left.wall.insert(role, w);
+            }
+        }
+        left
+    }
 }
 
 /// Runs one dispatch to its end (or the stop) and records it.
@@ -173,6 +210,7 @@ pub async fn dispatch_with(
         test: &set.run.test,
         worktree: &worktree,
         build_dir: build_dir.as_deref(),
+        max_budget_usd: set.left.usd.get(&role).copied(),
     };
     let full = req.full_text();
     let invocation = adapter::invocation(&req);
@@ -197,6 +235,17 @@ pub async fn dispatch_with(
         ),
         ("LW_DISPATCH".into(), n.to_string()),
     ];
+    // A generic agent may report its usage (and a usage limit) in a file.
+    let usage_path = agents_dir.join(format!("{stem}.usage"));
+    if job.agent.adapter == super::config::AdapterKind::Generic {
+        env.push((
+            USAGE_ENV.into(),
+            std::path::absolute(&usage_path)
+                .unwrap_or(usage_path.clone())
+                .display()
+                .to_string(),
+        ));
+    }
     env.extend(extra_env.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
     env.extend(invocation.env.iter().cloned());
     let log = LogFile::create(&log_path, set.log_limit)
@@ -205,7 +254,7 @@ pub async fn dispatch_with(
         .args(&invocation.args)
         .envs(env)
         .stdin(invocation.stdin)
-        .deadline(job.agent.timeout)
+        .deadline(deadline(job.agent.timeout, &set.left, role))
         .grace(set.grace)
         .stdout(Sink::capture(STDOUT_LIMIT).log(&log))
         .stderr(Sink::read().tail(STDERR_TAIL).log(&log))
@@ -308,6 +357,9 @@ pub async fn dispatch_with(
             STDOUT_LIMIT / (1024 * 1024)
         ));
     }
+    if job.agent.adapter == super::config::AdapterKind::Generic {
+        read_usage(set, usage_path, &mut answer).await;
+    }
     if !tampered.is_empty() {
         answer.error = Some(format!(
             "changed the contract's judged parts (put back): {}",
@@ -319,6 +371,11 @@ pub async fn dispatch_with(
     let answer_rel = format!("agents/{stem}.answer");
     let answer_path = set.pipeline.dir().join(&answer_rel);
     write_file(answer_path, answer.text.clone()).await?;
+    if let Some(l) = &answer.limited
+        && answer.error.is_none()
+    {
+        answer.error = Some(format!("usage limit reached: {}", l.message));
+    }
     let finished = AgentFinished {
         dispatch: n,
         role,
@@ -355,13 +412,24 @@ pub async fn dispatch_with(
     };
     // What the CLI reported without failing (retries, reconnects, refused
     // tool calls) goes in the finish's append, before it.
-    let notes = answer
+    let mut notes: Vec<EventBody> = answer
         .notes
         .iter()
         .map(|t| EventBody::Note {
             text: format!("{role} #{n}: {t}"),
         })
         .collect();
+    // A limit is written just before the finish: the fold reads the
+    // dispatch as limited, not failed.
+    if let Some(l) = answer.limited.as_ref().filter(|_| !finished.interrupted) {
+        notes.push(EventBody::from(AgentLimited {
+            dispatch: n,
+            role,
+            until: l.until.map(|t| t.to_string()),
+            message: l.message.clone(),
+            extra: Default::default(),
+        }));
+    }
     let r = Record {
         bodies: notes,
         finish: Some((started, finished.clone())),
@@ -370,6 +438,52 @@ pub async fn dispatch_with(
     };
     commit(set, with.commit, r).await?;
     Ok(Dispatched { finished, answer })
+}
+
+/// The variable naming a generic agent's usage file.
+pub const USAGE_ENV: &str = "LW_USAGE_FILE";
+
+/// The most bytes of a usage file read.
+const USAGE_LIMIT: u64 = 64 * 1024;
+
+/// A dispatch's deadline: its timeout, or under a hard budget the agent
+/// time its role has left, whichever comes first (at least a second).
+fn deadline(timeout: Duration, left: &BudgetLeft, role: AgentRole) -> Duration {
+    match left.wall.get(&role).filter(|_| left.hard) {
+        Some(w) => timeout.min((*w).max(Duration::from_secs(1))),
+        None => timeout,
+    }
+}
+
+/// A generic agent's usage file, read as a hostile file (bounded, inside
+/// the worktree); a file it did not write is no report, a bad one a note.
+async fn read_usage(set: &Settings, path: PathBuf, answer: &mut Answer) {
+    let pipeline = set.pipeline.clone();
+    let p = path.clone();
+    let read = tokio::task::spawn_blocking(move || {
+        if std::fs::symlink_metadata(&p).is_err() {
+            return None;
+        }
+        Some(crate::journal::read_tail(&pipeline, &p, USAGE_LIMIT).map_err(|e| e.to_string()))
+    })
+    .await
+    .ok()
+    .flatten();
+    let problem = match read {
+        None => return,
+        Some(Err(e)) => e,
+        Some(Ok(bytes)) if bytes.len() as u64 >= USAGE_LIMIT => {
+            format!("larger than {USAGE_LIMIT} bytes")
+        }
+        Some(Ok(bytes)) => match adapter::limits::usage_file(&bytes, answer) {
+            Ok(()) => return,
+            Err(e) => e,
+        },
+    };
+    answer.notes.push(format!(
+        "the usage file {} was not read: {problem}",
+        path.file_name().unwrap_or_default().to_string_lossy()
+    ));
 }
 
 /// The end of a failed agent's log, read on the blocking pool (the log is

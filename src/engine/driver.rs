@@ -38,6 +38,9 @@ use crate::recorder::gates::{Gate, Judge};
 use crate::recorder::{self, Recorder};
 use crate::watch::{Feed, PipelineWatch, WatchEvent};
 
+#[path = "guard.rs"]
+mod guard;
+
 /// What `loopwatch run` was asked to do.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -118,6 +121,7 @@ pub async fn run(
         watch,
         rx,
         settings: None,
+        waited: None,
         _door: door,
         _lock: lock,
     };
@@ -133,6 +137,9 @@ struct Engine {
     watch: PipelineWatch,
     rx: mpsc::UnboundedReceiver<WatchEvent>,
     settings: Option<Settings>,
+    /// The limited dispatch whose usage limit this engine waited out
+    /// (dispatched again once, then a person is asked).
+    waited: Option<u32>,
     _door: crate::recorder::door::Door,
     _lock: EngineLock,
 }
@@ -251,6 +258,7 @@ impl Engine {
                 grace,
                 log_limit: self.opts.config.run.log_limit,
                 contract: Some(std::sync::Arc::new(std::sync::Mutex::new(watch))),
+                left: dispatch::BudgetLeft::default(),
             });
         }
         Ok(())
@@ -352,6 +360,11 @@ impl Engine {
             let s = self.state()?;
             self.look_at_contract(&s)?;
             let s = self.state()?;
+            match self.guard(&s, stop).await? {
+                guard::Guard::Go => {}
+                guard::Guard::Asked => continue,
+                guard::Guard::Stopped(code) => return Ok(Finish::Stopped(code)),
+            }
             let step = match s.next.clone() {
                 Next::Done { end, .. } | Next::Stop { end, .. } => {
                     if let Some(e) = &s.ended {
@@ -453,6 +466,11 @@ impl Engine {
                 let d = dispatch::dispatch(&set, job, stop).await?;
                 if d.finished.interrupted {
                     return Ok(Some(stop.borrow().unwrap_or(130)));
+                }
+                if d.answer.limited.is_some() {
+                    // Limited, not failed: no round is recorded; the
+                    // look before the next step waits or asks.
+                    return Ok(None);
                 }
                 (d.finished, d.answer.text)
             }
@@ -683,6 +701,7 @@ pub fn new_run_info(
             verify_by_test: config.verify_by_test_off().is_none() && config.verify_by_test.enabled,
             max_findings: config.verify_by_test.max_findings,
         }),
+        budget: (!config.budget.is_empty()).then(|| crate::model::budget::to_json(&config.budget)),
         extra: Default::default(),
     })
 }

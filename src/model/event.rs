@@ -138,6 +138,9 @@ pub enum EventBody {
     /// An agent process started by `loopwatch run` was reaped.
     #[serde(rename = "agent.finished")]
     AgentFinished(Box<AgentFinished>),
+    /// An agent's CLI answered that a usage limit is reached.
+    #[serde(rename = "agent.limited")]
+    AgentLimited(Box<AgentLimited>),
     // The review stage (written by `loopwatch run` when the run has one).
     /// One transition of a finding's lane in the finding-verifier graph.
     #[serde(rename = "finding.lane")]
@@ -194,6 +197,7 @@ boxed_body!(
     RunEnded(RunEnded),
     AgentStarted(AgentStarted),
     AgentFinished(AgentFinished),
+    AgentLimited(AgentLimited),
     VerifyGreen(VerifyGreen),
     FindingLane(FindingLane),
     ReviewFinished(ReviewFinished),
@@ -212,6 +216,7 @@ impl EventBody {
             EventBody::HumanDecided(d) => &mut d.extra,
             EventBody::AgentStarted(a) => &mut a.extra,
             EventBody::AgentFinished(a) => &mut a.extra,
+            EventBody::AgentLimited(a) => &mut a.extra,
             EventBody::HumanExpired(x) => &mut x.extra,
             EventBody::NotifySent(n) => &mut n.extra,
             EventBody::VerifyGreen(g) => &mut g.extra,
@@ -246,6 +251,7 @@ impl EventBody {
             EventBody::RunEnded(_) => "run.ended",
             EventBody::AgentStarted(_) => "agent.started",
             EventBody::AgentFinished(_) => "agent.finished",
+            EventBody::AgentLimited(_) => "agent.limited",
             EventBody::FindingLane(_) => "finding.lane",
             EventBody::ReviewFinished(_) => "review.finished",
             EventBody::Note { .. } => "note",
@@ -313,6 +319,11 @@ pub struct RunInfo {
     /// configured); absent, the loop goes from GATE 1 straight to GATE 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ReviewInfo>,
+    /// The run's `[budget]` as `loopwatch run` started it (see
+    /// [`crate::model::budget::to_json`]): `{"usd": 5.0, "developer.usd":
+    /// 2.0, "wall": 3600}`; absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Value>,
     /// Unknown fields, kept.
     #[serde(flatten)]
     #[schemars(skip)]
@@ -700,7 +711,7 @@ mod green;
 mod limits;
 mod notice;
 mod review;
-pub use agent::{AgentFinished, AgentRole, AgentStarted, SignalFrom};
+pub use agent::{AgentFinished, AgentLimited, AgentRole, AgentStarted, SignalFrom};
 pub use contract::ContractJudged;
 pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
 pub use green::{GreenResult, VerifyGreen};
@@ -865,7 +876,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 23] = [
+pub const KNOWN_TYPES: [&str; 24] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -883,6 +894,7 @@ pub const KNOWN_TYPES: [&str; 23] = [
     "run.ended",
     "agent.started",
     "agent.finished",
+    "agent.limited",
     "finding.lane",
     "review.finished",
     "note",

@@ -204,10 +204,25 @@ impl State {
                         started_seq: ev.seq,
                         finished: None,
                         finished_at: None,
+                        limited: None,
                     });
                 }
             }
             EventBody::AgentFinished(f) => self.apply_agent_finished(f, ev),
+            EventBody::AgentLimited(l) => {
+                if let Some(d) = self
+                    .agents
+                    .iter_mut()
+                    .find(|d| d.started.dispatch == l.dispatch)
+                    && d.finished.is_none()
+                {
+                    d.limited = Some(crate::model::state::Limited {
+                        until: l.until.clone(),
+                        message: l.message.clone(),
+                        seq: ev.seq,
+                    });
+                }
+            }
             // The review stage.
             EventBody::FindingLane(l) => {
                 self.iteration_mut(l.iteration, ev)
@@ -335,15 +350,17 @@ impl State {
         d.finished = Some(f.clone());
         d.finished_at = Some(ev.at.clone());
         let (gate, role, iteration) = (d.started.gate, d.started.role, d.started.iteration);
+        // A usage limit is the CLI's account, not the agent's failure.
+        let counted = !f.interrupted && d.limited.is_none();
         self.usage.add(gate, role, f);
         self.iteration_mut(iteration, ev).usage.add(f);
         if role == AgentRole::Reviewer
-            && !f.interrupted
+            && counted
             && let Some(c) = self.review.as_mut()
         {
             c.strikes = if f.succeeded() { 0 } else { c.strikes + 1 };
         }
-        if role == AgentRole::Developer && !f.interrupted {
+        if role == AgentRole::Developer && counted {
             // An interrupted dispatch is the engine's doing, not the agent's.
             self.dev_strikes = if f.succeeded() {
                 0

@@ -37,6 +37,12 @@ pub enum Effect {
     AdoptContract,
     /// The contract is put back as it was judged.
     RevertContract,
+    /// The budget limit that was reached rises by its configured amount
+    /// again (once per decision); the loop goes on.
+    RaiseBudget,
+    /// The loop goes on with the rounds left: the developer gets the gaps
+    /// again, with the person's note.
+    Nudge,
 }
 
 /// Which evidence a gate of a kind captures when it opens (PROTOCOL §3).
@@ -54,6 +60,10 @@ pub enum Evidence {
     Output,
     /// What changed in the contract's judged parts, captured by the engine.
     ContractChanges,
+    /// What was spent against which limit, captured by the engine.
+    Spend,
+    /// Two rounds' failing rows side by side with their code trees.
+    Progress,
 }
 
 /// One option of a kind.
@@ -167,6 +177,28 @@ const CONTRACT_CHANGED: Kind = Kind {
     renamed: &[],
 };
 
+const BUDGET: Kind = Kind {
+    kind: HumanGateKind::Budget,
+    choices: &[
+        choice(D::Raise, 'r', E::RaiseBudget),
+        choice(D::Stop, 's', E::End(EndStatus::Stopped)),
+    ],
+    evidence: Evidence::Spend,
+    renamed: &[],
+};
+
+const STAGNANT: Kind = Kind {
+    kind: HumanGateKind::Stagnant,
+    choices: &[
+        choice(D::Retry, 'r', E::Nudge),
+        choice(D::Extend, 'e', E::OneMoreRound),
+        choice(D::TakeOver, 't', E::End(EndStatus::Stopped)),
+        choice(D::Abort, 'A', E::End(EndStatus::Aborted)),
+    ],
+    evidence: Evidence::Progress,
+    renamed: &[],
+};
+
 impl HumanGateKind {
     /// Everything about this kind.
     pub fn spec(self) -> &'static Kind {
@@ -178,6 +210,8 @@ impl HumanGateKind {
             HumanGateKind::CapReached => &CAP_REACHED,
             HumanGateKind::Structural => &STRUCTURAL,
             HumanGateKind::ContractChanged => &CONTRACT_CHANGED,
+            HumanGateKind::Budget => &BUDGET,
+            HumanGateKind::Stagnant => &STAGNANT,
         }
     }
 
@@ -260,6 +294,12 @@ impl Effect {
             Effect::JoinScope => "add the file to FILE SCOPE, tagged [gated <date>]".into(),
             Effect::AdoptContract => "judge the contract as it is now: GATE 0 runs again".into(),
             Effect::RevertContract => "put the contract back as it was judged".into(),
+            Effect::RaiseBudget => {
+                "raise the limit by its configured amount again and go on".into()
+            }
+            Effect::Nudge => {
+                "back to the developer for the rounds left, with your note (--note)".into()
+            }
         }
     }
 

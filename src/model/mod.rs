@@ -6,6 +6,7 @@
 //! Never does I/O and never imports a terminal crate: every headless command
 //! and every other program can use it as it is.
 
+pub mod budget;
 pub mod event;
 pub mod finding;
 pub mod fold;

@@ -15,6 +15,7 @@ use super::types::*;
 
 pub mod green;
 mod handoff;
+pub mod progress;
 pub mod review;
 pub use handoff::{
     DEVELOPER_SUBJECT, NOTE_HANDOFF_MAX, auditor_input, developer_input, handoff_lines,
@@ -494,6 +495,8 @@ pub fn origin(req: &HumanRequest) -> String {
         "finding verifier"
     } else if req.kind == HumanGateKind::ContractChanged {
         "contract"
+    } else if req.kind == HumanGateKind::Budget {
+        "budget"
     } else {
         "by hand"
     }
@@ -564,7 +567,22 @@ pub fn unrecorded_answer(s: &State, gate: GateName) -> Option<&AgentFinished> {
             && d.started.round == Some(cur.round)
     })?;
     let f = d.finished.as_ref()?;
-    (!f.interrupted && d.started_seq > s.marks.last_gate_seq).then_some(f)
+    (!f.interrupted && !d.is_limited() && d.started_seq > s.marks.last_gate_seq).then_some(f)
+}
+
+/// A usage limit the last dispatch ran into that nothing answered yet: no
+/// dispatch started after it and no human gate opened since. With the
+/// number of dispatches in a row that ended limited.
+pub fn pending_limit(s: &State) -> Option<(&AgentDispatch, usize)> {
+    let last = s.agents.last()?;
+    let l = last.limited.as_ref()?;
+    last.finished.as_ref()?;
+    let asked = s.human_gates.iter().any(|g| g.requested_seq > l.seq);
+    if asked {
+        return None;
+    }
+    let in_a_row = s.agents.iter().rev().take_while(|d| d.is_limited()).count();
+    Some((last, in_a_row))
 }
 
 /// True when a developer dispatch of iteration `n` finished successfully.

@@ -10,7 +10,7 @@ use super::types::*;
 
 mod agents;
 mod review;
-pub use agents::{AgentDispatch, RunUsage, Usage};
+pub use agents::{AgentDispatch, Limited, RunUsage, Usage};
 pub use review::{Lane, ReviewCounters, ReviewProgress};
 
 /// Version of the state format.

@@ -433,11 +433,15 @@ pub enum HumanGateKind {
     Structural,
     /// A person changed the contract's judged parts while the engine runs.
     ContractChanged,
+    /// The next dispatch would start at or past a `[budget]` limit.
+    Budget,
+    /// Rounds of a gate went by without progress (`[run] stagnant_after`).
+    Stagnant,
 }
 
 impl HumanGateKind {
     /// All kinds.
-    pub const ALL: [HumanGateKind; 7] = [
+    pub const ALL: [HumanGateKind; 9] = [
         HumanGateKind::Abandoned,
         HumanGateKind::Unverifiable,
         HumanGateKind::UnverifiableFinding,
@@ -445,6 +449,8 @@ impl HumanGateKind {
         HumanGateKind::CapReached,
         HumanGateKind::Structural,
         HumanGateKind::ContractChanged,
+        HumanGateKind::Budget,
+        HumanGateKind::Stagnant,
     ];
 
     /// The name used in files and on the command line.
@@ -457,6 +463,8 @@ impl HumanGateKind {
             HumanGateKind::CapReached => "cap-reached",
             HumanGateKind::Structural => "structural",
             HumanGateKind::ContractChanged => "contract-changed",
+            HumanGateKind::Budget => "budget",
+            HumanGateKind::Stagnant => "stagnant",
         }
     }
 }
@@ -517,11 +525,13 @@ pub enum Decision {
     Adopt,
     /// contract-changed: the contract is put back as it was judged.
     Revert,
+    /// budget: the limit rises by its configured amount again.
+    Raise,
 }
 
 impl Decision {
     /// All decisions.
-    pub const ALL: [Decision; 15] = [
+    pub const ALL: [Decision; 16] = [
         Decision::Lift,
         Decision::AcceptPartial,
         Decision::Accept,
@@ -537,6 +547,7 @@ impl Decision {
         Decision::Retry,
         Decision::Adopt,
         Decision::Revert,
+        Decision::Raise,
     ];
 
     /// The token.
@@ -557,6 +568,7 @@ impl Decision {
             Decision::Retry => "retry",
             Decision::Adopt => "adopt",
             Decision::Revert => "revert",
+            Decision::Raise => "raise",
         }
     }
 
@@ -578,6 +590,7 @@ impl Decision {
             Decision::Retry => "retry",
             Decision::Adopt => "adopt",
             Decision::Revert => "put back",
+            Decision::Raise => "raise the limit",
         }
     }
 }

@@ -55,7 +55,17 @@ impl Record {
         let mut out = self.bodies.clone();
         if let Some((st, f)) = &self.finish {
             out.push(EventBody::from(f.clone()));
-            let mut reqs = rules::gates_for_dispatch(s, st, f);
+            // A limited dispatch opens nothing here: the engine waits the
+            // limit out, or asks a person, before the next dispatch.
+            let limited = self
+                .bodies
+                .iter()
+                .any(|b| matches!(b, EventBody::AgentLimited(l) if l.dispatch == f.dispatch));
+            let mut reqs = if limited {
+                Vec::new()
+            } else {
+                rules::gates_for_dispatch(s, st, f)
+            };
             if !self.log_tail.is_empty() {
                 for r in &mut reqs {
                     r.evidence["logLines"] = serde_json::json!(self.log_tail);

@@ -568,6 +568,25 @@ impl Recorder {
         })
     }
 
+    /// Opens a gate the engine found the need for (a `budget` limit, a
+    /// usage limit nobody waits out, rounds without progress), with its
+    /// evidence, as `hg-<iter>-<gate or scope>-<n>`; nothing when a gate of
+    /// the same kind and subject is open already.
+    pub fn engine_gate(&self, req: GateRequest, scope: &str) -> Result<Appended, RecordError> {
+        append_with(&self.pipeline, &self.opts, |s| {
+            if s.open_human_gates()
+                .any(|g| g.request.kind == req.kind && g.request.subject == req.subject)
+            {
+                return Ok(Vec::new());
+            }
+            let iteration = s.iteration_number().max(1);
+            Ok(rules::assign_ids(s, iteration, vec![req.clone()], scope)
+                .into_iter()
+                .map(|r| EventBody::from(self.stamp(r, None)))
+                .collect())
+        })
+    }
+
     /// Appends a free-text note.
     pub fn note(&self, text: String) -> Result<Appended, RecordError> {
         append_with(&self.pipeline, &self.opts, |_| {

@@ -140,6 +140,7 @@ pre{margin:0;white-space:pre-wrap;font-size:13px}td code{word-break:break-all}.l
         b.push_str("</table>\n");
     }
     code(&mut b, &r.code);
+    convergence(&mut b, r);
     usage(&mut b, r);
     b.push_str("<h2>Red tests kept</h2>\n");
     list(
@@ -320,6 +321,29 @@ fn code(b: &mut String, code: &[IterationCode]) {
             }
             b.push_str("</pre></details>\n");
         }
+    }
+}
+
+/// Each gate's failing rows per round, with the rows fixed and new and
+/// the spend of each round; the budget.
+fn convergence(b: &mut String, r: &Report) {
+    if heading(b, "Convergence", r.convergence.is_empty(), "no gate round") {
+        return;
+    }
+    b.push_str("<ul class=\"convergence\">\n");
+    for g in &r.convergence {
+        b.push_str(&format!("<li><b>{}</b><ul>", esc(&g.line())));
+        for l in g.round_lines() {
+            b.push_str(&format!("<li>{}</li>", esc(&l)));
+        }
+        b.push_str("</ul></li>\n");
+    }
+    b.push_str("</ul>\n");
+    if !r.budget.is_empty() {
+        b.push_str(&format!(
+            "<p>Budget (spent / limit): {}</p>\n",
+            esc(&r.budget.join(" · "))
+        ));
     }
 }
 

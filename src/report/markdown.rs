@@ -62,6 +62,7 @@ pub fn render(r: &Report) -> String {
     decisions(&mut o, r);
     expirations(&mut o, r);
     code(&mut o, r);
+    convergence(&mut o, r);
     usage(&mut o, r);
     let _ = writeln!(o, "## Red tests kept\n");
     if r.red_tests.is_empty() {
@@ -268,6 +269,24 @@ fn code(o: &mut String, r: &Report) {
             let _ = writeln!(o, "- {} {path} ({counts})", f.status.as_str());
         }
         let _ = writeln!(o);
+    }
+}
+
+/// Each gate's failing rows per round (`GATE 1: 5 → 2 → 2 NOT-MET`),
+/// with per round the rows fixed and new and its spend; the budget.
+fn convergence(o: &mut String, r: &Report) {
+    if heading(o, "Convergence", r.convergence.is_empty(), "no gate round") {
+        return;
+    }
+    for g in &r.convergence {
+        let _ = writeln!(o, "- **{}**", md(&g.line()));
+        for l in g.round_lines() {
+            let _ = writeln!(o, "  - {}", md(&l));
+        }
+    }
+    let _ = writeln!(o);
+    if !r.budget.is_empty() {
+        let _ = writeln!(o, "Budget (spent / limit): {}\n", md(&r.budget.join(" · ")));
     }
 }
 

@@ -68,6 +68,12 @@ pub struct Report {
     pub code: Vec<IterationCode>,
     /// Tokens and cost where recorded.
     pub usage: Usage,
+    /// Each gate's failing rows per round, the rows fixed and new, and the
+    /// spend of each round.
+    pub convergence: Vec<rules::progress::GateRounds>,
+    /// The budget as spent / limit, when the run has one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub budget: Vec<String>,
     /// Gate rounds and waits on a person over time.
     pub timeline: Vec<Span>,
 }
@@ -285,6 +291,13 @@ impl Report {
             red_tests,
             code: Vec::new(),
             usage: run_events::usage(s),
+            convergence: rules::progress::convergence(s),
+            budget: s
+                .run
+                .as_ref()
+                .and_then(|r| r.budget.as_ref())
+                .map(|b| crate::model::budget::from_json(b).lines(s))
+                .unwrap_or_default(),
             timeline: Vec::new(),
         }
     }

@@ -235,3 +235,83 @@ fn the_header_keeps_what_matters_at_80_columns() {
     );
     assert!(wide.contains("⚑ 1 waiting on you (n)"), "{wide}");
 }
+
+/// [`with_agents`] finished, started with a budget whose dollar limit the
+/// developer's and the auditor's dispatches reached, and the `budget` gate
+/// that opened before the next dispatch.
+fn with_budget() -> Vec<Event> {
+    let mut evs: Vec<Event> = with_agents(true)
+        .into_iter()
+        .map(|e| {
+            if e.seq != 1 {
+                return e;
+            }
+            let line = e.to_line().replace(
+                "\"worktree\":\".\"",
+                "\"worktree\":\".\",\"budget\":{\"usd\":0.0143,\"wall\":3600,\"developer.tokens\":20000}",
+            );
+            Event::parse_line(line.as_bytes()).expect("a run with a budget")
+        })
+        .collect();
+    evs.push(
+        Event::parse_line(br#"{"v":1,"seq":30,"at":"2026-12-01T08:44:31Z","type":"human.requested","id":"hg-2-budget-1","kind":"budget","iteration":2,"subject":"usd","summary":"budget usd: spent $0.0143+? of $0.0143: the next dispatch (developer) waits for a person (raise adds $0.0143)","options":["raise","stop"],"evidence":{"key":"usd","spent":"$0.0143+?","limit":"$0.0143","raiseBy":"$0.0143"}}"#)
+            .expect("a budget gate"),
+    );
+    evs
+}
+
+#[test]
+fn the_gates_tab_shows_the_budget_and_the_rounds() {
+    snap("gates_budget", |t| {
+        let (mut a, _clock) = app(t, &with_budget());
+        press(&mut a, "4");
+        assert_eq!(a.tab(), Tab::Gates);
+        a
+    });
+    let (mut a, _clock) = app(ThemeKind::NoColor, &with_budget());
+    press(&mut a, "4");
+    let text = frame_text(&draw(&a, 160, 48));
+    // Spent / limit, the unknown cost never zero.
+    assert!(
+        text.contains("budget · usd $0.0143+? / $0.0143 · wall 54s / 1h 0m · developer.tokens 16800 tokens / 20000 tokens"),
+        "{text}"
+    );
+    // The header: spent / limit (the first limit when the line is full).
+    let header = text.lines().nth(1).unwrap_or_default();
+    assert!(header.contains("usd $0.0143+? / $0.0143"), "{header}");
+    // Each gate's failing rows per round, and what each round spent.
+    assert!(
+        text.contains("GATE 0: 1 → 0 ABANDONED(1) · fixed 1 · new 0 · spend no agent → $0.0123"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_usage_limit_nobody_answered_yet_shows_waiting_with_its_time() {
+    let mut evs = with_agents(true);
+    evs.push(
+        Event::parse_line(br#"{"v":1,"seq":30,"at":"2026-12-01T08:44:31Z","type":"agent.started","dispatch":4,"role":"verifier","iteration":2,"gate":"conformity","round":3,"adapter":"claude","pid":44,"pgid":44,"inputSha256":"sha256:03","log":"agents/4-verifier.log"}"#)
+            .expect("a start"),
+    );
+    evs.push(
+        Event::parse_line(r#"{"v":1,"seq":31,"at":"2026-12-01T08:44:40Z","type":"agent.limited","dispatch":4,"role":"verifier","until":"2026-12-01T09:30:00Z","message":"You've hit your limit · resets 9:30am (UTC)"}"#.as_bytes())
+            .expect("a limit"),
+    );
+    evs.push(
+        Event::parse_line(br#"{"v":1,"seq":32,"at":"2026-12-01T08:44:40Z","type":"agent.finished","dispatch":4,"role":"verifier","exitCode":1,"durationMs":900,"costUsd":null,"error":"usage limit reached: You've hit your limit"}"#)
+            .expect("a finish"),
+    );
+    let (a, _clock) = app(ThemeKind::NoColor, &evs);
+    let line = header_line(&a);
+    assert!(
+        line.contains("⏸ verifier #4 usage limit · waiting until 09:30"),
+        "{line}"
+    );
+    // The timeline says it too.
+    let limited = evs.iter().find(|e| e.seq == 31).expect("the limit");
+    let (said, _) = loopwatch::tui::rows::timeline::summary(limited);
+    assert_eq!(
+        said,
+        "verifier #4 hit a usage limit (resets 2026-12-01T09:30:00Z): You've hit your limit · resets 9:30am (UTC)"
+    );
+}

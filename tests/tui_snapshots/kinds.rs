@@ -62,6 +62,20 @@ fn gate_of(kind: HumanGateKind) -> HumanRequest {
             "the contract's ACCEPTANCE CRITERIA changed while the run goes on",
             json!({}),
         ),
+        HumanGateKind::Budget => (
+            "hg-2-budget-1",
+            None,
+            "developer.usd",
+            "budget developer.usd: spent $2.1000 of $2.0000: the next dispatch (developer) waits for a person (raise adds $2.0000)",
+            json!({"key": "developer.usd", "spent": "$2.1000", "limit": "$2.0000", "raiseBy": "$2.0000"}),
+        ),
+        HumanGateKind::Stagnant => (
+            "hg-2-floor-1",
+            Some(GateName::Floor),
+            "floor",
+            "GATE 0 floor: 1 round(s) without progress: the developer's dispatch left the code's tree unchanged",
+            json!({"rounds": [{"iteration": 1, "round": 1, "verdict": "UNMET(1)", "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "rows": [{"key": "criterion 1", "text": "1. The total shows cents — UNMET"}]}, {"iteration": 2, "round": 2, "verdict": "UNMET(1)", "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "rows": [{"key": "criterion 1", "text": "1. The total shows cents — UNMET"}]}]}),
+        ),
     };
     HumanRequest {
         id: id.into(),

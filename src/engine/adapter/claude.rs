@@ -50,6 +50,10 @@ pub fn invocation(req: &Request<'_>) -> Invocation {
     if let Some(m) = &req.agent.model {
         args.extend(["--model".into(), m.clone()]);
     }
+    // What the budget leaves: Claude Code stops itself there too.
+    if let Some(usd) = req.max_budget_usd.filter(|u| u.is_finite() && *u > 0.0) {
+        args.extend(["--max-budget-usd".into(), format!("{usd:.4}")]);
+    }
     // Instructions in a file are the system prompt's end; without a file
     // they lead the prompt on stdin (never argv: they may be large).
     let stdin = match (req.instructions(), req.instructions_file) {

@@ -46,6 +46,7 @@ mod tests {
             test: "",
             worktree: std::path::Path::new("/w"),
             build_dir: None,
+            max_budget_usd: None,
         };
         let inv = invocation(&req);
         assert_eq!(inv.program, "sh");

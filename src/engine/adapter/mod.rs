@@ -13,6 +13,7 @@ mod claude_answer;
 mod codex;
 mod codex_answer;
 mod generic;
+pub mod limits;
 mod readonly;
 
 use std::ffi::OsString;
@@ -49,6 +50,10 @@ pub struct Request<'a> {
     /// test command puts its build output ([`build_dir`]); the dispatch
     /// creates [`build_folders`] before the start.
     pub build_dir: Option<&'a Path>,
+    /// The dollars the run's `[budget]` leaves this dispatch, for the CLIs
+    /// that take a spending limit of their own (Claude Code's
+    /// `--max-budget-usd`).
+    pub max_budget_usd: Option<f64>,
 }
 
 impl Request<'_> {
@@ -101,6 +106,9 @@ pub struct Answer {
     /// What was done to read the answer (an earlier message read because
     /// the final one holds no verdict): recorded on `agent.finished`.
     pub normalized: Vec<String>,
+    /// The usage limit the CLI answered with, when it did: the dispatch
+    /// is recorded limited (`agent.limited`), not failed.
+    pub limited: Option<limits::Limit>,
 }
 
 /// The command line of a dispatch.
@@ -115,11 +123,17 @@ pub fn invocation(req: &Request<'_>) -> Invocation {
 /// The answer in an agent's stdout; `stderr` is the end of its stderr,
 /// read for the CLI's last words when the stream has none.
 pub fn answer(kind: AdapterKind, stdout: &[u8], stderr: &[u8]) -> Answer {
-    match kind {
+    let mut a = match kind {
         AdapterKind::Generic => generic::answer(stdout),
         AdapterKind::Claude => claude_answer::answer(stdout, stderr),
         AdapterKind::Codex => codex_answer::answer(stdout, stderr),
-    }
+    };
+    a.limited = match kind {
+        AdapterKind::Generic => None,
+        AdapterKind::Claude => limits::claude(stdout, a.error.as_deref()),
+        AdapterKind::Codex => limits::codex(a.error.as_deref(), jiff::Timestamp::now()),
+    };
+    a
 }
 
 /// True for the roles that may change the worktree.

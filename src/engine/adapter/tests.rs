@@ -41,7 +41,64 @@ fn request<'a>(agent: &'a AgentConfig, build: Option<&'a std::path::Path>) -> Re
         test: "cargo test",
         worktree: std::path::Path::new("/w"),
         build_dir: build,
+        max_budget_usd: None,
     }
+}
+
+#[test]
+fn claude_is_handed_what_the_budget_leaves() {
+    let d = agent(AgentRole::Developer, AdapterKind::Claude);
+    let mut req = request(&d, None);
+    req.max_budget_usd = Some(1.25);
+    assert_eq!(
+        after(&args(&invocation(&req)), "--max-budget-usd"),
+        "1.2500"
+    );
+    req.max_budget_usd = None;
+    assert!(
+        !args(&invocation(&req))
+            .iter()
+            .any(|a| a == "--max-budget-usd")
+    );
+}
+
+#[test]
+fn a_usage_limit_in_a_claude_or_codex_stream_is_read_as_limited() {
+    let claude = concat!(
+        r#"{"type":"system","subtype":"init","session_id":"s1","cwd":"/w","tools":[],"claude_code_version":"2.1.332"}"#,
+        "\n",
+        r#"{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1796227200,"rateLimitType":"five_hour"},"session_id":"s1"}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","is_error":true,"result":"You've hit your limit · resets 2pm (Europe/Berlin)","session_id":"s1","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0}}"#,
+        "\n",
+    );
+    let a = answer(AdapterKind::Claude, claude.as_bytes(), b"");
+    let l = a.limited.expect("limited");
+    assert_eq!(
+        l.until,
+        Some(jiff::Timestamp::from_second(1_796_227_200).unwrap())
+    );
+    let codex = concat!(
+        r#"{"type":"thread.started","thread_id":"t1"}"#,
+        "\n",
+        r#"{"type":"turn.started"}"#,
+        "\n",
+        r#"{"type":"error","message":"You've hit your usage limit. Try again later."}"#,
+        "\n",
+        r#"{"type":"turn.failed","error":{"message":"You've hit your usage limit. Try again later."}}"#,
+        "\n",
+    );
+    let a = answer(AdapterKind::Codex, codex.as_bytes(), b"");
+    let l = a.limited.expect("limited");
+    assert_eq!(l.until, None);
+    assert!(
+        l.message.contains("You've hit your usage limit"),
+        "{}",
+        l.message
+    );
+    // A failure that is no limit stays a failure.
+    let a = answer(AdapterKind::Claude, session!("claude-500"), b"");
+    assert!(a.limited.is_none() && a.error.is_some());
 }
 
 fn after(a: &[String], k: &str) -> String {

@@ -178,6 +178,44 @@ pub struct AgentFinished {
     pub extra: Extra,
 }
 
+/// Payload of `agent.limited`: the agent's CLI answered that a usage or
+/// rate limit is reached. Written just before the dispatch's
+/// `agent.finished`, in the same append: the dispatch is limited, not
+/// failed (no failure is counted against its role).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentLimited {
+    /// The dispatch the limit stopped.
+    pub dispatch: u32,
+    /// The agent's part.
+    pub role: AgentRole,
+    /// RFC 3339 UTC time the limit resets, when the CLI said (null: it
+    /// did not, and a person is asked).
+    #[serde(default)]
+    pub until: Option<String>,
+    /// The CLI's own words (one line).
+    #[serde(default)]
+    pub message: String,
+    /// Unknown fields, kept.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Extra,
+}
+
+impl AgentLimited {
+    /// `verifier #4 hit a usage limit (resets 2026-12-02T10:00:00Z): …`.
+    pub fn summary(&self) -> String {
+        let until = self.until.as_deref().map_or_else(
+            || "no reset time given".to_string(),
+            |u| format!("resets {u}"),
+        );
+        format!(
+            "{} #{} hit a usage limit ({until}): {}",
+            self.role, self.dispatch, self.message
+        )
+    }
+}
+
 /// Who sent the signal that ended an agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]

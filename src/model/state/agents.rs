@@ -25,12 +25,34 @@ pub struct AgentDispatch {
     /// When it finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<String>,
+    /// The usage limit its CLI answered with, when it did (`agent.limited`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited: Option<Limited>,
+}
+
+/// A usage limit a dispatch ran into.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Limited {
+    /// When it resets (RFC 3339), when the CLI said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// The CLI's words.
+    #[serde(default)]
+    pub message: String,
+    /// Seq of `agent.limited`.
+    pub seq: u64,
 }
 
 impl AgentDispatch {
     /// True while no `agent.finished` names it.
     pub fn is_running(&self) -> bool {
         self.finished.is_none()
+    }
+
+    /// True when a usage limit stopped it (it is limited, not failed).
+    pub fn is_limited(&self) -> bool {
+        self.limited.is_some()
     }
 
     /// True when it finished and succeeded.

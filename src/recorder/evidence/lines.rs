@@ -60,6 +60,16 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
         raw.push("rounds of the gate, oldest first:".into());
         raw.extend(rounds.iter().map(|l| format!("  {l}")));
     }
+    raw.extend(side_by_side(ev));
+    for (key, said) in [
+        ("spent", "spent"),
+        ("limit", "limit"),
+        ("raiseBy", "raise adds"),
+    ] {
+        if let Some(v) = text(ev, key) {
+            raw.push(format!("{said}: {v}"));
+        }
+    }
     for p in strings(ev, "paths") {
         raw.push(format!("path: {p}"));
     }
@@ -126,6 +136,61 @@ pub fn evidence_lines(req: &HumanRequest) -> Vec<String> {
     raw.iter()
         .map(|l| sanitize_line(l, EVIDENCE_LINE_MAX))
         .collect()
+}
+
+/// Width of one column of two rounds side by side.
+const COLUMN: usize = 44;
+
+/// Two rounds of a `stagnant` gate side by side: each round's iteration,
+/// verdict and code tree, then its failing rows, row by row; then the
+/// files changed between them.
+fn side_by_side(ev: &Value) -> Vec<String> {
+    let rounds: Vec<&Value> = array(ev, "rounds").filter(|r| r.is_object()).collect();
+    let [a, b] = rounds.as_slice() else {
+        return Vec::new();
+    };
+    let head = |r: &Value| {
+        let tree = text(r, "tree").map_or("no snapshot".to_string(), |t| {
+            format!("tree {}", t.chars().take(12).collect::<String>())
+        });
+        format!(
+            "iter {} round {} {} · {tree}",
+            r.get("iteration").and_then(Value::as_u64).unwrap_or(0),
+            r.get("round").and_then(Value::as_u64).unwrap_or(0),
+            text(r, "verdict").unwrap_or("")
+        )
+    };
+    let rows = |r: &Value| -> Vec<String> {
+        array(r, "rows")
+            .filter_map(|row| text(row, "text").map(str::to_string))
+            .collect()
+    };
+    let cell = |s: &str| {
+        let cut = sanitize_line(s, COLUMN);
+        let pad = COLUMN.saturating_sub(crate::sanitize::width(&cut));
+        format!("{cut}{}", " ".repeat(pad))
+    };
+    let mut out = vec![
+        "the two rounds, side by side:".to_string(),
+        format!("  {} │ {}", cell(&head(a)), head(b)),
+    ];
+    let (ra, rb) = (rows(a), rows(b));
+    for i in 0..ra.len().max(rb.len()) {
+        let left = ra.get(i).map_or("", String::as_str);
+        let right = rb.get(i).map_or("", String::as_str);
+        out.push(format!(
+            "  {} │ {}",
+            cell(left),
+            sanitize_line(right, COLUMN)
+        ));
+    }
+    let changed: Vec<&str> = strings(ev, "changedFiles").collect();
+    out.push(if changed.is_empty() {
+        "files changed between them: none (the contract aside)".to_string()
+    } else {
+        format!("files changed between them: {}", changed.join(", "))
+    });
+    out
 }
 
 /// The bytes of the evidence file saved with a decision: the lines shown,

@@ -135,8 +135,9 @@ pub fn capture(requests: &mut [GateRequest], pipeline: &Pipeline, at: &Opening<'
                     }
                 }
             }
-            // The engine asks with the changes it found.
-            Evidence::ContractChanges => {}
+            // The engine asks with what it found (the changes, the spend,
+            // the rounds' rows and trees).
+            Evidence::ContractChanges | Evidence::Spend | Evidence::Progress => {}
         }
     }
 }

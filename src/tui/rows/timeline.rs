@@ -139,6 +139,7 @@ pub fn summary(ev: &Event) -> (String, Tone) {
                 Tone::Bad
             },
         ),
+        EventBody::AgentLimited(l) => (l.summary(), Tone::Warn),
         EventBody::HumanDecided(d) => (format!("✓ {}", d.summary()), Tone::Good),
         EventBody::HumanExpired(x) => (
             format!(

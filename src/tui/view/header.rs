@@ -105,6 +105,30 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             ));
         }
     }
+    if state.ended.is_none()
+        && let Some((d, _)) = crate::model::rules::pending_limit(state)
+    {
+        // A usage limit nobody answered yet: the engine waits it out or
+        // asks a person.
+        let until = d
+            .limited
+            .as_ref()
+            .and_then(|l| l.until.as_deref())
+            .map_or_else(|| "no reset time".to_string(), time_of);
+        segs.push(Seg::new(
+            7,
+            format!(
+                "⏸ {} #{} usage limit · waiting until {until}",
+                d.started.role, d.started.dispatch
+            ),
+            Some(format!("⏸ limit {until}")),
+            theme.tone(Tone::Warn),
+        ));
+    }
+    if let Some(line) = super::budget_line(state) {
+        let short = line.split(" · ").next().unwrap_or_default().to_string();
+        segs.push(Seg::new(5, format!("budget {line}"), Some(short), plain));
+    }
     if let Some(g) = &state.current_gate {
         // Not a time when the journal says otherwise: then it is its text.
         let since = sanitize_line(&time_of(&g.since), 32);

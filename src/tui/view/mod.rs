@@ -111,3 +111,11 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
         height: h,
     }
 }
+
+/// The run's budget as spent / limit, each limit once (`usd $1.2000 /
+/// $5.0000 · wall 3m 0s / 1h 0m`), when the run started with one.
+pub fn budget_line(state: &crate::model::State) -> Option<String> {
+    let b = crate::model::budget::from_json(state.run.as_ref()?.budget.as_ref()?);
+    let lines = b.lines(state);
+    (!lines.is_empty()).then(|| lines.join(" · "))
+}

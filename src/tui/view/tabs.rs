@@ -46,10 +46,7 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
     let context: Vec<(String, Tone)> = match app.tab() {
         Tab::Security => security::banner(app).into_iter().collect(),
         Tab::Findings => findings_context(app),
-        Tab::Gates => agents::usage_lines(app.state(), app.shown_iteration())
-            .into_iter()
-            .map(|l| (l, Tone::Muted))
-            .collect(),
+        Tab::Gates => gates_context(app),
         _ => Vec::new(),
     };
     let mut table_area = area;
@@ -73,6 +70,28 @@ pub fn render_body(frame: &mut Frame, area: Rect, app: &App) {
         };
     }
     table::render(frame, table_area, app);
+}
+
+/// The Gates tab's context: the agents' tokens and cost, the budget's
+/// spent / limit when the run has one, and the failing rows per round of
+/// each gate that had two rounds or more (`GATE 1: 5 → 2 → 2 NOT-MET ·
+/// fixed … · new … · spend …`).
+fn gates_context(app: &App) -> Vec<(String, Tone)> {
+    let state = app.state();
+    let mut out: Vec<(String, Tone)> = agents::usage_lines(state, app.shown_iteration())
+        .into_iter()
+        .map(|l| (l, Tone::Muted))
+        .collect();
+    if let Some(line) = super::budget_line(state) {
+        out.push((format!("budget · {line}"), Tone::Accent));
+    }
+    // A gate converges (or not) from its second round on.
+    for g in crate::model::rules::progress::convergence(state) {
+        if g.rounds.len() > 1 {
+            out.push((g.summary(), Tone::Muted));
+        }
+    }
+    out
 }
 
 /// The Findings tab's context: the finding verifier's progress while its

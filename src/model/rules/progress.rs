@@ -1,0 +1,343 @@
+//! Progress per round: the failing rows of a gate's rounds (UNMET floor
+//! criteria, NOT-MET criteria, BLOCKING rows), what each round fixed and
+//! what came new, the convergence line (`GATE 1: 5 → 2 → 2 NOT-MET`), and
+//! whether a round made progress over the one before it.
+//!
+//! A round made no progress when the developer's dispatch left the code's
+//! tree as it was (the same snapshot), or when the same failing rows came
+//! back and none of the files they cite changed; how the code changed is
+//! the engine's to find out (git), the judgement is here.
+
+use serde::Serialize;
+
+use crate::model::event::GateFinished;
+use crate::model::state::State;
+use crate::model::types::{CriterionStatus, FloorState, GateName};
+
+use super::{RoundOutcome, round_outcome};
+
+/// One failing row of a round, by its stable key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailingRow {
+    /// `criterion 1`, or `eval-injection src/a.rs` for a BLOCKING row
+    /// (its rule and its file: a line that moved is the same row).
+    pub key: String,
+    /// The row in one line, as the gate wrote it.
+    pub text: String,
+}
+
+/// The failing rows of a round.
+pub fn failing_rows(g: &GateFinished) -> Vec<FailingRow> {
+    match g.gate {
+        GateName::Floor => g
+            .floor_rows()
+            .filter(|r| r.state == FloorState::NotMet)
+            .map(|r| FailingRow {
+                key: format!("criterion {}", r.id),
+                text: super::one_line(&format!("{}. {} — UNMET", r.id, r.text)),
+            })
+            .collect(),
+        GateName::Conformity => g
+            .criterion_rows()
+            .filter(|r| r.status == CriterionStatus::NotMet)
+            .map(|r| FailingRow {
+                key: format!("criterion {}", r.id),
+                text: super::one_line(&format!("{}. {} — NOT-MET — {}", r.id, r.text, r.detail)),
+            })
+            .collect(),
+        GateName::Security => g
+            .security_rows()
+            .map(|r| {
+                let file = r.location.split(':').next().unwrap_or_default();
+                FailingRow {
+                    key: format!("{} {file}", r.rule),
+                    text: super::one_line(&format!(
+                        "[{}] {} — {} — {}",
+                        r.severity, r.rule, r.location, r.why
+                    )),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// One round of a gate on the convergence line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoundRows {
+    /// Iteration.
+    pub iteration: u32,
+    /// Round of the gate.
+    pub round: u32,
+    /// Its verdict, as written (`NOT-MET`, `ECARTS(2)`, `BLOCK(1)`).
+    pub verdict: String,
+    /// The keys of its failing rows.
+    pub failing: Vec<String>,
+    /// Keys failing in the round before, not in this one.
+    pub fixed: Vec<String>,
+    /// Keys failing in this round, not in the round before.
+    pub new: Vec<String>,
+    /// Dollars its dispatches reported (the developer's of its iteration
+    /// and the gate's own), with those that reported none.
+    pub usd: f64,
+    /// Its dispatches that reported no cost.
+    pub unpriced: u32,
+    /// Its dispatches counted.
+    pub dispatches: u32,
+}
+
+impl RoundRows {
+    /// `$0.1200` (`+?` when some dispatch reported no cost; `$?` when none
+    /// did; `no agent` when no agent was dispatched for it).
+    pub fn spend(&self) -> String {
+        if self.dispatches == 0 {
+            return "no agent".into();
+        }
+        crate::model::budget::Spent {
+            usd: self.usd,
+            unpriced: self.unpriced,
+            ..Default::default()
+        }
+        .usd_text()
+    }
+}
+
+/// A gate's rounds, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateRounds {
+    /// The gate.
+    pub gate: GateName,
+    /// Its rounds (structural ones left out: they judged nothing).
+    pub rounds: Vec<RoundRows>,
+}
+
+impl GateRounds {
+    /// `GATE 1: 5 → 2 → 2 NOT-MET` (the failing rows per round, then the
+    /// last verdict).
+    pub fn line(&self) -> String {
+        let counts: Vec<String> = self
+            .rounds
+            .iter()
+            .map(|r| r.failing.len().to_string())
+            .collect();
+        let last = self.rounds.last().map_or("", |r| r.verdict.as_str());
+        format!("GATE {}: {} {last}", self.gate.number(), counts.join(" → "))
+    }
+
+    /// The line, then per round the rows fixed and new and the spend, on
+    /// one line: `GATE 1: 5 → 2 → 2 NOT-MET · fixed 3 → 0 · new 0 → 0 ·
+    /// spend $0.1200 → $? → $0.0800` (the first round fixes nothing).
+    pub fn summary(&self) -> String {
+        let later = self.rounds.iter().skip(1);
+        let fixed: Vec<String> = later.clone().map(|r| r.fixed.len().to_string()).collect();
+        let new: Vec<String> = later.map(|r| r.new.len().to_string()).collect();
+        let spend: Vec<String> = self.rounds.iter().map(RoundRows::spend).collect();
+        let mut out = self.line();
+        if !fixed.is_empty() {
+            out.push_str(&format!(
+                " · fixed {} · new {}",
+                fixed.join(" → "),
+                new.join(" → ")
+            ));
+        }
+        out.push_str(&format!(" · spend {}", spend.join(" → ")));
+        out
+    }
+
+    /// One line per round: `round 2 (iter 2): 2 failing · fixed criterion 1
+    /// · new criterion 3 · $0.1200`.
+    pub fn round_lines(&self) -> Vec<String> {
+        self.rounds
+            .iter()
+            .map(|r| {
+                let mut l = format!(
+                    "round {} (iter {}): {} failing",
+                    r.round,
+                    r.iteration,
+                    r.failing.len()
+                );
+                if !r.fixed.is_empty() {
+                    l.push_str(&format!(" · fixed {}", r.fixed.join(", ")));
+                }
+                if !r.new.is_empty() && r.round > 1 {
+                    l.push_str(&format!(" · new {}", r.new.join(", ")));
+                }
+                l.push_str(&format!(" · {}", r.spend()));
+                l
+            })
+            .collect()
+    }
+}
+
+/// Every gate that ran, with its rounds' failing rows, fixed and new rows,
+/// and spend.
+pub fn convergence(s: &State) -> Vec<GateRounds> {
+    let mut out: Vec<GateRounds> = Vec::new();
+    for gate in GateName::ALL {
+        let mut rounds: Vec<RoundRows> = Vec::new();
+        for it in &s.review_iterations {
+            for g in it.gates.iter().filter(|g| g.gate == gate) {
+                if round_outcome(g) == RoundOutcome::Structural {
+                    continue;
+                }
+                let failing: Vec<String> = failing_rows(g).into_iter().map(|r| r.key).collect();
+                let before: &[String] = rounds.last().map_or(&[], |r| r.failing.as_slice());
+                let (mut usd, mut unpriced, mut dispatches) = (0.0, 0, 0);
+                for d in s.agents.iter().filter(|d| {
+                    d.started.iteration == g.iteration
+                        && (d.started.gate == Some(gate) && d.started.round == Some(g.round)
+                            || d.started.gate.is_none()
+                                && d.started.role == crate::model::event::AgentRole::Developer
+                                && gate == GateName::Floor)
+                }) {
+                    if let Some(f) = &d.finished {
+                        dispatches += 1;
+                        match f.cost_usd {
+                            Some(c) if c.is_finite() && c >= 0.0 => usd += c,
+                            _ => unpriced += 1,
+                        }
+                    }
+                }
+                rounds.push(RoundRows {
+                    iteration: g.iteration,
+                    round: g.round,
+                    verdict: g.verdict.to_string(),
+                    fixed: before
+                        .iter()
+                        .filter(|k| !failing.contains(k))
+                        .cloned()
+                        .collect(),
+                    new: failing
+                        .iter()
+                        .filter(|k| !before.contains(k))
+                        .cloned()
+                        .collect(),
+                    failing,
+                    usd,
+                    unpriced,
+                    dispatches,
+                });
+            }
+        }
+        if !rounds.is_empty() {
+            out.push(GateRounds { gate, rounds });
+        }
+    }
+    out
+}
+
+/// How the code changed between two rounds, as the engine found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodeMove {
+    /// The two snapshots are the same tree (or differ only in the
+    /// contract, which is not the developer's work).
+    Same,
+    /// These files changed.
+    Files(Vec<String>),
+    /// Unknown (a snapshot is missing, git failed): progress is assumed.
+    Unknown,
+}
+
+/// Why `cur` made no progress over `prev` (its failing rows were `prev`'s
+/// and `cur`'s; `cites` the files `cur`'s rows cite), or `None` when it
+/// made some. Rows that cite no file are judged by the tree alone.
+pub fn no_progress(
+    prev: &[FailingRow],
+    cur: &[FailingRow],
+    code: &CodeMove,
+    cites: &[String],
+) -> Option<String> {
+    match code {
+        CodeMove::Same => Some("the developer's dispatch left the code's tree unchanged".into()),
+        CodeMove::Unknown => None,
+        CodeMove::Files(changed) => {
+            let mut a: Vec<&str> = prev.iter().map(|r| r.key.as_str()).collect();
+            let mut b: Vec<&str> = cur.iter().map(|r| r.key.as_str()).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            // Rows that cite no file cannot say the changes missed them.
+            let touched = cites.is_empty() || cites.iter().any(|c| changed.iter().any(|f| f == c));
+            (!b.is_empty() && a == b && !touched).then(|| {
+                format!(
+                    "the same {} failing row(s) came back and none of the files they cite changed",
+                    b.len()
+                )
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::test_journal::state;
+
+    fn row(key: &str) -> FailingRow {
+        FailingRow {
+            key: key.into(),
+            text: key.into(),
+        }
+    }
+
+    #[test]
+    fn no_progress_is_an_unchanged_tree_or_the_same_rows_on_unchanged_files() {
+        let a = [row("criterion 1"), row("criterion 2")];
+        let b = [row("criterion 2"), row("criterion 1")];
+        assert!(no_progress(&a, &b, &CodeMove::Same, &[]).is_some());
+        assert_eq!(no_progress(&a, &b, &CodeMove::Unknown, &[]), None);
+        let moved = CodeMove::Files(vec!["src/a.rs".into()]);
+        assert!(no_progress(&a, &b, &moved, &["src/b.rs".into()]).is_some());
+        assert_eq!(no_progress(&a, &b, &moved, &["src/a.rs".into()]), None);
+        assert_eq!(no_progress(&a, &a[..1], &moved, &["src/b.rs".into()]), None);
+        // Rows citing no file: a changed tree may be progress.
+        assert_eq!(no_progress(&a, &b, &moved, &[]), None);
+    }
+
+    #[test]
+    fn the_convergence_line_counts_the_failing_rows_per_round() {
+        let floor = |it: u32, states: &[&str]| {
+            let rows: Vec<String> = states
+                .iter()
+                .enumerate()
+                .map(|(i, st)| {
+                    format!(r#"{{"id":"{}","state":"{st}","text":"c{}"}}"#, i + 1, i + 1)
+                })
+                .collect();
+            let unmet = states.iter().filter(|s| **s == "NOT-MET").count();
+            let verdict = if unmet == 0 {
+                r#"{"kind":"MET"}"#.to_string()
+            } else {
+                format!(r#"{{"kind":"UNMET","n":{unmet}}}"#)
+            };
+            vec![
+                format!(
+                    r#"{{"type":"gate.started","gate":"floor","iteration":{it},"round":{it}}}"#
+                ),
+                format!(
+                    r#"{{"type":"gate.finished","gate":"floor","iteration":{it},"round":{it},"verdict":{verdict},"rows":[{}]}}"#,
+                    rows.join(",")
+                ),
+            ]
+        };
+        let mut lines = vec![r#"{"type":"run.started","run":{"id":"r"}}"#.to_string()];
+        lines.extend(floor(1, &["NOT-MET", "NOT-MET", "MET"]));
+        lines.extend(floor(2, &["MET", "NOT-MET", "NOT-MET"]));
+        lines.extend(floor(3, &["MET", "MET", "MET"]));
+        let s = state(&lines);
+        let c = convergence(&s);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].line(), "GATE 0: 2 → 2 → 0 MET");
+        assert_eq!(c[0].rounds[1].fixed, ["criterion 1"]);
+        assert_eq!(c[0].rounds[1].new, ["criterion 3"]);
+        assert_eq!(c[0].rounds[2].fixed, ["criterion 2", "criterion 3"]);
+        assert_eq!(c[0].rounds[0].spend(), "no agent");
+        assert_eq!(
+            c[0].summary(),
+            "GATE 0: 2 → 2 → 0 MET · fixed 1 → 2 · new 1 → 0 · spend no agent → no agent → no agent"
+        );
+        assert_eq!(
+            c[0].round_lines()[1],
+            "round 2 (iter 2): 2 failing · fixed criterion 1 · new criterion 3 · no agent"
+        );
+    }
+}
