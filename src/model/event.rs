@@ -22,6 +22,10 @@ pub struct Event {
     pub seq: u64,
     /// RFC 3339 UTC time of the append.
     pub at: String,
+    /// The hash chain: the sha256 (64 lowercase hex digits) of the previous
+    /// line's bytes (without its `\n`), absent on a journal's first line and
+    /// on lines written before the chain existed (PROTOCOL §3).
+    pub prev: Option<String>,
     /// The typed payload.
     pub body: EventBody,
 }
@@ -221,7 +225,7 @@ impl EventBody {
             EventBody::FindingSplit(x) => &mut x.extra,
             _ => return,
         };
-        for k in ["v", "seq", "at"] {
+        for k in ["v", "seq", "at", "prev"] {
             extra.shift_remove(k);
         }
     }
@@ -757,6 +761,8 @@ impl Event {
             v: u32,
             seq: u64,
             at: String,
+            #[serde(default)]
+            prev: Option<String>,
             #[serde(rename = "type", borrow)]
             type_name: std::borrow::Cow<'a, str>,
         }
@@ -770,6 +776,7 @@ impl Event {
             v: h.v,
             seq: h.seq,
             at: h.at,
+            prev: h.prev,
             body,
         })
     }
@@ -790,6 +797,11 @@ impl Event {
             Some(Value::String(s)) => s,
             Some(_) => return Err(EventError::Header("\"at\" must be a string".into())),
             None => return Err(EventError::Header("missing field \"at\"".into())),
+        };
+        let prev = match map.shift_remove("prev") {
+            Some(Value::String(s)) => Some(s),
+            Some(Value::Null) | None => None,
+            Some(_) => return Err(EventError::Header("\"prev\" must be a string".into())),
         };
         let type_name = match map.get("type") {
             Some(Value::String(s)) => s.clone(),
@@ -814,6 +826,7 @@ impl Event {
             v: u32::try_from(v).map_err(|_| EventError::Header("\"v\" is too large".into()))?,
             seq,
             at,
+            prev,
             body,
         })
     }
@@ -824,6 +837,9 @@ impl Event {
         out.insert("v".into(), Value::from(self.v));
         out.insert("seq".into(), Value::from(self.seq));
         out.insert("at".into(), Value::from(self.at.clone()));
+        if let Some(p) = &self.prev {
+            out.insert("prev".into(), Value::from(p.clone()));
+        }
         match &self.body {
             EventBody::Unknown { type_name, fields } => {
                 out.insert("type".into(), Value::from(type_name.clone()));
