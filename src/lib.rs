@@ -12,6 +12,9 @@
 //! - [`gate0`]: GATE 0, the deterministic floor (`status` / `run` of a contract).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
+//! - [`audit`]: a run checked offline: the journal's hash chain, the evidence, snapshots and
+//!   contract edits it names (`verify`), the run in one archive (`export`), SSH signatures
+//!   of decisions and exports (`ssh-keygen -Y`).
 //! - [`engine`]: `loopwatch run`, the loop itself: it dispatches the agents `model::rules` asks
 //!   for (own process groups, timeouts, journaled, resumable), the review stage's
 //!   finding-verifier graph and verify-by-test; it decides nothing the rules do not say.
@@ -53,6 +56,7 @@ macro_rules! static_regex {
     };
 }
 
+pub mod audit;
 pub mod checks;
 pub mod cli;
 pub mod code;

@@ -426,11 +426,17 @@ mod tests {
         assert_eq!(first.events[0].prev, None);
         append(&p, &o, vec![note("c")]).unwrap();
         let bytes = fs::read(p.journal_path()).unwrap();
-        let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+        let lines: Vec<&[u8]> = bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
         assert_eq!(lines.len(), 3);
         for w in lines.windows(2) {
             let ev = Event::parse_line(w[1]).unwrap();
-            assert_eq!(ev.prev.as_deref(), Some(crate::journal::line_hash(w[0]).as_str()));
+            assert_eq!(
+                ev.prev.as_deref(),
+                Some(crate::journal::line_hash(w[0]).as_str())
+            );
         }
         let (chain, breaks) = crate::journal::check_chain(&bytes);
         assert!(breaks.is_empty() && chain.started(), "{breaks:?}");

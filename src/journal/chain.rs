@@ -290,6 +290,9 @@ mod tests {
         let b = breaks(&lines);
         assert_eq!(b.len(), 1);
         assert!(b[0].what.contains("no `prev`"), "{}", b[0]);
-        assert_eq!(b[0].to_string().split(':').next(), Some("line 4 (seq 4, note)"));
+        assert_eq!(
+            b[0].to_string().split(':').next(),
+            Some("line 4 (seq 4, note)")
+        );
     }
 }
