@@ -51,6 +51,16 @@ pub fn user_at_host() -> String {
     format!("{user}@{host}")
 }
 
+/// `user@host` of the account this process runs as: the login name of
+/// its uid (no environment variable changes it), for what a person's
+/// identity must not be claimed by (the decision policy).
+pub fn account_at_host() -> String {
+    let user =
+        user_from_passwd().unwrap_or_else(|| format!("uid{}", rustix::process::getuid().as_raw()));
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    format!("{user}@{host}")
+}
+
 /// The login name of the current uid, from `/etc/passwd`.
 fn user_from_passwd() -> Option<String> {
     let uid = rustix::process::getuid().as_raw().to_string();

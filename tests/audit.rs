@@ -23,7 +23,32 @@ struct Run {
 
 impl Run {
     fn new() -> Run {
+        let r = Run::started();
+        r.ok(
+            &[
+                "decide",
+                "hg-1-conformity-1",
+                "approve",
+                "--reason",
+                "the Makefile target is part of the change",
+            ],
+            11,
+        );
+        r.finish();
+        r
+    }
+
+    /// Back to the developer, GATE 0 again, the run ended.
+    fn finish(&self) {
+        self.ok(&["record", "dev", "--input", "criterion 2: NOT-MET"], 0);
+        self.ok(&["gate0", "run", "contract.md"], 0);
+        self.ok(&["record", "run-end", "--status", "stopped"], 0);
+    }
+
+    /// The run up to its open out-of-scope gate `hg-1-conformity-1`.
+    fn started() -> Run {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("config")).unwrap();
         let root = dir.path().join("wt");
         std::fs::create_dir(&root).unwrap();
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loop");
@@ -57,30 +82,34 @@ impl Run {
             ],
             10,
         );
-        r.ok(
-            &[
-                "decide",
-                "hg-1-conformity-1",
-                "approve",
-                "--reason",
-                "the Makefile target is part of the change",
-            ],
-            11,
-        );
-        r.ok(&["record", "dev", "--input", "criterion 2: NOT-MET"], 0);
-        r.ok(&["gate0", "run", "contract.md"], 0);
-        r.ok(&["record", "run-end", "--status", "stopped"], 0);
         r
     }
 
+    /// The person's config folder (`XDG_CONFIG_HOME`) every command here sees.
+    fn config(&self) -> PathBuf {
+        self.root.parent().unwrap().join("config")
+    }
+
     fn run_in(dir: &Path, args: &[&str]) -> Output {
+        Run::run_env(dir, args, &[])
+    }
+
+    fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+        // The person's config is the test's (an empty folder unless it writes one).
+        let config = dir
+            .ancestors()
+            .map(|a| a.join("config"))
+            .find(|c| c.is_dir())
+            .unwrap_or_else(|| dir.join("no-config"));
         hermetic(&mut Command::new(BIN))
             .args(args)
             .current_dir(dir)
+            .env("XDG_CONFIG_HOME", config)
             .env("LOOPWATCH_USER", "dana")
             .env("LOOPWATCH_LOCK_TIMEOUT", "2")
             .env_remove("LOOPWATCH_PIPELINE")
             .env_remove("LOOPWATCH_DISPATCH")
+            .envs(env.iter().copied())
             .output()
             .unwrap()
     }
@@ -410,4 +439,304 @@ fn a_tampered_archive_is_named_never_verified() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// An ed25519 key made with the real ssh-keygen; its path.
+fn keygen(dir: &Path, name: &str) -> PathBuf {
+    let key = dir.join(name);
+    let st = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+        .arg(&key)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    key
+}
+
+/// An allowed-signers file (git's format) listing `who` with their keys.
+fn allowed_signers(path: &Path, who: &[(&str, &Path)]) {
+    let mut text = String::new();
+    for (principal, key) in who {
+        let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+        text.push_str(&format!("{principal} namespaces=\"loopwatch\" {public}"));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+fn decide_signed(r: &Run, key: &Path, reason: &str) -> Output {
+    Run::run_in(
+        &r.root,
+        &[
+            "decide",
+            "hg-1-conformity-1",
+            "approve",
+            "--reason",
+            reason,
+            "--sign",
+            "--key",
+            key.to_str().unwrap(),
+        ],
+    )
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn signed_decisions_verify_against_an_allowed_signers_file_made_here() {
+    let r = Run::started();
+    let keys = r.config();
+    let ana = keygen(&keys, "ana");
+    let bo = keygen(&keys, "bo");
+    let out = decide_signed(&r, &ana, "approved, signed");
+    assert_eq!(out.status.code(), Some(11), "{}", stderr(&out));
+    r.finish();
+    let line = r
+        .journal()
+        .into_iter()
+        .find(|l| l.contains("\"human.decided\""))
+        .unwrap();
+    assert!(
+        line.contains("\"signature\":\"-----BEGIN SSH SIGNATURE-----"),
+        "{line}"
+    );
+
+    let allowed = keys.join("allowed_signers");
+    allowed_signers(&allowed, &[("ana@example.org", &ana)]);
+    let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("1 signatures"), "{text}");
+
+    // A signature from a key the file does not allow is named.
+    allowed_signers(&allowed, &[("bo@example.org", &bo)]);
+    broken(
+        r.verify(&["--allowed-signers", allowed.to_str().unwrap()]),
+        &["human.decided): signature of hg-1-conformity-1: signed by a key that is not allowed"],
+    );
+
+    // The signed export: its manifest's signature checked too.
+    allowed_signers(&allowed, &[("ana@example.org", &ana)]);
+    let archive = r.config().join("run.tar");
+    r.ok(
+        &[
+            "export",
+            "--out",
+            archive.to_str().unwrap(),
+            "--sign",
+            "--key",
+            ana.to_str().unwrap(),
+        ],
+        0,
+    );
+    let out = Run::run_in(
+        &r.config(),
+        &[
+            "verify",
+            archive.to_str().unwrap(),
+            "--allowed-signers",
+            allowed.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 signatures"));
+    allowed_signers(&allowed, &[("bo@example.org", &bo)]);
+    let out = Run::run_in(
+        &r.config(),
+        &[
+            "verify",
+            archive.to_str().unwrap(),
+            "--allowed-signers",
+            allowed.to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("BROKEN archive MANIFEST.json.sig: signed by a key that is not allowed"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_two_person_gate_needs_two_different_signers_and_names_every_refusal() {
+    let r = Run::started();
+    let dir = r.config();
+    let ana = keygen(&dir, "ana");
+    let bo = keygen(&dir, "bo");
+    let carl = keygen(&dir, "carl");
+    let allowed = dir.join("allowed_signers");
+    allowed_signers(
+        &allowed,
+        &[
+            ("ana@example.org", &ana),
+            ("bo@example.org", &bo),
+            ("carl@example.org", &carl),
+        ],
+    );
+    std::fs::create_dir_all(dir.join("loopwatch")).unwrap();
+    std::fs::write(
+        dir.join("loopwatch/policy.toml"),
+        format!(
+            "allowed_signers = \"{}\"\n\n[gate.out-of-scope]\ndeciders = [\"ana@example.org\", \"bo@example.org\"]\nrequired = 2\nsignature = true\n",
+            allowed.display()
+        ),
+    )
+    .unwrap();
+    let journal_len = || r.journal().len();
+    let before = journal_len();
+
+    // Unsigned: the rule that refused is named; nothing written.
+    let out = Run::run_in(
+        &r.root,
+        &["decide", "hg-1-conformity-1", "approve", "--reason", "fine"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("policy.toml [gate.out-of-scope] signature = true"),
+        "{}",
+        stderr(&out)
+    );
+    // Signed by someone the rule does not list.
+    let out = decide_signed(&r, &carl, "fine by me");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("[gate.out-of-scope] deciders: carl@example.org may not decide this gate"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(journal_len(), before);
+
+    // The first approval is counted; the gate stays open.
+    let out = decide_signed(&r, &ana, "the Makefile target belongs here");
+    assert_eq!(out.status.code(), Some(10), "{}", stderr(&out));
+    assert!(
+        r.journal()
+            .last()
+            .unwrap()
+            .contains("\"type\":\"human.approved\"")
+    );
+    let status = r.ok(&["status"], 10);
+    assert!(
+        status.contains(
+            "1 of 2 approvals (by signer ana@example.org); 1 more awaited from bo@example.org"
+        ),
+        "{status}"
+    );
+    // The same person again is refused, whatever they sign with.
+    let out = decide_signed(&r, &ana, "really");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "required = 2: hg-1-conformity-1 was already approved by signer ana@example.org"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // The second person decides it.
+    let out = decide_signed(&r, &bo, "agreed");
+    assert_eq!(out.status.code(), Some(11), "{}", stderr(&out));
+    let last = r.journal().last().unwrap().clone();
+    assert!(last.contains("\"type\":\"human.decided\""), "{last}");
+    assert!(
+        last.contains("\"approvedBy\":[\"signer ana@example.org\"]"),
+        "{last}"
+    );
+    r.finish();
+    let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("2 decisions, 2 evidence files"), "{text}");
+    assert!(text.contains("2 signatures"), "{text}");
+}
+
+#[test]
+fn one_deny_decides_a_two_person_gate() {
+    let r = Run::started();
+    std::fs::create_dir_all(r.config().join("loopwatch")).unwrap();
+    std::fs::write(
+        r.config().join("loopwatch/policy.toml"),
+        "[gate.out-of-scope]\nrequired = 2\n",
+    )
+    .unwrap();
+    r.ok(
+        &[
+            "decide",
+            "hg-1-conformity-1",
+            "deny",
+            "--reason",
+            "remove it",
+        ],
+        11,
+    );
+    assert!(
+        r.journal()
+            .last()
+            .unwrap()
+            .contains("\"type\":\"human.decided\"")
+    );
+}
+
+#[test]
+fn a_bad_policy_file_is_an_error_naming_file_line_and_key() {
+    let r = Run::started();
+    std::fs::create_dir_all(r.config().join("loopwatch")).unwrap();
+    let policy = r.config().join("loopwatch/policy.toml");
+    std::fs::write(
+        &policy,
+        "# who decides\n\n[gate.out-of-skope]\nrequired = 2\n",
+    )
+    .unwrap();
+    let out = Run::run_in(
+        &r.root,
+        &["decide", "hg-1-conformity-1", "approve", "--reason", "ok"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let want = format!(
+        "{}:3: [gate.out-of-skope]: unknown human gate kind",
+        policy.display()
+    );
+    assert!(stderr(&out).contains(&want), "{}", stderr(&out));
+    std::fs::write(&policy, "[gate.out-of-scope]\nrequired = -1\n").unwrap();
+    let out = Run::run_in(
+        &r.root,
+        &["decide", "hg-1-conformity-1", "approve", "--reason", "ok"],
+    );
+    assert!(
+        stderr(&out)
+            .contains("policy.toml:2: [gate.out-of-scope] required: -1 is not a count of people"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_decision_from_inside_an_agent_dispatch_is_refused() {
+    let r = Run::started();
+    let pipeline = std::fs::canonicalize(r.pipeline()).unwrap();
+    let marker = format!("{}#3", pipeline.display());
+    let before = r.journal();
+    let out = Run::run_env(
+        &r.root,
+        &[
+            "decide",
+            "hg-1-conformity-1",
+            "approve",
+            "--reason",
+            "agent says ok",
+        ],
+        &[("LOOPWATCH_DISPATCH", &marker)],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("refused: this runs inside agent dispatch #3 of the run"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(r.journal(), before);
 }

@@ -1,9 +1,10 @@
 //! A run that can be checked by someone else, offline: the journal's hash
 //! chain and the files it names checked ([`verify`]), the run in one
 //! archive ([`archive`]), SSH signatures made and checked the way git
-//! makes them ([`sign`]).
+//! makes them ([`sign`]), and who may decide which gate ([`policy`]).
 
 pub mod archive;
+pub mod policy;
 pub mod sign;
 pub mod verify;
 

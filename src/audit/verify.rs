@@ -190,28 +190,34 @@ pub fn evidence_name_ok(id: &str) -> bool {
 
 fn check_decisions(t: &Target<'_>, events: &[(u64, Event)], out: &mut Verified) {
     let mut asked = std::collections::HashSet::new();
+    let mut approvals = std::collections::HashMap::<String, usize>::new();
     for (n, ev) in events {
-        match &ev.body {
+        let (d, file) = match &ev.body {
             EventBody::HumanRequested(r) => {
                 asked.insert(r.id.clone());
+                continue;
             }
-            EventBody::HumanDecided(d) => {
-                out.decisions += 1;
-                let at = place(*n, ev);
-                if !asked.contains(&d.id) {
-                    out.broken(&at, format!("decides {}, a gate never asked", d.id));
-                }
-                if !d.evidence_hash.is_empty() {
-                    check_evidence(t.pipeline_dir, &at, d, out);
-                }
-                if let (Some(s), Some(allowed)) = (Signature::of(d), t.allowed_signers) {
-                    out.signatures += 1;
-                    if let Err(why) = sign::verify_decision(allowed, d, &s) {
-                        out.broken(&at, format!("signature of {}: {why}", d.id));
-                    }
-                }
+            EventBody::HumanDecided(d) => (d, d.id.clone()),
+            EventBody::HumanApproved(d) => {
+                let k = approvals.entry(d.id.clone()).or_default();
+                *k += 1;
+                (d, format!("{}.{k}", d.id))
             }
-            _ => {}
+            _ => continue,
+        };
+        out.decisions += 1;
+        let at = place(*n, ev);
+        if !asked.contains(&d.id) {
+            out.broken(&at, format!("decides {}, a gate never asked", d.id));
+        }
+        if !d.evidence_hash.is_empty() {
+            check_evidence(t.pipeline_dir, &at, d, &file, out);
+        }
+        if let (Some(s), Some(allowed)) = (Signature::of(d), t.allowed_signers) {
+            out.signatures += 1;
+            if let Err(why) = sign::verify_decision(allowed, d, &s) {
+                out.broken(&at, format!("signature of {}: {why}", d.id));
+            }
         }
     }
 }
@@ -220,17 +226,17 @@ fn check_evidence(
     dir: &Path,
     at: &str,
     d: &crate::model::event::HumanDecision,
+    file: &str,
     out: &mut Verified,
 ) {
-    let name = format!("{}.txt", d.id);
-    if !evidence_name_ok(&d.id) {
+    if !evidence_name_ok(file) {
         out.broken(
             at,
             format!("gate id {:?} cannot name an evidence file", d.id),
         );
         return;
     }
-    let rel = format!("evidence/{name}");
+    let rel = format!("evidence/{file}.txt");
     out.evidence += 1;
     match crate::util::read_regular(&dir.join(&rel), MAX_EVIDENCE_BYTES) {
         Ok(bytes) if bytes.len() as u64 > MAX_EVIDENCE_BYTES => out.broken(

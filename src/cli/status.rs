@@ -95,7 +95,14 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         }
         say_json(&v)?;
     } else {
-        let mut out = text(state);
+        let policy = crate::audit::policy::Policy::load_user();
+        let mut out = text_with(state, policy.as_ref().ok());
+        if let Err(e) = &policy {
+            out.push_str(&format!(
+                "problem: the decision policy cannot be used: {}\n",
+                shown(&e.to_string())
+            ));
+        }
         for p in &snap.problems {
             out.push_str(&format!("problem: {}\n", shown(&p.to_string())));
         }
@@ -123,12 +130,18 @@ pub fn waiting(s: &State) -> serde_json::Value {
                     })
                 })
                 .collect();
+            let approvals: Vec<String> = g
+                .approvals
+                .iter()
+                .map(|a| crate::audit::policy::approver(&a.decision))
+                .collect();
             serde_json::json!({
                 "id": r.id,
                 "kind": r.kind,
                 "origin": rules::origin(r),
                 "summary": r.summary,
                 "options": options,
+                "approvals": approvals,
             })
         })
         .collect()
@@ -137,6 +150,12 @@ pub fn waiting(s: &State) -> serde_json::Value {
 /// The text form of `status`: every field from the journal escaped, so
 /// each line is one of ours.
 pub fn text(s: &State) -> String {
+    text_with(s, None)
+}
+
+/// [`text`], each open gate saying who approved it so far and who is
+/// still awaited under the decision `policy`.
+pub fn text_with(s: &State, policy: Option<&crate::audit::policy::Policy>) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     match &s.run {
@@ -186,6 +205,20 @@ pub fn text(s: &State) -> String {
                 rules::origin(r),
                 shown(&r.summary)
             );
+            match policy.and_then(|p| p.awaiting(g)) {
+                Some(line) => {
+                    let _ = writeln!(out, "    {}", shown(&line));
+                }
+                None if !g.approvals.is_empty() => {
+                    let by: Vec<String> = g
+                        .approvals
+                        .iter()
+                        .map(|a| crate::audit::policy::approver(&a.decision))
+                        .collect();
+                    let _ = writeln!(out, "    approved so far by {}", shown(&by.join(", ")));
+                }
+                None => {}
+            }
             for c in r
                 .kind
                 .spec()

@@ -118,6 +118,10 @@ pub enum EventBody {
     /// A person decided.
     #[serde(rename = "human.decided")]
     HumanDecided(Box<HumanDecision>),
+    /// A person approved a gate whose decision policy needs more people
+    /// than have approved so far: counted, the gate stays open.
+    #[serde(rename = "human.approved")]
+    HumanApproved(Box<HumanDecision>),
     /// Nobody decided in time: the gate's expiry action applies.
     #[serde(rename = "human.expired")]
     HumanExpired(Box<HumanExpired>),
@@ -213,7 +217,7 @@ impl EventBody {
             EventBody::GateFinished(g) => &mut g.extra,
             EventBody::VerifyResult(r) => &mut r.extra,
             EventBody::HumanRequested(h) => &mut h.extra,
-            EventBody::HumanDecided(d) => &mut d.extra,
+            EventBody::HumanDecided(d) | EventBody::HumanApproved(d) => &mut d.extra,
             EventBody::AgentStarted(a) => &mut a.extra,
             EventBody::AgentFinished(a) => &mut a.extra,
             EventBody::HumanExpired(x) => &mut x.extra,
@@ -244,6 +248,7 @@ impl EventBody {
             EventBody::FloorGuardFinished(_) => "floor-guard.finished",
             EventBody::HumanRequested(_) => "human.requested",
             EventBody::HumanDecided(_) => "human.decided",
+            EventBody::HumanApproved(_) => "human.approved",
             EventBody::HumanExpired(_) => "human.expired",
             EventBody::NotifySent(_) => "notify.sent",
             EventBody::DevDispatched { .. } => "dev.dispatched",
@@ -881,7 +886,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 23] = [
+pub const KNOWN_TYPES: [&str; 24] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -893,6 +898,7 @@ pub const KNOWN_TYPES: [&str; 23] = [
     "floor-guard.finished",
     "human.requested",
     "human.decided",
+    "human.approved",
     "human.expired",
     "notify.sent",
     "dev.dispatched",

@@ -61,6 +61,64 @@ pub enum Refusal {
     /// A decision without a reason.
     #[error("a decision needs a non-empty reason")]
     BlankReason,
+    /// The decision policy cannot be read: nothing is decided without it.
+    #[error("refused: the decision policy cannot be used: {why}")]
+    PolicyUnusable {
+        /// File, line, key and problem.
+        why: String,
+    },
+    /// The policy names who may decide this kind of gate, and not this person.
+    #[error("refused by the decision policy {rule} deciders: {who} may not decide this gate")]
+    NotADecider {
+        /// The person (account or signer).
+        who: String,
+        /// `<policy file> [gate.<kind>]`.
+        rule: String,
+    },
+    /// The policy needs a signature this decision does not carry.
+    #[error(
+        "refused by the decision policy {rule} signature = true: sign the decision (decide --sign)"
+    )]
+    SignatureRequired {
+        /// `<policy file> [gate.<kind>]`.
+        rule: String,
+    },
+    /// The decision's signature is not one the policy's allowed signers accept.
+    #[error("refused by the decision policy {policy} allowed_signers: {why}")]
+    BadSignature {
+        /// The policy file.
+        policy: String,
+        /// What ssh-keygen said.
+        why: String,
+    },
+    /// The same person approving twice a gate that needs several people.
+    #[error(
+        "refused by the decision policy {rule} required = {required}: {id} was already approved by {who}; the other approvals must come from other people"
+    )]
+    AlreadyApproved {
+        /// The gate.
+        id: String,
+        /// The person.
+        who: String,
+        /// People required.
+        required: u32,
+        /// `<policy file> [gate.<kind>]`.
+        rule: String,
+    },
+    /// An approval choosing another option than the approvals before it.
+    #[error(
+        "refused by the decision policy {rule}: {id}'s approvals so far chose {first}, not {this} (deny to close it, or choose {first})"
+    )]
+    ApprovalDiffers {
+        /// The gate.
+        id: String,
+        /// The option of the approvals so far.
+        first: Decision,
+        /// The option given.
+        this: Decision,
+        /// `<policy file> [gate.<kind>]`.
+        rule: String,
+    },
     /// Called from inside the process tree of something the run's engine
     /// started (an agent, a check, a repro test).
     #[error(
