@@ -393,6 +393,24 @@ impl Policy {
     }
 }
 
+/// The line the decision dialog and `status` show for a gate with
+/// approvals or a rule needing several people: who approved so far and
+/// who is still awaited (`None` for a gate decided as before).
+pub fn approvals_line(gate: &HumanGate, policy: Option<&Policy>) -> Option<String> {
+    if let Some(line) = policy.and_then(|p| p.awaiting(gate)) {
+        return Some(line);
+    }
+    if gate.approvals.is_empty() {
+        return None;
+    }
+    let by: Vec<String> = gate
+        .approvals
+        .iter()
+        .map(|a| approver(&a.decision))
+        .collect();
+    Some(format!("approved so far by {}", by.join(", ")))
+}
+
 /// The person an approval counted (its `approver` field, else its `by`).
 pub fn approver(d: &HumanDecision) -> String {
     d.extra

@@ -205,19 +205,8 @@ pub fn text_with(s: &State, policy: Option<&crate::audit::policy::Policy>) -> St
                 rules::origin(r),
                 shown(&r.summary)
             );
-            match policy.and_then(|p| p.awaiting(g)) {
-                Some(line) => {
-                    let _ = writeln!(out, "    {}", shown(&line));
-                }
-                None if !g.approvals.is_empty() => {
-                    let by: Vec<String> = g
-                        .approvals
-                        .iter()
-                        .map(|a| crate::audit::policy::approver(&a.decision))
-                        .collect();
-                    let _ = writeln!(out, "    approved so far by {}", shown(&by.join(", ")));
-                }
-                None => {}
+            if let Some(line) = crate::audit::policy::approvals_line(g, policy) {
+                let _ = writeln!(out, "    {}", shown(&line));
             }
             for c in r
                 .kind
