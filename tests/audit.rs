@@ -740,3 +740,12 @@ fn a_decision_from_inside_an_agent_dispatch_is_refused() {
     );
     assert_eq!(r.journal(), before);
 }
+
+#[test]
+fn verify_where_there_is_no_run_is_no_pipeline() {
+    let d = tempfile::tempdir().unwrap();
+    let out = Run::run_in(d.path(), &["verify", d.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let out = Run::run_in(d.path(), &["verify", "missing.tar"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

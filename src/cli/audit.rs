@@ -22,7 +22,7 @@ person. An export archive is checked against its manifest first, with no worktre
 no network. With --allowed-signers, every signature (decisions, the export's manifest)
 is checked with `ssh-keygen -Y verify` and an export must be signed.
 
-Exit codes: 0 verified, 1 something is broken (each break printed), 2 usage.")]
+Exit codes: 0 verified, 1 something is broken (each break printed), 2 usage, 3 no pipeline.")]
 pub struct VerifyArgs {
     /// Worktree, .pipeline folder or export archive (default: the pipeline found from here).
     pub path: Option<PathBuf>,
@@ -70,6 +70,15 @@ pub fn verify(a: VerifyArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
             "{}: no such file or folder",
             shown(&path.display().to_string())
         );
+    }
+    if path.is_dir() {
+        let pipeline = crate::journal::Pipeline::from_user_path(&path);
+        if !pipeline.journal_path().exists() {
+            return Err(crate::journal::JournalError::NoPipelineAt {
+                dir: pipeline.dir().to_path_buf(),
+            }
+            .into());
+        }
     }
     let v = crate::audit::verify_path(&path, a.allowed_signers.as_deref());
     for b in &v.breaks {
