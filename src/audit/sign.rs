@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::model::event::HumanDecision;
-use crate::process::{Command, Sink};
+use crate::process::Sink;
 
 /// The signature namespace (`-n`): a loopwatch signature can never pass
 /// for a git commit's, a file's, or another program's.
@@ -118,7 +118,7 @@ fn ssh_keygen(
     what: &'static str,
 ) -> Result<(bool, String, String), SignError> {
     let cwd = std::env::temp_dir();
-    let ended = Command::new("ssh-keygen", &cwd)
+    let ended = crate::process::Command::new("ssh-keygen", &cwd)
         .args(args)
         .stdin(input)
         .deadline(DEADLINE)

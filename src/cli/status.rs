@@ -15,7 +15,8 @@ use crate::model::*;
 --json prints the whole state (the fold of events.jsonl, as in state.json) plus
 `openHumanGates` (ids of the gates waiting on a person), `waiting` (each of those
 gates with its kind, its origin and its options, each with its key and what it does:
-{\"id\",\"kind\",\"origin\",\"summary\",\"options\":[{\"decision\",\"key\",\"does\"}]})
+{\"id\",\"kind\",\"origin\",\"summary\",\"options\":[{\"decision\",\"key\",\"does\"}]}, and
+\"approvals\" (who approved so far) when a decision policy counted some)
 and `problems` (journal lines that could not be used). Strings are escaped as JSON
 (control, bidirectional and invisible characters as \\uXXXX), so the output parses
 back to what was recorded. The text form lists each open gate's options under it,
@@ -135,14 +136,20 @@ pub fn waiting(s: &State) -> serde_json::Value {
                 .iter()
                 .map(|a| crate::audit::policy::approver(&a.decision))
                 .collect();
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "id": r.id,
                 "kind": r.kind,
                 "origin": rules::origin(r),
                 "summary": r.summary,
                 "options": options,
-                "approvals": approvals,
-            })
+            });
+            // Who approved so far, when a decision policy counted approvals.
+            if !approvals.is_empty()
+                && let Some(o) = v.as_object_mut()
+            {
+                o.insert("approvals".into(), serde_json::json!(approvals));
+            }
+            v
         })
         .collect()
 }
