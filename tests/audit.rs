@@ -749,3 +749,32 @@ fn verify_where_there_is_no_run_is_no_pipeline() {
     let out = Run::run_in(d.path(), &["verify", "missing.tar"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+#[test]
+fn decide_sign_takes_the_key_the_persons_config_names() {
+    let r = Run::started();
+    let ana = keygen(&r.config(), "ana");
+    std::fs::create_dir_all(r.config().join("loopwatch")).unwrap();
+    std::fs::write(
+        r.config().join("loopwatch/policy.toml"),
+        format!("signing_key = \"{}\"\n", ana.display()),
+    )
+    .unwrap();
+    r.ok(
+        &[
+            "decide",
+            "hg-1-conformity-1",
+            "approve",
+            "--reason",
+            "signed with the configured key",
+            "--sign",
+        ],
+        11,
+    );
+    let allowed = r.config().join("allowed_signers");
+    allowed_signers(&allowed, &[("ana@example.org", &ana)]);
+    let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
+    // The run is not ended: the chain, evidence and signature still verify.
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("1 signatures"), "{text}");
+}

@@ -5,6 +5,7 @@
 //!
 //! ```toml
 //! allowed_signers = "~/.config/loopwatch/allowed_signers"  # git's format
+//! signing_key = "~/.ssh/id_ed25519"                       # what --sign signs with
 //!
 //! [gate.out-of-scope]
 //! deciders = ["ana@desk", "bo@example.org"]  # user@host, or a signer's principal
@@ -53,6 +54,8 @@ pub struct Policy {
     pub path: Option<PathBuf>,
     /// The allowed-signers file signatures are checked against.
     pub allowed_signers: Option<PathBuf>,
+    /// The key `--sign` signs with when no `--key` is given.
+    pub signing_key: Option<PathBuf>,
     /// Per kind.
     pub rules: HashMap<HumanGateKind, Rule>,
 }
@@ -75,6 +78,7 @@ pub struct PolicyError {
 #[serde(deny_unknown_fields)]
 struct RawPolicy {
     allowed_signers: Option<String>,
+    signing_key: Option<String>,
     #[serde(default)]
     gate: BTreeMap<String, toml::Value>,
 }
@@ -274,6 +278,7 @@ impl Policy {
         Ok(Policy {
             path: Some(path.to_path_buf()),
             allowed_signers,
+            signing_key: raw.signing_key.as_deref().map(expand),
             rules,
         })
     }

@@ -77,7 +77,8 @@ pub fn canonical(d: &HumanDecision) -> Vec<u8> {
     Value::Object(m).to_string().into_bytes()
 }
 
-/// The key to sign with: `flag`, else `LOOPWATCH_SIGNING_KEY`, else git's
+/// The key to sign with: `flag`, else `LOOPWATCH_SIGNING_KEY`, else
+/// `signing_key` of the person's `policy.toml`, else git's
 /// `user.signingkey` when it names a file, else `~/.ssh/id_ed25519`.
 pub fn signing_key(flag: Option<&Path>) -> Result<PathBuf, SignError> {
     let expand = |s: &str| -> PathBuf {
@@ -90,6 +91,11 @@ pub fn signing_key(flag: Option<&Path>) -> Result<PathBuf, SignError> {
         k.to_path_buf()
     } else if let Some(k) = std::env::var_os("LOOPWATCH_SIGNING_KEY").filter(|k| !k.is_empty()) {
         PathBuf::from(k)
+    } else if let Some(k) = super::policy::Policy::load_user()
+        .ok()
+        .and_then(|p| p.signing_key)
+    {
+        k
     } else if let Some(k) = git_signing_key() {
         expand(&k)
     } else {
