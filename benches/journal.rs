@@ -85,6 +85,7 @@ fn write_big_journal(path: &std::path::Path, n: u64) -> u64 {
             v: 1,
             seq: *seq,
             at: "2026-11-02T09:15:02Z".into(),
+            prev: None,
             body,
         };
         writeln!(f, "{}", ev.to_line()).expect("write");

@@ -20,6 +20,9 @@
 //! - [`recorder`]: the one writer of the journal: what the orchestrator's calls, the engine's
 //!   dispatches and review stage, and a person's decisions write, with the loop's rules applied
 //!   under the lock; the evidence a gate carries and the lines a person decides on.
+//! - [`audit`]: a run checked offline: the journal's hash chain, the evidence, snapshots and
+//!   contract edits it names (`verify`), the run in one archive (`export`), SSH signatures
+//!   of decisions and exports (`ssh-keygen -Y`), and the person's decision policy.
 //! - [`report`]: the run report (markdown, JSON, self-contained HTML).
 //! - [`checks`]: the other deterministic checks (floor-guard, evidence-gate, triage apply).
 //! - [`contract`]: edits of the contract made on a person's behalf (`[gated …]` in FILE SCOPE).
@@ -57,6 +60,7 @@ macro_rules! static_regex {
     };
 }
 
+pub mod audit;
 pub mod checks;
 pub mod cli;
 pub mod code;

@@ -22,6 +22,12 @@ pub struct EventLine {
     pub seq: u64,
     /// RFC 3339 UTC time.
     pub at: String,
+    /// The hash chain: sha256 (64 lowercase hex digits) of the previous
+    /// line's bytes; absent on the first line and on lines written before
+    /// the chain existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub prev: Option<String>,
     /// Payload by `type`.
     #[serde(flatten)]
     pub body: EventBody,

@@ -51,6 +51,16 @@ pub fn user_at_host() -> String {
     format!("{user}@{host}")
 }
 
+/// `user@host` of the account this process runs as: the login name of
+/// its uid (no environment variable changes it), for what a person's
+/// identity must not be claimed by (the decision policy).
+pub fn account_at_host() -> String {
+    let user =
+        user_from_passwd().unwrap_or_else(|| format!("uid{}", rustix::process::getuid().as_raw()));
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    format!("{user}@{host}")
+}
+
 /// The login name of the current uid, from `/etc/passwd`.
 fn user_from_passwd() -> Option<String> {
     let uid = rustix::process::getuid().as_raw().to_string();
@@ -194,4 +204,25 @@ mod tests {
         assert_eq!(super::signal_name(15), "SIGTERM");
         assert_eq!(super::signal_name(64), "signal 64");
     }
+}
+
+/// This user's loopwatch config folder: `$XDG_CONFIG_HOME/loopwatch`, else
+/// `$HOME/.config/loopwatch` (`None` when neither is set).
+pub fn user_config_dir(
+    xdg_config_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<std::path::PathBuf> {
+    let base = match xdg_config_home.filter(|v| !v.is_empty()) {
+        Some(x) => std::path::PathBuf::from(x),
+        None => std::path::PathBuf::from(home.filter(|v| !v.is_empty())?).join(".config"),
+    };
+    Some(base.join("loopwatch"))
+}
+
+/// [`user_config_dir`] from this process's environment.
+pub fn user_config_dir_from_env() -> Option<std::path::PathBuf> {
+    user_config_dir(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    )
 }

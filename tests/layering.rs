@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 /// The modules from the top: each may use only the ones after it.
 const ORDER: &[&str] = &[
-    "cli", "demo", "tui", "engine", "watch", "notify", "recorder", "report", "checks", "contract",
-    "gate0", "code", "journal", "schema", "history", "parse", "model", "process", "redact",
-    "sanitize", "util",
+    "cli", "demo", "tui", "engine", "watch", "notify", "recorder", "audit", "report", "checks",
+    "contract", "gate0", "code", "journal", "schema", "history", "parse", "model", "process",
+    "redact", "sanitize", "util",
 ];
 
 /// A source file and its module path (`["tui", "rows", "cells"]`).

@@ -72,6 +72,7 @@ pub fn long_run(iterations: u32, findings: usize) -> Vec<Event> {
                 (seq / 60) % 60,
                 seq % 60
             ),
+            prev: None,
             body,
         });
     };
@@ -151,6 +152,7 @@ fn number(bodies: Vec<EventBody>) -> Vec<Event> {
             v: 1,
             seq: i as u64 + 1,
             at: format!("2026-11-02T09:00:{:02}Z", i % 60),
+            prev: None,
             body,
         })
         .collect()

@@ -151,6 +151,7 @@ fn update_cost(wt: &Worktree, events: &[Event], rounds: usize) -> anyhow::Result
             v: 1,
             seq,
             at: "2026-11-02T12:00:00Z".into(),
+            prev: None,
             body: EventBody::Note {
                 text: format!("update {i}"),
             },

@@ -231,6 +231,7 @@ fn round_trip(body: EventBody) {
         v: 1,
         seq: 1,
         at: "2026-11-02T10:00:00Z".into(),
+        prev: None,
         body,
     };
     let line = ev.to_line();

@@ -85,6 +85,14 @@ pub struct DecideArgs {
     /// under its own heading (any decision may carry one).
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
+    /// Sign the decision with your SSH key (ssh-keygen -Y sign -n loopwatch): its
+    /// `signature` field, checked by `verify --allowed-signers` and the decision policy.
+    #[arg(long)]
+    pub sign: bool,
+    /// The SSH key to sign with (default: LOOPWATCH_SIGNING_KEY, git's user.signingkey,
+    /// ~/.ssh/id_ed25519).
+    #[arg(long, value_name = "FILE", requires = "sign")]
+    pub key: Option<std::path::PathBuf>,
 }
 
 /// `split`.
@@ -309,7 +317,7 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
             )
         })
         .unwrap_or_default();
-    let decision = HumanDecision {
+    let mut decision = HumanDecision {
         id: a.id.clone(),
         decision: a.decision,
         reason: a.reason,
@@ -319,6 +327,14 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         note: a.note.filter(|n| !n.trim().is_empty()),
         extra: Default::default(),
     };
+    if a.sign {
+        use crate::audit::sign;
+        let key = sign::signing_key(a.key.as_deref())?;
+        // The hash the recorder records, signed with the rest.
+        decision.evidence_hash = crate::util::sha256_tagged(evidence.as_bytes());
+        let signature = sign::sign(&key, &sign::canonical(&decision))?;
+        decision.extra.insert("signature".into(), signature.into());
+    }
     let out = rec.decide_on(decision, evidence.as_bytes())?;
     say(&format!(
         "decision saved ({}: {})",

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod audit;
 pub mod config;
 pub mod demo;
 pub mod dry_run;
@@ -80,6 +81,10 @@ pub enum Command {
     Gc(gc::GcArgs),
     /// Check journals, states, triage files and finding verdicts against their schemas.
     Validate(validate::ValidateArgs),
+    /// Check a run's record offline: hash chain, evidence, snapshots, decisions, signatures.
+    Verify(audit::VerifyArgs),
+    /// Write a run to one archive (journal, evidence, gate outputs, report, code bundle).
+    Export(audit::ExportArgs),
     /// GATE 0: parse (status) or run (run) the CHECK: oracles of a contract.
     ///
     /// Exit codes: 0 MET, 2 UNMET / PENDING / ERROR, 3 ABANDONED.
@@ -144,6 +149,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Report(a)) => replay::report(a, &globals),
         Some(Command::Gc(a)) => gc::run(a, &globals),
         Some(Command::Validate(a)) => validate::run(a, &globals),
+        Some(Command::Verify(a)) => audit::verify(a, &globals),
+        Some(Command::Export(a)) => audit::export_run(a, &globals),
         Some(Command::Config(a)) => config::run(a, &globals),
         Some(Command::Completions(a)) => misc::completions(a),
         Some(Command::Man) => misc::man(),

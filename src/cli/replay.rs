@@ -23,7 +23,7 @@ Decisions cannot be taken in replay.
 Exit codes: 0 quit, 2 --at or --iteration out of the run's range (or no terminal),
 3 no pipeline.")]
 pub struct ReplayArgs {
-    /// Worktree or .pipeline folder (default: found from here).
+    /// Worktree, .pipeline folder or export archive (opened read-only; default: found from here).
     pub path: Option<PathBuf>,
     /// Start at the event with this seq.
     #[arg(long, conflicts_with = "iteration")]
@@ -71,7 +71,7 @@ skipped. JSON strings escape control, bidirectional and invisible characters as 
 
 Exit codes: 0 written, 2 the output file could not be written, 3 no pipeline.")]
 pub struct ReportArgs {
-    /// Worktree or .pipeline folder (default: found from here).
+    /// Worktree, .pipeline folder or export archive (opened read-only; default: found from here).
     pub path: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Md)]
@@ -85,6 +85,23 @@ fn pipeline_of(path: Option<&PathBuf>, globals: &Globals) -> anyhow::Result<Pipe
     match path {
         Some(p) => Ok(Pipeline::from_user_path(p)),
         None => globals.pipeline_for_reading(),
+    }
+}
+
+/// The pipeline to read: a folder as [`pipeline_of`] finds it, or an
+/// export archive opened read-only into a private temporary folder (kept
+/// as long as the returned archive is).
+fn readable(
+    path: Option<&PathBuf>,
+    globals: &Globals,
+) -> anyhow::Result<(Pipeline, Option<crate::audit::archive::Opened>)> {
+    match path {
+        Some(p) if crate::audit::archive::is_archive(p) => {
+            let opened = crate::audit::archive::open(p)
+                .with_context(|| format!("open the archive {}", p.display()))?;
+            Ok((Pipeline::at(opened.pipeline.clone()), Some(opened)))
+        }
+        _ => Ok((pipeline_of(path, globals)?, None)),
     }
 }
 
@@ -121,7 +138,7 @@ pub enum RangeError {
 
 /// Runs `replay`.
 pub fn replay(a: ReplayArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let pipeline = pipeline_of(a.path.as_ref(), globals)?;
+    let (pipeline, _archive) = readable(a.path.as_ref(), globals)?;
     let snap = read(&pipeline)?;
     if let Some(seq) = a.at {
         let last = snap.state.seq;
@@ -178,7 +195,7 @@ pub fn diff(a: DiffArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 
 /// Runs `report`.
 pub fn report(a: ReportArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let pipeline = pipeline_of(a.path.as_ref(), globals)?;
+    let (pipeline, _archive) = readable(a.path.as_ref(), globals)?;
     let snap = read(&pipeline)?;
     let r = Report::build(&snap.state, Some(pipeline.dir()))
         .with_events(&snap.events, pipeline.worktree());

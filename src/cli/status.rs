@@ -15,7 +15,8 @@ use crate::model::*;
 --json prints the whole state (the fold of events.jsonl, as in state.json) plus
 `openHumanGates` (ids of the gates waiting on a person), `waiting` (each of those
 gates with its kind, its origin and its options, each with its key and what it does:
-{\"id\",\"kind\",\"origin\",\"summary\",\"options\":[{\"decision\",\"key\",\"does\"}]})
+{\"id\",\"kind\",\"origin\",\"summary\",\"options\":[{\"decision\",\"key\",\"does\"}]}, and
+\"approvals\" (who approved so far) when a decision policy counted some)
 and `problems` (journal lines that could not be used). Strings are escaped as JSON
 (control, bidirectional and invisible characters as \\uXXXX), so the output parses
 back to what was recorded. The text form lists each open gate's options under it,
@@ -95,7 +96,14 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         }
         say_json(&v)?;
     } else {
-        let mut out = text(state);
+        let policy = crate::audit::policy::Policy::load_user();
+        let mut out = text_with(state, policy.as_ref().ok());
+        if let Err(e) = &policy {
+            out.push_str(&format!(
+                "problem: the decision policy cannot be used: {}\n",
+                shown(&e.to_string())
+            ));
+        }
         for p in &snap.problems {
             out.push_str(&format!("problem: {}\n", shown(&p.to_string())));
         }
@@ -123,13 +131,25 @@ pub fn waiting(s: &State) -> serde_json::Value {
                     })
                 })
                 .collect();
-            serde_json::json!({
+            let approvals: Vec<String> = g
+                .approvals
+                .iter()
+                .map(|a| crate::audit::policy::approver(&a.decision))
+                .collect();
+            let mut v = serde_json::json!({
                 "id": r.id,
                 "kind": r.kind,
                 "origin": rules::origin(r),
                 "summary": r.summary,
                 "options": options,
-            })
+            });
+            // Who approved so far, when a decision policy counted approvals.
+            if !approvals.is_empty()
+                && let Some(o) = v.as_object_mut()
+            {
+                o.insert("approvals".into(), serde_json::json!(approvals));
+            }
+            v
         })
         .collect()
 }
@@ -137,6 +157,12 @@ pub fn waiting(s: &State) -> serde_json::Value {
 /// The text form of `status`: every field from the journal escaped, so
 /// each line is one of ours.
 pub fn text(s: &State) -> String {
+    text_with(s, None)
+}
+
+/// [`text`], each open gate saying who approved it so far and who is
+/// still awaited under the decision `policy`.
+pub fn text_with(s: &State, policy: Option<&crate::audit::policy::Policy>) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     match &s.run {
@@ -186,6 +212,9 @@ pub fn text(s: &State) -> String {
                 rules::origin(r),
                 shown(&r.summary)
             );
+            if let Some(line) = crate::audit::policy::approvals_line(g, policy) {
+                let _ = writeln!(out, "    {}", shown(&line));
+            }
             for c in r
                 .kind
                 .spec()

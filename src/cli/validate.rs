@@ -141,6 +141,7 @@ pub fn check_journal(name: &str, mut input: impl BufRead) -> anyhow::Result<Vec<
     let mut last_seq = 0u64;
     let mut line = Vec::new();
     let mut n = 0usize;
+    let mut chain = crate::journal::Chain::new();
     let max = crate::journal::MAX_LINE_BYTES as u64;
     loop {
         line.clear();
@@ -161,6 +162,7 @@ pub fn check_journal(name: &str, mut input: impl BufRead) -> anyhow::Result<Vec<
                 "{name}:{n}: line longer than {}: skipped by readers",
                 crate::util::size_text(max)
             ));
+            chain.skip();
             // Skip the rest of the line without holding it.
             if !ended {
                 skip_line(&mut input)?;
@@ -172,6 +174,9 @@ pub fn check_journal(name: &str, mut input: impl BufRead) -> anyhow::Result<Vec<
                 "{name}:{n}: last line has no newline (a write in progress, or a crashed writer)"
             ));
             break;
+        }
+        if let Some(b) = chain.next(&line) {
+            out.push(format!("{name}:{n}: hash chain broken: {b}"));
         }
         let raw = line.strip_suffix(b"\r").unwrap_or(&line);
         check_journal_line(

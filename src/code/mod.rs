@@ -11,6 +11,7 @@
 //! Nothing here prints or touches the terminal: the text of files is
 //! returned as data and sanitised by whoever shows it.
 
+mod bundle;
 mod diff;
 mod excerpt;
 mod git;
@@ -27,6 +28,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+pub use bundle::{bundle_run, trees_present, unbundle_into};
 pub use diff::{DiffLimits, FileDiff, FileStatus, Hunk, diff, diff_with};
 pub use excerpt::{Excerpt, ExcerptLine, excerpt};
 pub use git::{GIT_TIMEOUT, answer as git_answer, stdout as git_stdout};

@@ -620,6 +620,21 @@ fn others_may_append(
             }
         })
         .map_err(|why| format!("a decision of {}: {why}", d.id)),
+        // An approval counted towards a decision policy's `required`.
+        EventBody::HumanApproved(d) => took(
+            &d.id,
+            s.human_gate(&d.id)
+                .and_then(|g| g.approvals.last())
+                .map(|r| r.seq),
+        )
+        .and_then(|()| {
+            if door.took(d) {
+                Ok(())
+            } else {
+                Err("not handed to the engine at its door".into())
+            }
+        })
+        .map_err(|why| format!("an approval of {}: {why}", d.id)),
         EventBody::HumanExpired(x) => took(
             &x.id,
             s.human_gate(&x.id)

@@ -246,6 +246,7 @@ mod tests {
             v: 1,
             seq,
             at: "t".into(),
+            prev: None,
             body: EventBody::Note {
                 text: format!("n{seq}"),
             },

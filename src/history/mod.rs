@@ -210,6 +210,7 @@ mod tests {
                 v: 1,
                 seq,
                 at: "2026-01-01T00:00:00Z".into(),
+                prev: None,
                 body: if seq % 100 == 1 {
                     EventBody::IterationStarted {
                         iteration: (seq / 100 + 1) as u32,

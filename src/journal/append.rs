@@ -91,14 +91,20 @@ where
     let at = now_rfc3339();
     let mut events = Vec::with_capacity(bodies.len());
     let mut buf = Vec::new();
+    // The hash chain: each line names the hash of the line before it (the
+    // journal's last line under the lock, then the batch's own).
+    let mut prev = last_line(&journal_path)?.map(|l| super::line_hash(&l));
     for (i, body) in bodies.into_iter().enumerate() {
         let ev = Event {
             v: EVENT_VERSION,
             seq: state.seq + 1 + i as u64,
             at: at.clone(),
+            prev: prev.take(),
             body,
         };
+        let start = buf.len();
         serde_json::to_writer(&mut buf, &ev.to_value()).map_err(JournalError::from)?;
+        prev = Some(super::line_hash(&buf[start..]));
         buf.push(b'\n');
         events.push(ev);
     }
@@ -272,6 +278,36 @@ fn load_state(pipeline: &Pipeline, journal_path: &Path) -> Result<(State, bool),
     Ok((fold(&batch.events), last_seq > 0))
 }
 
+/// The bytes of the journal's last line (without its `\n`), `None` for an
+/// empty journal. Called after [`repair_partial_tail`]: the journal ends
+/// with a `\n`.
+fn last_line(journal_path: &Path) -> Result<Option<Vec<u8>>, JournalError> {
+    let io = |op, e| JournalError::io(op, journal_path, e);
+    let mut f = open_regular(journal_path).map_err(|e| io("open", e))?;
+    let len = f.metadata().map_err(|e| io("stat", e))?.len();
+    if len == 0 {
+        return Ok(None);
+    }
+    let end = len - 1; // the last line's `\n`
+    let mut window = 4096u64;
+    loop {
+        let start = end.saturating_sub(window);
+        f.seek(SeekFrom::Start(start)).map_err(|e| io("seek", e))?;
+        let mut buf = Vec::new();
+        Read::by_ref(&mut f)
+            .take(end - start)
+            .read_to_end(&mut buf)
+            .map_err(|e| io("read", e))?;
+        if let Some(i) = buf.iter().rposition(|&b| b == b'\n') {
+            return Ok(Some(buf[i + 1..].to_vec()));
+        }
+        if start == 0 {
+            return Ok(Some(buf));
+        }
+        window = window.saturating_mul(4);
+    }
+}
+
 /// Seq of the last complete, parsable line (0 for an empty journal).
 fn last_seq(journal_path: &Path) -> Result<u64, JournalError> {
     let mut f =
@@ -379,5 +415,41 @@ mod tests {
         let err = append_with(&p, &o, |_| Err::<Vec<EventBody>, No>(No));
         assert!(matches!(err, Err(No)));
         assert_eq!(fs::read(p.journal_path()).unwrap(), before);
+    }
+
+    #[test]
+    fn every_appended_line_carries_the_hash_of_the_line_before_it() {
+        let d = tempfile::tempdir().unwrap();
+        let p = Pipeline::at(d.path().join(".pipeline"));
+        let o = AppendOptions::default();
+        let first = append(&p, &o, vec![note("a"), note("b")]).unwrap();
+        assert_eq!(first.events[0].prev, None);
+        append(&p, &o, vec![note("c")]).unwrap();
+        let bytes = fs::read(p.journal_path()).unwrap();
+        let lines: Vec<&[u8]> = bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(lines.len(), 3);
+        for w in lines.windows(2) {
+            let ev = Event::parse_line(w[1]).unwrap();
+            assert_eq!(
+                ev.prev.as_deref(),
+                Some(crate::journal::line_hash(w[0]).as_str())
+            );
+        }
+        let (chain, breaks) = crate::journal::check_chain(&bytes);
+        assert!(breaks.is_empty() && chain.started(), "{breaks:?}");
+        // A journal written before the chain goes on chained from its last line.
+        let d2 = tempfile::tempdir().unwrap();
+        let p2 = Pipeline::at(d2.path().join(".pipeline"));
+        p2.ensure_dir().unwrap();
+        let old = "{\"v\":1,\"seq\":1,\"at\":\"t\",\"type\":\"note\",\"text\":\"old\"}";
+        fs::write(p2.journal_path(), format!("{old}\n")).unwrap();
+        let out = append(&p2, &o, vec![note("new")]).unwrap();
+        assert_eq!(
+            out.events[0].prev.as_deref(),
+            Some(crate::journal::line_hash(old.as_bytes()).as_str())
+        );
     }
 }

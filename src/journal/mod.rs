@@ -6,6 +6,7 @@
 //! the operation that failed.
 
 mod append;
+mod chain;
 mod error;
 mod guard;
 mod lock;
@@ -17,6 +18,7 @@ mod tail;
 pub use append::{
     AppendOptions, Appended, MAX_STATE_BYTES, append, append_with, check_guard, write_state,
 };
+pub use chain::{Chain, ChainBreak, check_bytes as check_chain, line_hash};
 pub use error::{JournalError, LockHolder, PathError};
 pub use guard::{Allowed, Foreign, Guard};
 pub use lock::{DEFAULT_LOCK_TIMEOUT, MAX_LOCK_TIMEOUT_SECS, PipelineLock, parse_timeout};

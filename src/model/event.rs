@@ -22,6 +22,10 @@ pub struct Event {
     pub seq: u64,
     /// RFC 3339 UTC time of the append.
     pub at: String,
+    /// The hash chain: the sha256 (64 lowercase hex digits) of the previous
+    /// line's bytes (without its `\n`), absent on a journal's first line and
+    /// on lines written before the chain existed (PROTOCOL §3).
+    pub prev: Option<String>,
     /// The typed payload.
     pub body: EventBody,
 }
@@ -114,6 +118,10 @@ pub enum EventBody {
     /// A person decided.
     #[serde(rename = "human.decided")]
     HumanDecided(Box<HumanDecision>),
+    /// A person approved a gate whose decision policy needs more people
+    /// than have approved so far: counted, the gate stays open.
+    #[serde(rename = "human.approved")]
+    HumanApproved(Box<HumanDecision>),
     /// Nobody decided in time: the gate's expiry action applies.
     #[serde(rename = "human.expired")]
     HumanExpired(Box<HumanExpired>),
@@ -213,7 +221,7 @@ impl EventBody {
             EventBody::GateFinished(g) => &mut g.extra,
             EventBody::VerifyResult(r) => &mut r.extra,
             EventBody::HumanRequested(h) => &mut h.extra,
-            EventBody::HumanDecided(d) => &mut d.extra,
+            EventBody::HumanDecided(d) | EventBody::HumanApproved(d) => &mut d.extra,
             EventBody::AgentStarted(a) => &mut a.extra,
             EventBody::AgentFinished(a) => &mut a.extra,
             EventBody::AgentLimited(a) => &mut a.extra,
@@ -226,7 +234,7 @@ impl EventBody {
             EventBody::FindingSplit(x) => &mut x.extra,
             _ => return,
         };
-        for k in ["v", "seq", "at"] {
+        for k in ["v", "seq", "at", "prev"] {
             extra.shift_remove(k);
         }
     }
@@ -245,6 +253,7 @@ impl EventBody {
             EventBody::FloorGuardFinished(_) => "floor-guard.finished",
             EventBody::HumanRequested(_) => "human.requested",
             EventBody::HumanDecided(_) => "human.decided",
+            EventBody::HumanApproved(_) => "human.approved",
             EventBody::HumanExpired(_) => "human.expired",
             EventBody::NotifySent(_) => "notify.sent",
             EventBody::DevDispatched { .. } => "dev.dispatched",
@@ -768,6 +777,8 @@ impl Event {
             v: u32,
             seq: u64,
             at: String,
+            #[serde(default)]
+            prev: Option<String>,
             #[serde(rename = "type", borrow)]
             type_name: std::borrow::Cow<'a, str>,
         }
@@ -781,6 +792,7 @@ impl Event {
             v: h.v,
             seq: h.seq,
             at: h.at,
+            prev: h.prev,
             body,
         })
     }
@@ -801,6 +813,11 @@ impl Event {
             Some(Value::String(s)) => s,
             Some(_) => return Err(EventError::Header("\"at\" must be a string".into())),
             None => return Err(EventError::Header("missing field \"at\"".into())),
+        };
+        let prev = match map.shift_remove("prev") {
+            Some(Value::String(s)) => Some(s),
+            Some(Value::Null) | None => None,
+            Some(_) => return Err(EventError::Header("\"prev\" must be a string".into())),
         };
         let type_name = match map.get("type") {
             Some(Value::String(s)) => s.clone(),
@@ -825,6 +842,7 @@ impl Event {
             v: u32::try_from(v).map_err(|_| EventError::Header("\"v\" is too large".into()))?,
             seq,
             at,
+            prev,
             body,
         })
     }
@@ -835,6 +853,9 @@ impl Event {
         out.insert("v".into(), Value::from(self.v));
         out.insert("seq".into(), Value::from(self.seq));
         out.insert("at".into(), Value::from(self.at.clone()));
+        if let Some(p) = &self.prev {
+            out.insert("prev".into(), Value::from(p.clone()));
+        }
         match &self.body {
             EventBody::Unknown { type_name, fields } => {
                 out.insert("type".into(), Value::from(type_name.clone()));
@@ -876,7 +897,7 @@ impl<'de> Deserialize<'de> for Event {
 }
 
 /// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 24] = [
+pub const KNOWN_TYPES: [&str; 25] = [
     "run.started",
     "iteration.started",
     "gate.started",
@@ -888,6 +909,7 @@ pub const KNOWN_TYPES: [&str; 24] = [
     "floor-guard.finished",
     "human.requested",
     "human.decided",
+    "human.approved",
     "human.expired",
     "notify.sent",
     "dev.dispatched",

@@ -134,6 +134,7 @@ impl State {
                         requested_seq: ev.seq,
                         status: GateStatus::Open,
                         decision: None,
+                        approvals: Vec::new(),
                         expired: None,
                         notified: 0,
                         notified_at: None,
@@ -154,6 +155,17 @@ impl State {
                         seq: ev.seq,
                     });
                 })
+            }
+            EventBody::HumanApproved(d) => {
+                if let Some(gate) = self.human_gates.iter_mut().find(|g| g.request.id == d.id)
+                    && gate.is_open()
+                {
+                    gate.approvals.push(DecisionRecord {
+                        decision: HumanDecision::clone(d),
+                        at: ev.at.clone(),
+                        seq: ev.seq,
+                    });
+                }
             }
             EventBody::HumanExpired(x) => {
                 let action = self.read_decision(&x.id, x.action);

@@ -222,6 +222,10 @@ pub struct HumanGate {
     /// The decision, once taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionRecord>,
+    /// Approvals counted towards a decision policy's `required` people
+    /// (`human.approved`), oldest first, while more are awaited.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<DecisionRecord>,
     /// The expiry, when nobody decided in time (never together with `decision`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expired: Option<ExpiryRecord>,

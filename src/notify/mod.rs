@@ -202,6 +202,7 @@ mod tests {
             requested_seq: 1,
             status: GateStatus::Open,
             decision: None,
+            approvals: Vec::new(),
             expired: None,
             notified,
             notified_at: notified_at.map(Into::into),

@@ -172,6 +172,7 @@ fn payloads(s: &State, records: &[Record], counts: &mut Vec<usize>) -> Vec<Event
                     v: EVENT_VERSION,
                     seq: state.seq + 1,
                     at: at.clone(),
+                    prev: None,
                     body: body.clone(),
                 };
                 state.apply(&ev);

@@ -106,6 +106,10 @@ impl Door {
     /// Opens the door of `pipeline` (whose engine lock the caller holds),
     /// noting what it records in `ledger` (a clone of the one its guard asks).
     pub fn open(pipeline: &Pipeline, ledger: Ledger) -> std::io::Result<Door> {
+        // The decision policy the door's decisions are held to: a file that
+        // cannot be used stops the run at its start, not at its first gate.
+        crate::audit::policy::Policy::load_user()
+            .map_err(|e| std::io::Error::other(format!("the decision policy: {e}")))?;
         let addr = address(pipeline.dir())?;
         let listener = UnixListener::bind_addr(&addr)?;
         let closed = Arc::new(AtomicBool::new(false));

@@ -61,6 +61,15 @@ pub enum Refusal {
     /// A decision without a reason.
     #[error("a decision needs a non-empty reason")]
     BlankReason,
+    /// The decision policy cannot be read: nothing is decided without it.
+    #[error("refused: the decision policy cannot be used: {why}")]
+    PolicyUnusable {
+        /// File, line, key and problem.
+        why: String,
+    },
+    /// A rule of the person's decision policy refused the decision.
+    #[error(transparent)]
+    Policy(#[from] crate::audit::policy::PolicyRefusal),
     /// Called from inside the process tree of something the run's engine
     /// started (an agent, a check, a repro test).
     #[error(

@@ -464,8 +464,40 @@ impl Recorder {
             return door::decide_through(&self.pipeline, engine, decision, evidence);
         }
         let worktree = self.pipeline.worktree().to_path_buf();
+        // The person's own decision policy (never the worktree's): who may
+        // decide, how many must agree, whether a signature is needed.
+        let policy = crate::audit::policy::Policy::load_user()
+            .map_err(|e| Refusal::PolicyUnusable { why: e.to_string() })?;
+        let who = policy.decider(&decision).map_err(Refusal::from)?;
         append_with(&self.pipeline, &self.opts, |s| {
             check_decision(s, &decision)?;
+            if let Some(gate) = s.human_gate(&decision.id) {
+                use crate::audit::policy::{Outcome, approver};
+                let outcome = policy.judge(gate, &decision, &who).map_err(Refusal::from)?;
+                if policy.rules.contains_key(&gate.request.kind) {
+                    decision
+                        .extra
+                        .insert("approver".into(), who.identity().into());
+                }
+                if let Outcome::Approves { awaiting } = outcome {
+                    // Counted; the gate stays open. Each approval keeps the
+                    // evidence it was given as `<id>.<n>.txt`.
+                    if let Some(bytes) = evidence {
+                        let n = gate.approvals.len() + 1;
+                        evidence::save(&self.pipeline, &format!("{}.{n}", decision.id), bytes)?;
+                    }
+                    decision.extra.insert("awaiting".into(), awaiting.into());
+                    return Ok(vec![EventBody::HumanApproved(Box::new(decision))]);
+                }
+                if !gate.approvals.is_empty() {
+                    let by: Vec<String> = gate
+                        .approvals
+                        .iter()
+                        .map(|a| approver(&a.decision))
+                        .collect();
+                    decision.extra.insert("approvedBy".into(), by.into());
+                }
+            }
             if let Some(bytes) = evidence {
                 evidence::save(&self.pipeline, &decision.id, bytes)?;
             }

@@ -157,11 +157,7 @@ impl Config {
     /// Where the config file is: `$XDG_CONFIG_HOME/loopwatch/config.toml`,
     /// else `$HOME/.config/loopwatch/config.toml`.
     pub fn path(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
-        let base = match xdg_config_home.filter(|v| !v.is_empty()) {
-            Some(x) => PathBuf::from(x),
-            None => PathBuf::from(home.filter(|v| !v.is_empty())?).join(".config"),
-        };
-        Some(base.join("loopwatch").join("config.toml"))
+        crate::util::user_config_dir(xdg_config_home, home).map(|d| d.join("config.toml"))
     }
 
     /// Loads the file at `path`; a missing file gives the defaults.

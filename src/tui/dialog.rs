@@ -130,12 +130,23 @@ pub struct Dialog {
     pub freshness: Freshness,
     /// True once the evidence shown is a refresh, not the one captured.
     pub refreshed: bool,
+    /// Who approved so far and who is still awaited, when the decision
+    /// policy needs several people or approvals were counted.
+    pub approvals: Option<String>,
     /// The request whose evidence is shown (refreshed or as captured).
     request: HumanRequest,
     /// The hash of the evidence as the journal holds it (changes only when
     /// the request itself changes).
     captured_hash: String,
     opened_at: Timestamp,
+    approvals_seen: usize,
+}
+
+/// The approvals line of a gate under this person's decision policy (a
+/// policy that cannot be read shows none here: deciding says why).
+fn approvals_of(gate: &HumanGate) -> Option<String> {
+    let policy = crate::audit::policy::Policy::load_user().ok();
+    crate::audit::policy::approvals_line(gate, policy.as_ref())
 }
 
 impl Dialog {
@@ -159,6 +170,7 @@ impl Dialog {
             evidence,
             freshness: Freshness::Unknown,
             refreshed: false,
+            approvals: approvals_of(gate),
             request: req.clone(),
             focus: Focus::Options,
             chosen: None,
@@ -168,6 +180,7 @@ impl Dialog {
             message: None,
             scroll: 0,
             opened_at: now,
+            approvals_seen: gate.approvals.len(),
         };
         if let Some(rec) = &gate.decision {
             d.phase = Phase::DecidedElsewhere(Box::new(rec.clone()));
@@ -305,6 +318,10 @@ impl Dialog {
         if let Some(x) = &gate.expired {
             self.phase = Phase::Expired(Box::new(x.clone()));
             return;
+        }
+        if gate.approvals.len() != self.approvals_seen {
+            self.approvals_seen = gate.approvals.len();
+            self.approvals = approvals_of(gate);
         }
         let evidence = evidence_lines(&gate.request);
         let hash = evidence_hash(&evidence);

@@ -25,6 +25,7 @@ pub fn ev(seq: u64, body: EventBody) -> Event {
         v: 1,
         seq,
         at: format!("2026-11-02T10:{:02}:{:02}Z", seq / 60, seq % 60),
+        prev: None,
         body,
     }
 }

@@ -269,6 +269,7 @@ mod tests {
             v: 1,
             seq,
             at: "2026-11-02T10:00:00Z".into(),
+            prev: None,
             body: EventBody::Note {
                 text: format!("n{seq}"),
             },

@@ -110,6 +110,7 @@ mod tests {
             v: 1,
             seq: 1,
             at: "t".into(),
+            prev: None,
             body: EventBody::Note { text: "x".into() },
         }]);
         assert!(log.record(&a).unwrap());

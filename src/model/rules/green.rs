@@ -126,6 +126,7 @@ pub(crate) mod tests {
             v: 1,
             seq,
             at: "2026-12-01T00:00:00Z".into(),
+            prev: None,
             body,
         }
     }

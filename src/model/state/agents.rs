@@ -176,6 +176,7 @@ mod tests {
             v: 1,
             seq,
             at: format!("2026-12-01T08:00:{:02}Z", seq % 60),
+            prev: None,
             body,
         }
     }

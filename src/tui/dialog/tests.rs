@@ -435,3 +435,36 @@ fn the_options_say_when_keys_start_to_count() {
     app.on_key(&ch('a'));
     assert_eq!(app.dialog().and_then(|d| d.chosen), Some(Decision::Approve));
 }
+
+#[test]
+fn a_gate_with_an_approval_counted_says_who_approved_so_far() {
+    let mut events = events_with_gate(HumanGateKind::OutOfScope);
+    let mut approval = crate::model::event::HumanDecision {
+        id: ID.into(),
+        decision: Decision::Approve,
+        reason: "fine".into(),
+        by: "ana@desk".into(),
+        evidence_hash: String::new(),
+        contract_edit: None,
+        note: None,
+        extra: Default::default(),
+    };
+    approval
+        .extra
+        .insert("approver".into(), "signer ana@example.org".into());
+    let seq = events.len() as u64 + 1;
+    events.push(ev(
+        seq,
+        crate::model::EventBody::HumanApproved(Box::new(approval)),
+    ));
+    let state = state_of(&events);
+    let gate = &state.human_gates[0];
+    assert!(gate.is_open());
+    assert_eq!(gate.approvals.len(), 1);
+    assert_eq!(
+        crate::audit::policy::approvals_line(gate, None).as_deref(),
+        Some("approved so far by signer ana@example.org")
+    );
+    let d = Dialog::open(gate, t0());
+    assert!(d.approvals.is_some());
+}

@@ -141,6 +141,10 @@ pub fn summary(ev: &Event) -> (String, Tone) {
         ),
         EventBody::AgentLimited(l) => (l.summary(), Tone::Warn),
         EventBody::HumanDecided(d) => (format!("✓ {}", d.summary()), Tone::Good),
+        EventBody::HumanApproved(d) => (
+            format!("✓ {} (more approvals awaited)", d.summary()),
+            Tone::Warn,
+        ),
         EventBody::HumanExpired(x) => (
             format!(
                 "⌛ {} EXPIRED after {}: {} applied (nobody decided)",

@@ -118,6 +118,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             Tone::Warn,
         ),
     };
+    if let Some(a) = &d.approvals {
+        bottom.push(Line::styled(sanitize_line(a, w), theme.tone(Tone::Human)));
+    }
     if let Some((text, tone)) = freshness(d) {
         bottom.push(Line::styled(sanitize_line(&text, w), theme.tone(tone)));
     }
