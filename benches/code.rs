@@ -8,17 +8,17 @@
 //! Run with `cargo bench --bench code`; prints its figures and exits 1 when
 //! a target is missed.
 
-#[path = "../tests/code_support/mod.rs"]
-mod code_support;
 mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use code_support::{git, write};
 use common::{ms, percentile, times};
 use loopwatch::code;
+use support::code::{git, write};
 
 const FOLDERS: usize = 100;
 const FILES_PER_FOLDER: usize = 100;

@@ -15,16 +15,16 @@
 //! 30 s CPU window).
 
 mod common;
-#[path = "../tests/engine_support/mod.rs"]
-mod engine_support;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{ms, percentile};
-use engine_support::*;
 use loopwatch::process::{self, LogFile, Sink};
+use support::engine::*;
 
 fn dispatch_overhead() {
     let dir = tempfile::tempdir().unwrap();

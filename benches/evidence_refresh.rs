@@ -10,15 +10,15 @@
 //! worst of 9 runs (after one that warms the caches) and exits 1 when the
 //! target is missed.
 
-#[path = "../tests/code_support/mod.rs"]
-mod code_support;
 mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use code_support::{git, write};
 use common::{ms, percentile, times};
+use support::code::{git, write};
 
 use loopwatch::journal::Pipeline;
 use loopwatch::model::event::{HumanRequest, RunInfo};

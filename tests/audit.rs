@@ -2,13 +2,11 @@
 //! archive copied elsewhere (no worktree, no network), `replay`/`report` on
 //! the archive, and every tampering named.
 
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "code_support/mod.rs"]
-mod code_support;
-
-use code_support::{git, hermetic};
+use support::code::{git, hermetic};
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 

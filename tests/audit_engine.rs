@@ -2,12 +2,11 @@
 //! reach the engine through its door, which holds them to the policy the
 //! engine read at its start; a two-person gate waits for the second person.
 
-mod engine_support;
-
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use engine_support::*;
+use support::engine::*;
 
 /// The developer adds a Makefile outside FILE SCOPE on its first dispatch
 /// (and removes it when denied); the verifier flags an ungated Makefile.

@@ -1,17 +1,17 @@
 //! Bad input and loop rules through the real binary: every case asserts the
 //! exit code, the message, and that nothing was written when it is refused.
 
+mod support;
 use std::process::{Command, Output};
 
 use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 use loopwatch::model::{State, fold};
 
-mod code_support;
 #[allow(dead_code)]
 #[path = "support/worktree.rs"]
 mod worktree;
 
-use code_support::git;
+use support::code::git;
 use worktree::{Worktree, ask_unverifiable, assert_has, decide, record_gate};
 
 /// A worktree holding the loop's contract.

@@ -3,13 +3,12 @@
 //! that must not change a byte, the cited lines of a finding read from a
 //! snapshot, and `loopwatch diff` text and `--json` through the real binary.
 
-mod code_support;
-
+mod support;
 use std::path::Path;
 
-use code_support::{git, journal_text, loopwatch, repo, stdout_of, write};
 use loopwatch::code::{self, DiffLimits, FileStatus, TreeId};
 use serde_json::{Value, json};
+use support::code::{git, journal_text, loopwatch, repo, stdout_of, write};
 
 /// Two snapshots of one repository and the repository.
 struct TwoTrees {

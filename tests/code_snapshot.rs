@@ -5,11 +5,10 @@
 //! `loopwatch gc`, and outside git the run goes on with the snapshot
 //! marked missing.
 
-mod code_support;
-
-use code_support::{fingerprint, git, loopwatch, repo, start_run, tree_paths, write};
+mod support;
 use loopwatch::code::{self, CodeError, CodeSnapshot};
 use loopwatch::model::{EventBody, GateName};
+use support::code::{fingerprint, git, loopwatch, repo, start_run, tree_paths, write};
 
 /// A repository in the middle of work: a stash entry, a second branch, a
 /// staged new file, a staged edit edited again, a deletion, untracked and
@@ -400,7 +399,7 @@ fn a_crlf_refusal_in_the_users_config_does_not_stop_the_snapshot() {
     git(root, &["config", "core.safecrlf", "true"]);
     write(root, "dos.txt", "one\r\ntwo\n");
     let tree = code::snapshot(root).expect("snapshot");
-    let (ok, _, err) = code_support::git_any(root, &["add", "dos.txt"]);
+    let (ok, _, err) = support::code::git_any(root, &["add", "dos.txt"]);
     assert!(!ok && err.contains("CRLF"), "git itself refuses: {err}");
     assert!(tree_paths(root, tree.as_str()).contains(&"dos.txt".to_string()));
 }

@@ -6,12 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use code_support::{journal_text, loopwatch};
 use loopwatch::history::{Change, IterationDiff, diff_iterations};
 use loopwatch::model::{Decision, Event, GateName, HumanGateKind, State, fold};
 use serde_json::{Value, json};
+use support::code::{journal_text, loopwatch};
 
-mod code_support;
 mod support;
 
 fn fixture() -> PathBuf {

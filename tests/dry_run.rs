@@ -5,6 +5,8 @@
 //! `codex` on PATH are stand-ins that record being started: a dry run must
 //! never start them.
 
+mod support;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -66,25 +68,14 @@ impl Project {
             bin,
             state,
         };
-        p.git(&["init", "-q"]);
-        p.git(&["config", "user.email", "t@example.invalid"]);
-        p.git(&["config", "user.name", "t"]);
+        support::git::git_init(&p.root);
         p.git(&["add", "-A"]);
         p.git(&["commit", "-qm", "contract"]);
         p
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let o = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&self.root)
-            .args(args)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "git {args:?}");
-        String::from_utf8_lossy(&o.stdout).trim().to_string()
+        support::git::git(&self.root, args).trim().to_string()
     }
 
     fn cmd(&self) -> Command {

@@ -3,8 +3,6 @@
 //! signals and resizes, and reads the screen back with deadline polling.
 //! The tests run one at a time (they share two cores with the build).
 
-#[path = "engine_support/mod.rs"]
-mod engine_support;
 mod support;
 
 #[path = "e2e_tmux/decision.rs"]
@@ -50,13 +48,13 @@ fn tui(w: &Worktree) -> Session {
 
 /// `loopwatch run` of the scripted project `p` in a pane, its agents'
 /// environment `env` beside the project's (`TEST_OUT`, `LOOPWATCH_USER`).
-fn run_session(p: &engine_support::Project, env: &[(&str, &str)]) -> Session {
+fn run_session(p: &support::engine::Project, env: &[(&str, &str)]) -> Session {
     let out = p.out.display().to_string();
     let command = format!(
         "cd '{}' && env -u LOOPWATCH_PIPELINE '{}' run {}",
         p.root.display(),
         env!("CARGO_BIN_EXE_loopwatch"),
-        engine_support::CONTRACT
+        support::engine::CONTRACT
     );
     let mut all = vec![("TEST_OUT", out.as_str()), ("LOOPWATCH_USER", "tester")];
     all.extend_from_slice(env);

@@ -4,9 +4,8 @@
 //! CLIs are in `engine_real_clis.rs`; their reading of the CLIs' streams
 //! is tested on recorded sessions (`tests/fixtures/engine/`).
 
-mod engine_support;
-
-use engine_support::*;
+mod support;
+use support::engine::*;
 
 #[test]
 fn a_cli_that_is_not_installed_is_named_with_what_was_expected() {

@@ -10,10 +10,9 @@
 //!   with both rounds' trees in its evidence;
 //! - the report of a three-round run has the convergence line.
 
-mod engine_support;
-
-use engine_support::*;
+mod support;
 use serde_json::Value;
+use support::engine::*;
 
 /// The simple agents: the developer writes `$DEV_WRITES` (default: the
 /// cents), the verifier says CONFORME, the auditor PASS; each reports

@@ -1,9 +1,8 @@
 //! Agents that misbehave: one that hangs with a child process, a developer
 //! that fails twice, gate agents that print nothing, binary or 100 MB.
 
-mod engine_support;
-
-use engine_support::*;
+mod support;
+use support::engine::*;
 
 /// A developer that always does the work, and a verifier/auditor given by the test.
 fn config(verifier: &str, developer: &str) -> String {

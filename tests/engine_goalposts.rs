@@ -5,12 +5,11 @@
 //! back or refused with a clear record, and the run never ends complete
 //! because of it.
 
-mod engine_support;
-
+mod support;
 use std::path::Path;
 
-use engine_support::*;
 use serde_json::Value;
+use support::engine::*;
 
 const CONFIG: &str = r#"[run]
 test = "true"

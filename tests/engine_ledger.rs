@@ -6,12 +6,10 @@
 //! developer dispatch under its own heading, kept as written in the
 //! journal and scrubbed in the report.
 
-mod engine_review_support;
-mod engine_support;
-
-use engine_review_support::config;
-use engine_support::*;
+mod support;
 use serde_json::Value;
+use support::engine::*;
+use support::review::config;
 
 /// Every role in one script: the reviewer prints `$out/findings-<k>.json`
 /// at its k-th review, the parse step answers the same list, each lane

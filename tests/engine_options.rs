@@ -3,11 +3,9 @@
 //! option's words say (`model::kinds`), checked on the journal, the files
 //! and the run's end.
 
-mod engine_review_support;
-mod engine_support;
-
-use engine_support::*;
+mod support;
 use serde_json::Value;
+use support::engine::*;
 
 /// The scripted agents of these tests, after the shared prologue. The
 /// developer writes the total with cents (and, with `$out/touch-makefile`,
@@ -402,7 +400,7 @@ fn contract_changed_revert_puts_the_contract_back_as_judged() {
 // unverifiable-finding (a review finding)
 
 mod findings {
-    use super::engine_review_support::{config, findings, project};
+    use super::support::review::{config, findings, project};
     use super::*;
 
     /// A run with a review whose one finding F1 is UNVERIFIABLE; its gate.

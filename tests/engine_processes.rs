@@ -6,13 +6,12 @@
 //! `loopwatch run`; the headless output complete on a pipe while a person
 //! is awaited; and an agent's end recorded as it happened.
 
-mod engine_support;
-
+mod support;
 use std::io::BufRead;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use engine_support::*;
+use support::engine::*;
 
 /// Shell lines that start the two kinds of detached process, write their
 /// pids to `$TEST_OUT/<tag>-setsid.pid` and `<tag>-daemon.pid`, and wait

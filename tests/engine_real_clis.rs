@@ -5,8 +5,6 @@
 //! Reported as ignored where the CLIs are not installed; CI runs them.
 //! The tests run one at a time (each starts CLIs, cargo and the engine).
 
-#[path = "engine_support/mod.rs"]
-mod engine_support;
 mod support;
 
 #[path = "engine_real_clis/claude.rs"]

@@ -3,12 +3,11 @@
 //! `run.started`, no gate round recorded twice, every interrupted dispatch
 //! recorded and redone fresh, and never two agents alive at once.
 
-mod engine_support;
-
+mod support;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use engine_support::*;
+use support::engine::*;
 
 /// Events of the run's final history: a dispatch cut by a kill (its start
 /// and its interrupted finish) is not progress, its fresh redo is.

@@ -4,12 +4,10 @@
 //! reviewer's failures, a triage agent, and a clean review going on to
 //! GATE 2.
 
-mod engine_review_support;
-mod engine_support;
-
-use engine_review_support::*;
-use engine_support::*;
+mod support;
 use serde_json::Value;
+use support::engine::*;
+use support::review::*;
 
 fn gate_order(p: &Project) -> Vec<String> {
     p.of_type("gate.finished")

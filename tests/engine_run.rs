@@ -2,10 +2,9 @@
 //! GATE 0 UNMET → GATE 1 ECARTS with an out-of-scope file a person approves
 //! (from this test, with `loopwatch decide`) → GATE 2 BLOCK → PASS.
 
-mod engine_support;
-
-use engine_support::*;
+mod support;
 use serde_json::Value;
+use support::engine::*;
 
 fn gate_order(evs: &[Value]) -> Vec<String> {
     evs.iter()

@@ -4,12 +4,10 @@
 //! red tests rerun after the developer (green, red, missing, weakened).
 //! The step is called directly with a recorder on the crate's pipeline.
 
-mod engine_support;
-
+mod support;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use engine_support::{commit_all, git, git_init, git_status, is_live, write_crate};
 use loopwatch::engine::config::{AdapterKind, AgentConfig, VerifyByTestConfig};
 use loopwatch::engine::dispatch::{self, Settings};
 use loopwatch::engine::review::verify_by_test::{self, Job, Recheck};
@@ -19,6 +17,7 @@ use loopwatch::model::rules::green;
 use loopwatch::model::{EventBody, State, VerifyOutcome};
 use loopwatch::recorder::Recorder;
 use serde_json::{Value, json};
+use support::engine::{commit_all, git, git_init, git_status, is_live, write_crate};
 use tokio::sync::watch;
 
 const LIB: &str = "/// A price plus a tip, in cents.\npub fn total_cents(price: u32, tip: u32) -> u32 {\n    price + tip / 100\n}\n\n/// `n items`.\npub fn label(n: u32) -> String {\n    format!(\"{n} items\")\n}\n";

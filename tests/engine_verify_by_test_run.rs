@@ -4,10 +4,9 @@
 //! reruns it after the developer's work — green, or back as a gap when the
 //! developer weakened it.
 
-mod engine_support;
-
-use engine_support::*;
+mod support;
 use serde_json::Value;
+use support::engine::*;
 
 /// Every role. The crate's bug: `total_cents` drops the tip. The reviewer
 /// reports it while it is there; the developer fixes it only when

@@ -6,15 +6,14 @@
 //! POSTed once although `loopwatch await` watches the same gate with the
 //! same webhook.
 
-mod engine_support;
-
+mod support;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use engine_support::*;
 use serde_json::Value;
+use support::engine::*;
 
 /// The scripted project with extra tables in its `loopwatch.toml`.
 fn project(extra: &str) -> Project {

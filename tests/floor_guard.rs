@@ -1,15 +1,14 @@
 //! Conformance of `loopwatch floor-guard`: one throwaway git repository per
 //! case, the real binary, exact stdout and exit code.
 
+mod support;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
 use tempfile::TempDir;
 
-mod code_support;
-
-use code_support::hermetic;
+use support::code::hermetic;
 
 /// A repository with a base commit: a test file with three assertions, a
 /// vitest config with `lines: 80`, and a source file.
@@ -53,7 +52,7 @@ impl Repo {
     }
 
     fn write(&self, rel: &str, text: &str) {
-        code_support::write(self.path(), rel, text);
+        support::code::write(self.path(), rel, text);
     }
 
     fn append(&self, rel: &str, text: &str) {
@@ -70,7 +69,7 @@ impl Repo {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        code_support::git(self.path(), args)
+        support::code::git(self.path(), args)
     }
 
     fn run(&self, args: &[&str]) -> Run {

@@ -6,11 +6,9 @@
 //! the sha256 of exactly those bytes, from `loopwatch decide` and from the
 //! TUI's path (`Recorder::decide_on`).
 
-mod code_support;
-
+mod support;
 use std::path::{Path, PathBuf};
 
-use code_support::{loopwatch, repo, start_run, write};
 use loopwatch::journal::Pipeline;
 use loopwatch::model::event::{HumanDecision, HumanRequest};
 use loopwatch::model::{
@@ -20,6 +18,7 @@ use loopwatch::parse::GateOutput;
 use loopwatch::recorder::Recorder;
 use loopwatch::recorder::evidence::lines::{evidence_lines, evidence_text};
 use loopwatch::recorder::evidence::{Refreshed, Sources, refresh};
+use support::code::{loopwatch, repo, start_run, write};
 
 /// `src/lib.rs` edited to return 2 (the repository's base returns 1).
 const LIB_2: &str = "pub fn one() -> u32 {\n    2\n}\n";

@@ -8,15 +8,14 @@
 //! and findings tables, the code changes per iteration, tokens and cost,
 //! the SVG picture, and no planted secret left in any format.
 
-mod code_support;
-
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use code_support::{journal_text, loopwatch, repo, stdout_of, write};
 use loopwatch::journal::{Pipeline, snapshot};
 use loopwatch::report::Report;
+use support::code::{journal_text, loopwatch, repo, stdout_of, write};
 
 /// The decisions of the constructed run: id, decision, by, at, reason, hash.
 const DECISIONS: [[&str; 6]; 2] = [

@@ -10,9 +10,8 @@
 //! judged with the inputs of the last `input` example before it (the
 //! findings a triage sorts, the finding a lane verifies).
 
-mod role_files_support;
-
-use role_files_support::{Example, VbtInput, examples, triage_input};
+mod support;
+use support::role_files::{Example, VbtInput, examples, triage_input};
 
 use loopwatch::engine::review::verify_by_test::{answer, runner};
 use loopwatch::engine::review::{graph, lane, triage, verdict_gate};

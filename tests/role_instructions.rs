@@ -4,16 +4,14 @@
 //! verifier's parse and verify dispatches their own part only; a generic
 //! command without one gets its inputs alone.
 
-mod engine_review_support;
-mod engine_support;
-
+mod support;
 use std::os::unix::fs::PermissionsExt;
 
-use engine_review_support::*;
-use engine_support::*;
 use loopwatch::engine::roles;
 use loopwatch::model::event::AgentRole;
 use serde_json::Value;
+use support::engine::*;
+use support::review::*;
 
 /// A stand-in `codex exec --json … -`: its stdin saved, then a session
 /// whose last agent message is a CONFORME or a PASS.

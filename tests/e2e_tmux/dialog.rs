@@ -7,21 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::support::git::ENV as GIT_ENV;
 use super::support::tmux::{DEADLINE, Session, poll};
 use super::support::{serial, worktree::BIN};
 use super::{COLS, ROWS, line, wait_frame};
 
 const GATE: &str = "hg-1-conformity-1";
-
-/// git and loopwatch's own git calls see no configuration of the machine.
-const GIT_ENV: [(&str, &str); 6] = [
-    ("GIT_CONFIG_GLOBAL", "/dev/null"),
-    ("GIT_CONFIG_NOSYSTEM", "1"),
-    ("GIT_AUTHOR_NAME", "Ana"),
-    ("GIT_AUTHOR_EMAIL", "ana@example.org"),
-    ("GIT_COMMITTER_NAME", "Ana"),
-    ("GIT_COMMITTER_EMAIL", "ana@example.org"),
-];
 
 /// A git repository whose run opened `hg-1-conformity-1` on a Makefile
 /// that gained 60 lines since the run started.

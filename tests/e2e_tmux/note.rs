@@ -2,7 +2,7 @@
 //! run` (a field of its own, reached with ctrl-n) reaches the developer's
 //! next dispatch under its own heading.
 
-use super::engine_support::Project;
+use super::support::engine::Project;
 use super::support::serial;
 use super::{line, run_session};
 

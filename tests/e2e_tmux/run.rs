@@ -2,7 +2,7 @@
 //! `q` asks before stopping the run, and an out-of-scope gate decided in
 //! the TUI lets the run go on to its end.
 
-use super::engine_support::Project;
+use super::support::engine::Project;
 use super::support::serial;
 use super::{ROWS, line, run_session};
 

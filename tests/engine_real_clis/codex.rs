@@ -4,8 +4,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::engine_support::{git, git_status};
 use crate::kit::*;
+use crate::support::engine::{git, git_status};
 use crate::support::model_server::{Reply, Script, ToolCall, Turn};
 
 const ROLES: [&str; 3] = ["developer", "verifier", "auditor"];

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::engine_support::{CONTRACT, Engine, Project, commit_all};
 use crate::support::clis::{self, CLAUDE_MODEL, CODEX_MODEL, CliHome};
+use crate::support::engine::{CONTRACT, Engine, Project, commit_all};
 use crate::support::model_server::{ModelRequest, ModelServer, Script, Turn};
 
 /// The run's test command: the crate's tests, offline and quiet.

@@ -3,7 +3,7 @@
 //! module two test targets declare; nested modules; a namesake in another
 //! target; TEST's options kept.
 
-use crate::support::{Case, run};
+use crate::case::{Case, run};
 
 const LIB: &str = "//! A price plus a tip, in cents.\npub mod money;\n\n/// A price plus a tip, in cents.\npub fn total_cents(price: u32, tip: u32) -> u32 {\n    price + tip / 100\n}\n";
 

@@ -2,7 +2,7 @@
 //! and odd characters (go rewrites blanks to `_`), nested subtests, a
 //! package that does not build beside others that do.
 
-use crate::support::{Case, run};
+use crate::case::{Case, run};
 
 const CART: &str = "package cart\n\n// TotalCents is a price plus a tip, in cents.\nfunc TotalCents(price, tip int) int { return price + tip/100 }\n";
 

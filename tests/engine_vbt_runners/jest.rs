@@ -2,7 +2,7 @@
 //! only in case (jest's `-t` ignores case), it.each, odd characters, a test
 //! file that does not load.
 
-use crate::support::{Case, run, runners};
+use crate::case::{Case, run, runners};
 
 const SHOP: &str = "exports.totalCents = (price, tip) => price + Math.floor(tip / 100)\n";
 

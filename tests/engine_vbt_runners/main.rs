@@ -5,8 +5,8 @@
 //! its test ignored, with the reason; CI (`.ci/run`) installs them all and
 //! runs every one.
 
-#[path = "../engine_support/mod.rs"]
-mod engine_support;
+mod case;
+#[path = "../support/mod.rs"]
 mod support;
 
 mod cargo;

@@ -3,7 +3,7 @@
 //! odd characters, a test file that does not load; TEST's options with
 //! separate values kept.
 
-use crate::support::{Case, run};
+use crate::case::{Case, run};
 
 const SHOP: &str = "export const totalCents = (price, tip) => price + Math.floor(tip / 100)\n";
 

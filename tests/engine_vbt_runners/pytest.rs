@@ -2,7 +2,7 @@
 //! with spaces, brackets, quotes and `$`, parametrizations that disagree, a
 //! module that does not import.
 
-use crate::support::{Case, run, runners};
+use crate::case::{Case, run, runners};
 
 const SHOP: &str = "def total_cents(price, tip):\n    return price + tip // 100\n";
 

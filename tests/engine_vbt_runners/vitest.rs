@@ -2,7 +2,7 @@
 //! a substring), nested describes, it.each, odd characters, an unhandled
 //! error after the test passed, a test file that does not load.
 
-use crate::support::{Case, run, runners};
+use crate::case::{Case, run, runners};
 
 const SHOP: &str = "export const totalCents = (price: number, tip: number): number => price + Math.floor(tip / 100)\n";
 

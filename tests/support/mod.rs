@@ -5,16 +5,26 @@
 //! child ([`headless`]), the hardening suite's pipelines and seeded
 //! faults ([`hardening`]), a scripted model server speaking the Anthropic
 //! and OpenAI APIs ([`model_server`]) and the real agent CLIs pointed at it
-//! ([`clis`]).
+//! ([`clis`]); hermetic git ([`git`]), scratch repositories and journals for
+//! the code tests ([`code`]), a project driven by `loopwatch run
+//! --headless` with scripted agents ([`engine`]) and its review stage
+//! ([`review`]), and the examples of the shipped role files
+//! ([`role_files`]). A test crate declares `mod support;`; a few include
+//! one self-contained file of it by `#[path]`.
 
 // Each test crate uses its own subset.
 #![allow(dead_code)]
 
 pub mod clis;
+pub mod code;
+pub mod engine;
+pub mod git;
 pub mod hardening;
 pub mod headless;
 pub mod model_server;
 pub mod pty;
+pub mod review;
+pub mod role_files;
 pub mod tmux;
 pub mod worktree;
 

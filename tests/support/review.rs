@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::engine_support::{Project, REVIEW_ROLES, agent_tables};
+use super::engine::{Project, REVIEW_ROLES, agent_tables};
 use serde_json::{Value, json};
 
 /// The review script, after the shared `AGENT_PROLOGUE`.

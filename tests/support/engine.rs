@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+// Each test crate uses its own subset.
+#[allow(unused_imports)]
+pub use super::git::{commit_all, git, git_init, git_status};
+
 pub const CONTRACT: &str = "docs/contract.md";
 
 pub const CONTRACT_TEXT: &str = "# CONTRACT — totals\n- date: 2026-12-01 | flow: feat | branch: main\n- status: active\n\n## REQUEST (verbatim — IMMUTABLE)\n\"The total shows cents.\"\n\n## ACCEPTANCE CRITERIA\n1. The total shows cents.\n   CHECK: grep -q cents src/total.txt && echo CENTS_OK\n   EXPECT: CENTS_OK\n   EVIDENCE: pending\n\n## FILE SCOPE\n- src/total.txt\n";
@@ -110,55 +114,6 @@ impl Drop for Engine {
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loopwatch"))
-}
-
-/// `git -C dir args…`, which must succeed; its stdout. Hermetic: no
-/// global or system configuration is read, and the author and committer
-/// are fixed.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .stdin(Stdio::null())
-        .output()
-        .expect("git");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// A git repository in `root` (created), with a committer.
-pub fn git_init(root: &Path) {
-    std::fs::create_dir_all(root).unwrap();
-    git(root, &["init", "-q"]);
-    git(root, &["config", "user.email", "t@example.invalid"]);
-    git(root, &["config", "user.name", "t"]);
-}
-
-/// Commits everything in the worktree `root`.
-pub fn commit_all(root: &Path, message: &str) {
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-qm", message]);
-}
-
-/// `git status --porcelain --untracked-files=all` of `root`, sorted.
-pub fn git_status(root: &Path) -> Vec<String> {
-    let mut lines: Vec<String> = git(root, &["status", "--porcelain", "--untracked-files=all"])
-        .lines()
-        .map(str::to_string)
-        .collect();
-    lines.sort();
-    lines
 }
 
 /// A cargo crate `repro` in `root` whose `src/lib.rs` is `lib` (its

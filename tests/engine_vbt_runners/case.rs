@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::engine_support::{Project, REVIEW_ROLES, agent_tables, commit_all};
+use crate::support::engine::{Project, REVIEW_ROLES, agent_tables, commit_all};
 
 /// The runs one at a time: each builds and runs a real project.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());

@@ -6,47 +6,15 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use loopwatch::journal::{Appended, Pipeline};
 use loopwatch::model::event::RunInfo;
 use loopwatch::recorder::Recorder;
 use serde_json::{Value, json};
 
-/// Runs git in `dir` with a fixed identity and no global configuration;
-/// panics with git's message when it fails.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let (ok, out, err) = git_any(dir, args);
-    assert!(ok, "git {args:?}: {err}");
-    out
-}
-
-/// Runs git like [`git`]: whether it succeeded, its stdout and stderr.
-pub fn git_any(dir: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = hermetic(&mut Command::new("git"))
-        .current_dir(dir)
-        .args(args)
-        // Reading the status must not refresh the index it is compared by.
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .output()
-        .expect("git runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Gives `cmd` (git, or a program that runs git) a fixed identity and no
-/// global or system configuration.
-pub fn hermetic(cmd: &mut Command) -> &mut Command {
-    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Ana")
-        .env("GIT_AUTHOR_EMAIL", "ana@example.org")
-        .env("GIT_COMMITTER_NAME", "Ana")
-        .env("GIT_COMMITTER_EMAIL", "ana@example.org")
-}
+// Each test crate uses its own subset.
+#[allow(unused_imports)]
+pub use super::git::{git, git_any, hermetic};
 
 /// Writes a file, creating its folders.
 pub fn write(root: &Path, rel: &str, text: &str) {
