@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use support::code::{git, hermetic};
+use support::ssh::{allowed_signers, keygen};
+use support::worktree::{RUN_START, record_gate};
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 
@@ -58,28 +60,9 @@ impl Run {
         git(&root, &["add", "-A"]);
         git(&root, &["commit", "-q", "-m", "fixtures"]);
         let r = Run { _dir: dir, root };
-        r.ok(
-            &[
-                "record",
-                "run-start",
-                "--flow",
-                "feat",
-                "--contract",
-                "contract.md",
-            ],
-            0,
-        );
+        r.ok(&RUN_START, 0);
         r.ok(&["gate0", "run", "contract.md"], 0);
-        r.ok(
-            &[
-                "record",
-                "gate",
-                "conformity",
-                "--output",
-                "conformity-ecarts.txt",
-            ],
-            10,
-        );
+        r.ok(&record_gate("conformity", "conformity-ecarts.txt"), 10);
         r
     }
 
@@ -437,28 +420,6 @@ fn a_tampered_archive_is_named_never_verified() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// An ed25519 key made with the real ssh-keygen; its path.
-fn keygen(dir: &Path, name: &str) -> PathBuf {
-    let key = dir.join(name);
-    let st = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-        .arg(&key)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    key
-}
-
-/// An allowed-signers file (git's format) listing `who` with their keys.
-fn allowed_signers(path: &Path, who: &[(&str, &Path)]) {
-    let mut text = String::new();
-    for (principal, key) in who {
-        let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
-        text.push_str(&format!("{principal} namespaces=\"loopwatch\" {public}"));
-    }
-    std::fs::write(path, text).unwrap();
 }
 
 fn decide_signed(r: &Run, key: &Path, reason: &str) -> Output {

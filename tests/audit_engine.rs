@@ -3,10 +3,10 @@
 //! engine read at its start; a two-person gate waits for the second person.
 
 mod support;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use support::engine::*;
+use support::ssh::{allowed_signers, keygen};
 
 /// The developer adds a Makefile outside FILE SCOPE on its first dispatch
 /// (and removes it when denied); the verifier flags an ungated Makefile.
@@ -31,17 +31,6 @@ const AGENT: &str = r#"case $role in
 esac
 "#;
 
-fn keygen(dir: &Path, name: &str) -> PathBuf {
-    let key = dir.join(name);
-    let st = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-        .arg(&key)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    key
-}
-
 #[test]
 fn a_two_person_gate_waits_at_the_engines_door_for_a_second_signer() {
     let config = format!(
@@ -55,12 +44,10 @@ fn a_two_person_gate_waits_at_the_engines_door_for_a_second_signer() {
     let ana = keygen(&p.out, "ana");
     let bo = keygen(&p.out, "bo");
     let allowed = p.out.join("allowed_signers");
-    let mut list = String::new();
-    for (who, key) in [("ana@example.org", &ana), ("bo@example.org", &bo)] {
-        let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
-        list.push_str(&format!("{who} namespaces=\"loopwatch\" {public}"));
-    }
-    std::fs::write(&allowed, list).unwrap();
+    allowed_signers(
+        &allowed,
+        &[("ana@example.org", &ana), ("bo@example.org", &bo)],
+    );
     std::fs::write(
         home.join("loopwatch/policy.toml"),
         format!(

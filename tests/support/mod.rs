@@ -9,7 +9,7 @@
 //! the code tests ([`code`]), a project driven by `loopwatch run
 //! --headless` with scripted agents ([`engine`]) and its review stage
 //! ([`review`]), and the examples of the shipped role files
-//! ([`role_files`]). A test crate declares `mod support;`; a few include
+//! ([`role_files`]); SSH keys and allowed signers ([`ssh`]). A test crate declares `mod support;`; a few include
 //! one self-contained file of it by `#[path]`.
 
 // Each test crate uses its own subset.
@@ -25,6 +25,7 @@ pub mod model_server;
 pub mod pty;
 pub mod review;
 pub mod role_files;
+pub mod ssh;
 pub mod tmux;
 pub mod worktree;
 
