@@ -179,6 +179,54 @@ fn a_usage_limit_two_seconds_ahead_is_waited_out_once() {
 }
 
 #[test]
+fn an_engine_started_again_after_the_reset_passed_dispatches_at_once() {
+    let p = project("wait_for_limit = true", "");
+    let first = Engine::spawn(
+        p.cmd()
+            .env("LIMIT", "in2s")
+            .args(["run", "--headless", CONTRACT]),
+    );
+    p.wait_for("the engine waiting out the limit", |e| {
+        e.iter().any(|e| {
+            e["type"] == "note"
+                && e["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("waiting for the usage limit"))
+        })
+    });
+    let pid = rustix::process::Pid::from_raw(first.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    assert_eq!(first.wait().code(), Some(143));
+    let limited = p.of_type("agent.limited");
+    let until: jiff::Timestamp = limited[0]["until"].as_str().unwrap().parse().unwrap();
+    p.wait_until("the reset time to pass", || jiff::Timestamp::now() > until);
+    // No engine waited when the limit reset: the next one dispatches
+    // again at once, says so, and asks nobody.
+    let again = Engine::spawn(p.cmd().env("LIMIT", "in2s").args(["run", "--headless"]));
+    p.wait_for("the run's end, or a person asked", |e| {
+        e.iter()
+            .any(|e| e["type"] == "run.ended" || e["type"] == "human.requested")
+    });
+    assert!(p.of_type("human.requested").is_empty());
+    p.assert_exit(&again.wait_with_output(), 0);
+    assert_eq!(
+        p.of_type_where("agent.started", "role", "verifier").len(),
+        2
+    );
+    assert!(
+        p.of_type("note")
+            .iter()
+            .any(|n| n["text"].as_str().unwrap().contains("reset at ")
+                && n["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("while no engine waited")),
+        "{:#?}",
+        p.of_type("note")
+    );
+}
+
+#[test]
 fn a_limit_without_wait_or_without_a_reset_time_asks_a_person() {
     for (run, limit) in [("", "in2s"), ("wait_for_limit = true", "none")] {
         let p = project(run, "");

@@ -129,12 +129,27 @@ impl Engine {
         } else if in_a_row > 1 {
             format!("{in_a_row} dispatches in a row hit a usage limit")
         } else {
-            match crate::engine::adapter::limits::waitable(until.as_deref(), now) {
+            // The reset time is judged against when the limit was
+            // answered: an engine started again after it passed dispatches
+            // at once instead of asking a person about a wait that is over.
+            let answered = d
+                .finished_at
+                .as_deref()
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                .filter(|t| *t <= now)
+                .unwrap_or(now);
+            match crate::engine::adapter::limits::waitable(until.as_deref(), answered) {
                 Ok(t) => {
-                    self.recorder.note(format!(
-                        "waiting for the usage limit of {} #{n} to reset at {t} ([run] wait_for_limit); it is dispatched again then",
-                        d.started.role
-                    ))?;
+                    let role = d.started.role;
+                    self.recorder.note(if t > now {
+                        format!(
+                            "waiting for the usage limit of {role} #{n} to reset at {t} ([run] wait_for_limit); it is dispatched again then"
+                        )
+                    } else {
+                        format!(
+                            "the usage limit of {role} #{n} reset at {t} while no engine waited ([run] wait_for_limit); it is dispatched again"
+                        )
+                    })?;
                     let wait =
                         std::time::Duration::try_from(now.duration_until(t)).unwrap_or_default();
                     tokio::select! {
