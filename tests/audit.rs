@@ -3,6 +3,7 @@
 //! the archive, and every tampering named.
 
 mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

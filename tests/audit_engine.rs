@@ -3,6 +3,7 @@
 //! engine read at its start; a two-person gate waits for the second person.
 
 mod support;
+
 use std::path::Path;
 
 use support::engine::*;

@@ -2,17 +2,14 @@
 //! exit code, the message, and that nothing was written when it is refused.
 
 mod support;
+
 use std::process::{Command, Output};
 
 use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 use loopwatch::model::{State, fold};
 
-#[allow(dead_code)]
-#[path = "support/worktree.rs"]
-mod worktree;
-
 use support::code::git;
-use worktree::{Worktree, ask_unverifiable, assert_has, decide, record_gate};
+use support::worktree::{Worktree, ask_unverifiable, assert_has, decide, record_gate};
 
 /// A worktree holding the loop's contract.
 fn wt() -> Worktree {

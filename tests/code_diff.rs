@@ -4,6 +4,7 @@
 //! snapshot, and `loopwatch diff` text and `--json` through the real binary.
 
 mod support;
+
 use std::path::Path;
 
 use loopwatch::code::{self, DiffLimits, FileStatus, TreeId};

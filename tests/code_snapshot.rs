@@ -6,6 +6,7 @@
 //! marked missing.
 
 mod support;
+
 use loopwatch::code::{self, CodeError, CodeSnapshot};
 use loopwatch::model::{EventBody, GateName};
 use support::code::{fingerprint, git, loopwatch, repo, start_run, tree_paths, write};

@@ -5,6 +5,7 @@
 //! is tested on recorded sessions (`tests/fixtures/engine/`).
 
 mod support;
+
 use support::engine::*;
 
 #[test]

@@ -11,6 +11,7 @@
 //! - the report of a three-round run has the convergence line.
 
 mod support;
+
 use serde_json::Value;
 use support::engine::*;
 

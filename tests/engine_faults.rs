@@ -2,6 +2,7 @@
 //! that fails twice, gate agents that print nothing, binary or 100 MB.
 
 mod support;
+
 use support::engine::*;
 
 /// A developer that always does the work, and a verifier/auditor given by the test.

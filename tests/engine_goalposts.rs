@@ -6,6 +6,7 @@
 //! because of it.
 
 mod support;
+
 use std::path::Path;
 
 use serde_json::Value;

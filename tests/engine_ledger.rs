@@ -7,6 +7,7 @@
 //! journal and scrubbed in the report.
 
 mod support;
+
 use serde_json::Value;
 use support::engine::*;
 use support::review::config;

@@ -4,6 +4,7 @@
 //! and the run's end.
 
 mod support;
+
 use serde_json::Value;
 use support::engine::*;
 

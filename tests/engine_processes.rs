@@ -7,6 +7,7 @@
 //! is awaited; and an agent's end recorded as it happened.
 
 mod support;
+
 use std::io::BufRead;
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -4,6 +4,7 @@
 //! recorded and redone fresh, and never two agents alive at once.
 
 mod support;
+
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 

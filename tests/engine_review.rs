@@ -5,6 +5,7 @@
 //! GATE 2.
 
 mod support;
+
 use serde_json::Value;
 use support::engine::*;
 use support::review::*;

@@ -3,6 +3,7 @@
 //! (from this test, with `loopwatch decide`) → GATE 2 BLOCK → PASS.
 
 mod support;
+
 use serde_json::Value;
 use support::engine::*;
 

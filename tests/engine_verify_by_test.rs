@@ -5,6 +5,7 @@
 //! The step is called directly with a recorder on the crate's pipeline.
 
 mod support;
+
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -5,6 +5,7 @@
 //! developer weakened it.
 
 mod support;
+
 use serde_json::Value;
 use support::engine::*;
 

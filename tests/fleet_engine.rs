@@ -7,6 +7,7 @@
 //! same webhook.
 
 mod support;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};

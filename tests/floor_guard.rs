@@ -2,6 +2,7 @@
 //! case, the real binary, exact stdout and exit code.
 
 mod support;
+
 use std::fs;
 use std::path::Path;
 use std::process::Command;

@@ -7,6 +7,7 @@
 //! TUI's path (`Recorder::decide_on`).
 
 mod support;
+
 use std::path::{Path, PathBuf};
 
 use loopwatch::journal::Pipeline;

@@ -5,6 +5,7 @@
 //! decided twice, and what was said to be saved is in the journal once.
 
 mod support;
+
 use support::hardening as hardening_support;
 
 use std::io::Write;

@@ -4,6 +4,7 @@
 //! quiet, the clock jumps back, or an event claims to come from the future.
 
 mod support;
+
 use support::hardening as hardening_support;
 
 use std::fs::{self, OpenOptions};

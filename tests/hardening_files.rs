@@ -6,6 +6,7 @@
 //! half-written file, never decide a result.
 
 mod support;
+
 use support::hardening as hardening_support;
 
 use std::fs::{self, File, OpenOptions};

@@ -4,6 +4,7 @@
 //! through the same target functions the fuzzers run.
 
 mod support;
+
 use support::hardening as hardening_support;
 
 #[path = "../fuzz/src/lib.rs"]

@@ -9,6 +9,7 @@
 //! the SVG picture, and no planted secret left in any format.
 
 mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

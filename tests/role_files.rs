@@ -11,6 +11,7 @@
 //! findings a triage sorts, the finding a lane verifies).
 
 mod support;
+
 use support::role_files::{Example, VbtInput, examples, triage_input};
 
 use loopwatch::engine::review::verify_by_test::{answer, runner};

@@ -5,6 +5,7 @@
 //! command without one gets its inputs alone.
 
 mod support;
+
 use std::os::unix::fs::PermissionsExt;
 
 use loopwatch::engine::roles;
