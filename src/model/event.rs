@@ -718,6 +718,7 @@ mod contract;
 mod expiry;
 mod green;
 mod limits;
+mod line;
 mod notice;
 mod review;
 pub use agent::{AgentFinished, AgentLimited, AgentRole, AgentStarted, SignalFrom};

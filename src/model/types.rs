@@ -100,6 +100,19 @@ pub enum VerdictKind {
 }
 
 impl VerdictKind {
+    /// The symbol drawn beside it, never alone: ✓ passed, ✗ failed or
+    /// blocking, ? not judged, ⊘ abandoned.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            VerdictKind::Met | VerdictKind::Conforme | VerdictKind::Pass => "✓",
+            VerdictKind::Unmet | VerdictKind::Error | VerdictKind::Ecarts | VerdictKind::Block => {
+                "✗"
+            }
+            VerdictKind::Pending | VerdictKind::Degraded => "?",
+            VerdictKind::Abandoned => "⊘",
+        }
+    }
+
     /// The token as printed on a VERDICT line.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -390,6 +403,17 @@ pub enum VerifyOutcome {
 }
 
 impl VerifyOutcome {
+    /// The symbol drawn beside it: ✓ confirmed, ↓ not reproduced, ?
+    /// inconclusive, · not attempted.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            VerifyOutcome::Confirmed => "✓",
+            VerifyOutcome::NotReproduced => "↓",
+            VerifyOutcome::Inconclusive => "?",
+            VerifyOutcome::CapExceeded => "·",
+        }
+    }
+
     /// The token as written in files.
     pub fn as_str(self) -> &'static str {
         match self {
