@@ -38,7 +38,7 @@ fn phase(app: &crate::tui::App) -> Phase {
 
 #[test]
 fn every_option_of_every_kind_confirms_with_its_key() {
-    for kind in HumanGateKind::ALL {
+    for &kind in HumanGateKind::ALL {
         for option in kind.options() {
             let (mut app, _clock) = opened(kind);
             let d = app.dialog().expect("open");
