@@ -452,18 +452,26 @@ impl std::fmt::Display for HumanGateKind {
 impl std::str::FromStr for HumanGateKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        HumanGateKind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = HumanGateKind::ALL.iter().map(|k| k.as_str()).collect();
-                format!(
-                    "unknown human gate kind '{s}' (expected one of: {})",
-                    names.join(", ")
-                )
-            })
+        from_word(s, "human gate kind")
     }
+}
+
+/// The word `s` of a vocabulary, or an error naming every word it has.
+fn from_word<T>(s: &str, what: &str) -> Result<T, String>
+where
+    T: strum::VariantArray + Copy + Into<&'static str>,
+{
+    T::VARIANTS
+        .iter()
+        .copied()
+        .find(|&v| v.into() == s)
+        .ok_or_else(|| {
+            let names: Vec<&str> = T::VARIANTS.iter().map(|&v| v.into()).collect();
+            format!(
+                "unknown {what} '{s}' (expected one of: {})",
+                names.join(", ")
+            )
+        })
 }
 
 /// A decision token, as written in files and on the command line.
@@ -547,17 +555,7 @@ impl std::fmt::Display for Decision {
 impl std::str::FromStr for Decision {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Decision::ALL
-            .iter()
-            .copied()
-            .find(|d| d.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Decision::ALL.iter().map(|d| d.as_str()).collect();
-                format!(
-                    "unknown decision '{s}' (expected one of: {})",
-                    names.join(", ")
-                )
-            })
+        from_word(s, "decision")
     }
 }
 
