@@ -19,7 +19,7 @@ use loopwatch::contract::{ScopeEdit, gate_path, today_local};
 use loopwatch::journal::{Pipeline, PipelineLock, read_all};
 use loopwatch::model::event::HumanDecision;
 use loopwatch::model::{EventBody, fold};
-use loopwatch::recorder::Recorder;
+use loopwatch::recorder::{RecordError, Recorder, Refusal};
 use loopwatch::tui::app::Tab;
 use loopwatch::tui::config::{Config, ThemeKind};
 use loopwatch::tui::dialog::Phase;
@@ -225,7 +225,7 @@ fn confirm_in_app(w: &Worktree, option: char, reason: &str) -> (App, DecisionReq
 }
 
 /// What the event loop does with a confirmed request.
-fn write(p: &Pipeline, req: &DecisionRequest) -> Result<(), String> {
+fn write(p: &Pipeline, req: &DecisionRequest) -> Result<(), RecordError> {
     let d = HumanDecision {
         id: req.id.clone(),
         decision: req.decision,
@@ -239,7 +239,14 @@ fn write(p: &Pipeline, req: &DecisionRequest) -> Result<(), String> {
     Recorder::new(p.clone())
         .decide_on(d, req.evidence.as_bytes())
         .map(|_| ())
-        .map_err(|e| e.to_string())
+}
+
+/// The error a dialog shows, in its words.
+fn failed(app: &App) -> Option<String> {
+    match &app.dialog()?.phase {
+        Phase::Failed(e) => Some(e.to_string()),
+        _ => None,
+    }
 }
 
 fn screen(app: &App) -> String {
@@ -310,10 +317,14 @@ fn a_held_lock_or_an_unwritable_journal_refuses_the_decision_whole_and_a_retry_w
 
     // The TUI meets the same fault: the dialog stays open, says why, keeps the reason.
     let err = write(&p, &req).unwrap_err();
-    app.on_write_result(Err(err.clone()));
-    let d = app.dialog().expect("the dialog stays open");
-    assert_eq!(d.phase, Phase::Failed(err.clone()));
-    assert_eq!(d.reason, "tui reason kept");
+    assert!(matches!(err, RecordError::Journal(_)), "{err:?}");
+    let err = {
+        let said = err.to_string();
+        app.on_write_result(Err(err));
+        said
+    };
+    assert_eq!(failed(&app).as_ref(), Some(&err));
+    assert_eq!(app.dialog().unwrap().reason, "tui reason kept");
     let text = screen(&app);
     assert!(
         text.contains(&format!("NOT SAVED: open {}", p.dir().display())),
@@ -386,8 +397,15 @@ fn two_tuis_and_the_cli_deciding_one_gate_record_exactly_one_decision() {
             std::thread::spawn(move || {
                 go.wait();
                 let r = write(&p, &req);
-                app.on_write_result(r.clone());
-                (app, r)
+                let said = r.as_ref().map(|_| ()).map_err(|e| {
+                    assert!(
+                        matches!(e, RecordError::Refused(Refusal::AlreadyDecided { .. })),
+                        "{e:?}"
+                    );
+                    e.to_string()
+                });
+                app.on_write_result(r);
+                (app, said)
             })
         };
         let a = tui(app_a, req_a);
@@ -419,7 +437,7 @@ fn two_tuis_and_the_cli_deciding_one_gate_record_exactly_one_decision() {
             } else {
                 let msg = r.unwrap_err();
                 assert!(named(&msg), "round {round}: {msg}");
-                assert_eq!(app.dialog().unwrap().phase, Phase::Failed(msg));
+                assert_eq!(failed(&app), Some(msg));
             }
         }
         let stderr = String::from_utf8_lossy(&cli.stderr);

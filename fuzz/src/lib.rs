@@ -49,7 +49,7 @@ pub fn contract(data: &[u8]) {
 /// Any text as the output of each gate; what the recorder would write for
 /// it must read back as the same event.
 pub fn gate_output(data: &[u8]) {
-    for gate in GateName::ALL {
+    for &gate in GateName::ALL {
         let parsed = match gate {
             GateName::Floor => {
                 let _ = parse_gate0_report("fuzz.out", data);

@@ -4,7 +4,7 @@
 //!
 //! | code | meaning |
 //! |------|---------|
-//! | 2    | bad input, usage, a refusal by the loop's rules, an unreadable file |
+//! | 2    | bad input, usage, a refusal by the loop's rules (at the engine's door too), an unreadable file |
 //! | 3    | no pipeline |
 //! | 4    | the event was recorded but `state.json` is stale (do not retry) |
 //!

@@ -150,7 +150,7 @@ pub fn split(a: SplitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// and the refusals read too.
 pub fn options_help() -> String {
     let mut out = String::from("Options, by kind of gate, with what each does:\n");
-    for kind in HumanGateKind::ALL {
+    for &kind in HumanGateKind::ALL {
         out.push_str(&format!("  {kind}\n"));
         for c in kind.spec().choices {
             out.push_str(&format!(

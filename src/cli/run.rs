@@ -22,7 +22,7 @@ use super::Globals;
 use crate::engine::config::{Config, FILE_NAME};
 use crate::engine::{self, Finish, Options};
 use crate::journal::{JournalReader, Pipeline};
-use crate::model::{EndStatus, Event, EventBody};
+use crate::model::{EndStatus, Event};
 use crate::watch::PipelineWatch;
 
 /// `run`.
@@ -239,56 +239,5 @@ fn print_new(reader: &mut JournalReader) {
 
 /// One line for an event: `#seq type what`.
 pub fn line(ev: &Event) -> String {
-    let what = match &ev.body {
-        EventBody::RunStarted { run, .. } => {
-            format!("{} on {} (contract {})", run.id, run.branch, run.contract)
-        }
-        EventBody::IterationStarted { iteration, trigger } => {
-            format!("iteration {iteration} ({trigger})")
-        }
-        EventBody::GateStarted {
-            gate,
-            iteration,
-            round,
-            ..
-        } => {
-            format!(
-                "GATE {} {gate} iteration {iteration} round {round}",
-                gate.number()
-            )
-        }
-        EventBody::GateFinished(g) => {
-            let mut s = format!(
-                "GATE {} {} round {}: {}",
-                g.gate.number(),
-                g.gate,
-                g.round,
-                g.verdict
-            );
-            if let Some(st) = &g.structural {
-                s.push_str(&format!(" (structural: {st})"));
-            }
-            if !g.normalized.is_empty() {
-                s.push_str(&format!(" [normalised: {}]", g.normalized.join("; ")));
-            }
-            s
-        }
-        EventBody::HumanRequested(h) => format!("{} {}: {}", h.id, h.kind, h.summary),
-        EventBody::HumanDecided(d) => d.summary(),
-        EventBody::DevDispatched { iteration, inputs } => {
-            format!(
-                "iteration {iteration}: {} gap line(s) back to the developer",
-                inputs.len()
-            )
-        }
-        EventBody::AgentStarted(a) => a.summary(),
-        EventBody::AgentFinished(f) => f.summary(),
-        EventBody::FindingLane(l) => l.summary(),
-        EventBody::ReviewFinished(r) => r.summary(),
-        EventBody::RunEnded(e) => format!("run ended {}", e.status.as_str()),
-        EventBody::Note { text } => text.clone(),
-        // The rest read as on the TUI's timeline.
-        _ => crate::tui::rows::timeline::summary(ev).0,
-    };
-    format!("#{} {} {what}", ev.seq, ev.body.type_name())
+    format!("#{} {} {}", ev.seq, ev.body.type_name(), ev.line())
 }

@@ -107,7 +107,7 @@ pub fn diff_iterations(s: &State, from: u32, to: u32) -> Option<IterationDiff> {
     let a = s.iteration(from)?;
     let b = s.iteration(to)?;
     let mut changes = Vec::new();
-    for gate in GateName::ALL {
+    for &gate in GateName::ALL {
         let x = a.last_gate(gate).map(|g| g.verdict.to_string());
         let y = b.last_gate(gate).map(|g| g.verdict.to_string());
         if x != y {

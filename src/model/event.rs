@@ -7,6 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::LazyLock;
 
 use super::types::*;
 
@@ -718,6 +719,7 @@ mod contract;
 mod expiry;
 mod green;
 mod limits;
+mod line;
 mod notice;
 mod review;
 pub use agent::{AgentFinished, AgentLimited, AgentRole, AgentStarted, SignalFrom};
@@ -896,34 +898,39 @@ impl<'de> Deserialize<'de> for Event {
     }
 }
 
-/// The `type` strings this version parses into typed payloads.
-pub const KNOWN_TYPES: [&str; 25] = [
-    "run.started",
-    "iteration.started",
-    "gate.started",
-    "gate.finished",
-    "findings.verified",
-    "triage.recorded",
-    "verify.result",
-    "verify.summary",
-    "floor-guard.finished",
-    "human.requested",
-    "human.decided",
-    "human.approved",
-    "human.expired",
-    "notify.sent",
-    "dev.dispatched",
-    "run.ended",
-    "agent.started",
-    "agent.finished",
-    "agent.limited",
-    "finding.lane",
-    "review.finished",
-    "note",
-    "verify.green",
-    "contract.judged",
-    "finding.split",
-];
+/// The `type` strings this version parses into typed payloads: serde's own
+/// names of the variants of [`EventBody`], so that none can be left out.
+pub static KNOWN_TYPES: LazyLock<&'static [&'static str]> = LazyLock::new(|| {
+    // Asked for a `type` no variant has, serde names every one it has.
+    let probe =
+        serde::de::value::MapDeserializer::<_, TypeNames>::new(std::iter::once(("type", "")));
+    match EventBody::deserialize(probe) {
+        Err(TypeNames(names)) => names,
+        Ok(_) => &[],
+    }
+});
+
+/// The error of that question: the names serde expected.
+#[derive(Debug)]
+struct TypeNames(&'static [&'static str]);
+
+impl serde::de::Error for TypeNames {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        TypeNames(&[])
+    }
+
+    fn unknown_variant(_: &str, expected: &'static [&'static str]) -> Self {
+        TypeNames(expected)
+    }
+}
+
+impl std::fmt::Display for TypeNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the event types: {}", self.0.join(", "))
+    }
+}
+
+impl std::error::Error for TypeNames {}
 
 fn is_known_type(t: &str) -> bool {
     KNOWN_TYPES.contains(&t)
@@ -944,6 +951,32 @@ fn take_u64(map: &mut Map<String, Value>, key: &str) -> Result<u64, EventError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every `type` the event schema names (its `const`s), found anywhere.
+    fn schema_types(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(t) = m.get("properties").and_then(|p| p.get("type")) {
+                    out.extend(t.get("const").and_then(Value::as_str).map(String::from));
+                }
+                m.values().for_each(|x| schema_types(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| schema_types(x, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_known_types_are_every_type_the_schema_names() {
+        let schema = serde_json::to_value(schemars::schema_for!(EventBody)).unwrap();
+        let mut named = Vec::new();
+        schema_types(&schema, &mut named);
+        named.sort();
+        let mut known: Vec<String> = KNOWN_TYPES.iter().map(|t| t.to_string()).collect();
+        known.sort();
+        assert!(known.contains(&"run.started".to_string()), "{known:?}");
+        assert_eq!(known, named);
+    }
 
     #[test]
     fn unknown_type_and_fields_round_trip() {

@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn every_kind_has_distinct_keys_and_decisions() {
-        for kind in HumanGateKind::ALL {
+        for &kind in HumanGateKind::ALL {
             let spec = kind.spec();
             assert_eq!(spec.kind, kind);
             let mut keys: Vec<char> = spec.choices.iter().map(|c| c.key).collect();
@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn the_protocol_shows_every_option_with_the_rules_words() {
         let protocol = include_str!("../../docs/protocol.md");
-        for kind in HumanGateKind::ALL {
+        for &kind in HumanGateKind::ALL {
             for c in kind.spec().choices {
                 let row = format!("| `{}` ({}) | {} |", c.decision, c.key, c.words(None));
                 assert!(protocol.contains(&row), "docs/protocol.md lacks {row}");

@@ -12,6 +12,8 @@ pub type Extra = Map<String, Value>;
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "lowercase")]
 pub enum GateName {
     /// GATE 0: the deterministic floor.
     Floor,
@@ -23,15 +25,11 @@ pub enum GateName {
 
 impl GateName {
     /// All gates, in loop order.
-    pub const ALL: [GateName; 3] = [GateName::Floor, GateName::Conformity, GateName::Security];
+    pub const ALL: &[GateName] = <GateName as strum::VariantArray>::VARIANTS;
 
     /// The name used in files and on the command line.
     pub fn as_str(self) -> &'static str {
-        match self {
-            GateName::Floor => "floor",
-            GateName::Conformity => "conformity",
-            GateName::Security => "security",
-        }
+        self.into()
     }
 
     /// `0`, `1` or `2`.
@@ -76,6 +74,8 @@ impl std::str::FromStr for GateName {
 /// The verdict token of a gate's VERDICT line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum VerdictKind {
     /// GATE 0: every runnable criterion passed.
     Met,
@@ -100,20 +100,22 @@ pub enum VerdictKind {
 }
 
 impl VerdictKind {
+    /// The symbol drawn beside it, never alone: ✓ passed, ✗ failed or
+    /// blocking, ? not judged, ⊘ abandoned.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            VerdictKind::Met | VerdictKind::Conforme | VerdictKind::Pass => "✓",
+            VerdictKind::Unmet | VerdictKind::Error | VerdictKind::Ecarts | VerdictKind::Block => {
+                "✗"
+            }
+            VerdictKind::Pending | VerdictKind::Degraded => "?",
+            VerdictKind::Abandoned => "⊘",
+        }
+    }
+
     /// The token as printed on a VERDICT line.
     pub fn as_str(self) -> &'static str {
-        match self {
-            VerdictKind::Met => "MET",
-            VerdictKind::Unmet => "UNMET",
-            VerdictKind::Pending => "PENDING",
-            VerdictKind::Abandoned => "ABANDONED",
-            VerdictKind::Error => "ERROR",
-            VerdictKind::Conforme => "CONFORME",
-            VerdictKind::Ecarts => "ECARTS",
-            VerdictKind::Pass => "PASS",
-            VerdictKind::Block => "BLOCK",
-            VerdictKind::Degraded => "DEGRADED",
-        }
+        self.into()
     }
 
     /// True for the verdicts that let the loop go on to the next gate.
@@ -173,38 +175,28 @@ impl std::fmt::Display for Verdict {
 
 /// State of a criterion row in a GATE 0 report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING-KEBAB-CASE")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "SCREAMING-KEBAB-CASE")]
 pub enum FloorState {
     /// Ran, exit 0 and marker found.
-    #[serde(rename = "MET")]
     Met,
     /// Ran and failed.
-    #[serde(rename = "NOT-MET")]
     NotMet,
     /// No CHECK: judged by a person or the verifier.
-    #[serde(rename = "MANUAL")]
     Manual,
     /// Handed off by an ABANDON line.
-    #[serde(rename = "ABANDONED")]
     Abandoned,
     /// Status mode: evidence on file says MET.
-    #[serde(rename = "MET-RECORDED")]
     MetRecorded,
     /// Status mode: never run, or recorded NOT-MET.
-    #[serde(rename = "PENDING")]
     Pending,
 }
 
 impl FloorState {
     /// The word used in reports.
     pub fn as_str(self) -> &'static str {
-        match self {
-            FloorState::Met => "MET",
-            FloorState::NotMet => "NOT-MET",
-            FloorState::Manual => "MANUAL",
-            FloorState::Abandoned => "ABANDONED",
-            FloorState::MetRecorded => "MET-RECORDED",
-            FloorState::Pending => "PENDING",
-        }
+        self.into()
     }
 }
 
@@ -224,30 +216,24 @@ pub struct FloorRow {
 
 /// Status of a criterion as judged by the conformity verifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING-KEBAB-CASE")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "SCREAMING-KEBAB-CASE")]
 pub enum CriterionStatus {
     /// Met.
-    #[serde(rename = "MET")]
     Met,
     /// Not met.
-    #[serde(rename = "NOT-MET")]
     NotMet,
     /// The verifier could not tell.
-    #[serde(rename = "UNVERIFIABLE")]
     Unverifiable,
     /// Proven impossible; handed off.
-    #[serde(rename = "ABANDONED")]
     Abandoned,
 }
 
 impl CriterionStatus {
     /// The word used in verifier output.
     pub fn as_str(self) -> &'static str {
-        match self {
-            CriterionStatus::Met => "MET",
-            CriterionStatus::NotMet => "NOT-MET",
-            CriterionStatus::Unverifiable => "UNVERIFIABLE",
-            CriterionStatus::Abandoned => "ABANDONED",
-        }
+        self.into()
     }
 }
 
@@ -324,6 +310,8 @@ pub struct Scope {
 /// The finding verifier's verdict on one finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum FindingVerdict {
     /// The code does what the finding says (evidence quoted).
     Verified,
@@ -336,11 +324,7 @@ pub enum FindingVerdict {
 impl FindingVerdict {
     /// The token as written in files.
     pub fn as_str(self) -> &'static str {
-        match self {
-            FindingVerdict::Verified => "VERIFIED",
-            FindingVerdict::False => "FALSE",
-            FindingVerdict::Unverifiable => "UNVERIFIABLE",
-        }
+        self.into()
     }
 }
 
@@ -378,6 +362,8 @@ pub struct Finding {
 /// Outcome of one verify-by-test attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum VerifyOutcome {
     /// The repro test failed as predicted: the finding stands, the test is kept.
     Confirmed,
@@ -390,14 +376,20 @@ pub enum VerifyOutcome {
 }
 
 impl VerifyOutcome {
+    /// The symbol drawn beside it: ✓ confirmed, ↓ not reproduced, ?
+    /// inconclusive, · not attempted.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            VerifyOutcome::Confirmed => "✓",
+            VerifyOutcome::NotReproduced => "↓",
+            VerifyOutcome::Inconclusive => "?",
+            VerifyOutcome::CapExceeded => "·",
+        }
+    }
+
     /// The token as written in files.
     pub fn as_str(self) -> &'static str {
-        match self {
-            VerifyOutcome::Confirmed => "confirmed",
-            VerifyOutcome::NotReproduced => "not-reproduced",
-            VerifyOutcome::Inconclusive => "inconclusive",
-            VerifyOutcome::CapExceeded => "cap-exceeded",
-        }
+        self.into()
     }
 }
 
@@ -416,6 +408,8 @@ pub struct RedTest {
 /// The kinds of human gate (PROTOCOL §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum HumanGateKind {
     /// GATE 1 reported ABANDONED criteria.
     Abandoned,
@@ -441,31 +435,11 @@ pub enum HumanGateKind {
 
 impl HumanGateKind {
     /// All kinds.
-    pub const ALL: [HumanGateKind; 9] = [
-        HumanGateKind::Abandoned,
-        HumanGateKind::Unverifiable,
-        HumanGateKind::UnverifiableFinding,
-        HumanGateKind::OutOfScope,
-        HumanGateKind::CapReached,
-        HumanGateKind::Structural,
-        HumanGateKind::ContractChanged,
-        HumanGateKind::Budget,
-        HumanGateKind::Stagnant,
-    ];
+    pub const ALL: &[HumanGateKind] = <HumanGateKind as strum::VariantArray>::VARIANTS;
 
     /// The name used in files and on the command line.
     pub fn as_str(self) -> &'static str {
-        match self {
-            HumanGateKind::Abandoned => "abandoned",
-            HumanGateKind::Unverifiable => "unverifiable",
-            HumanGateKind::UnverifiableFinding => "unverifiable-finding",
-            HumanGateKind::OutOfScope => "out-of-scope",
-            HumanGateKind::CapReached => "cap-reached",
-            HumanGateKind::Structural => "structural",
-            HumanGateKind::ContractChanged => "contract-changed",
-            HumanGateKind::Budget => "budget",
-            HumanGateKind::Stagnant => "stagnant",
-        }
+        self.into()
     }
 }
 
@@ -478,22 +452,33 @@ impl std::fmt::Display for HumanGateKind {
 impl std::str::FromStr for HumanGateKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        HumanGateKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = HumanGateKind::ALL.iter().map(|k| k.as_str()).collect();
-                format!(
-                    "unknown human gate kind '{s}' (expected one of: {})",
-                    names.join(", ")
-                )
-            })
+        from_word(s, "human gate kind")
     }
+}
+
+/// The word `s` of a vocabulary, or an error naming every word it has.
+fn from_word<T>(s: &str, what: &str) -> Result<T, String>
+where
+    T: strum::VariantArray + Copy + Into<&'static str>,
+{
+    T::VARIANTS
+        .iter()
+        .copied()
+        .find(|&v| v.into() == s)
+        .ok_or_else(|| {
+            let names: Vec<&str> = T::VARIANTS.iter().map(|&v| v.into()).collect();
+            format!(
+                "unknown {what} '{s}' (expected one of: {})",
+                names.join(", ")
+            )
+        })
 }
 
 /// A decision token, as written in files and on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Decision {
     /// abandoned: the criterion becomes normal again and goes back to the developer.
     Lift,
@@ -531,45 +516,11 @@ pub enum Decision {
 
 impl Decision {
     /// All decisions.
-    pub const ALL: [Decision; 16] = [
-        Decision::Lift,
-        Decision::AcceptPartial,
-        Decision::Accept,
-        Decision::Reject,
-        Decision::Dismiss,
-        Decision::Fix,
-        Decision::Stop,
-        Decision::Approve,
-        Decision::Deny,
-        Decision::Extend,
-        Decision::TakeOver,
-        Decision::Abort,
-        Decision::Retry,
-        Decision::Adopt,
-        Decision::Revert,
-        Decision::Raise,
-    ];
+    pub const ALL: &[Decision] = <Decision as strum::VariantArray>::VARIANTS;
 
     /// The token.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Lift => "lift",
-            Decision::AcceptPartial => "accept-partial",
-            Decision::Accept => "accept",
-            Decision::Reject => "reject",
-            Decision::Dismiss => "dismiss",
-            Decision::Fix => "fix",
-            Decision::Stop => "stop",
-            Decision::Approve => "approve",
-            Decision::Deny => "deny",
-            Decision::Extend => "extend",
-            Decision::TakeOver => "take-over",
-            Decision::Abort => "abort",
-            Decision::Retry => "retry",
-            Decision::Adopt => "adopt",
-            Decision::Revert => "revert",
-            Decision::Raise => "raise",
-        }
+        self.into()
     }
 
     /// A human label for buttons and reports.
@@ -604,22 +555,15 @@ impl std::fmt::Display for Decision {
 impl std::str::FromStr for Decision {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Decision::ALL
-            .into_iter()
-            .find(|d| d.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Decision::ALL.iter().map(|d| d.as_str()).collect();
-                format!(
-                    "unknown decision '{s}' (expected one of: {})",
-                    names.join(", ")
-                )
-            })
+        from_word(s, "decision")
     }
 }
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum EndStatus {
     /// Every gate passed, nothing abandoned.
     Complete,
@@ -636,30 +580,67 @@ pub enum EndStatus {
 impl EndStatus {
     /// The token.
     pub fn as_str(self) -> &'static str {
-        match self {
-            EndStatus::Complete => "complete",
-            EndStatus::Partial => "partial",
-            EndStatus::NotConformant => "not-conformant",
-            EndStatus::Stopped => "stopped",
-            EndStatus::Aborted => "aborted",
-        }
+        self.into()
     }
 }
 
 impl std::str::FromStr for EndStatus {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [
-            EndStatus::Complete,
-            EndStatus::Partial,
-            EndStatus::NotConformant,
-            EndStatus::Stopped,
-            EndStatus::Aborted,
-        ]
-        .into_iter()
-        .find(|e| e.as_str() == s)
+        <EndStatus as strum::VariantArray>::VARIANTS
+            .iter()
+            .copied()
+            .find(|e| e.as_str() == s)
         .ok_or_else(|| {
             format!("unknown run status '{s}' (expected complete, partial, not-conformant, stopped or aborted)")
         })
+    }
+}
+
+#[cfg(test)]
+mod names_tests {
+    use super::*;
+
+    /// Each word of a vocabulary as written in files, by serde.
+    fn serde_names<T: Serialize>(all: &[T]) -> Vec<String> {
+        all.iter()
+            .map(|v| {
+                serde_json::to_value(v)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    fn strum_names<T: Copy + Into<&'static str>>(all: &[T]) -> Vec<String> {
+        all.iter().map(|&v| v.into().to_string()).collect()
+    }
+
+    #[test]
+    fn every_word_is_the_one_serde_writes() {
+        use strum::VariantArray;
+        macro_rules! same {
+            ($($t:ty),*) => {$(
+                assert_eq!(serde_names(<$t>::VARIANTS), strum_names(<$t>::VARIANTS), stringify!($t));
+            )*};
+        }
+        same!(
+            GateName,
+            VerdictKind,
+            FloorState,
+            CriterionStatus,
+            FindingVerdict,
+            VerifyOutcome,
+            HumanGateKind,
+            Decision,
+            EndStatus
+        );
+        assert_eq!(FloorState::MetRecorded.as_str(), "MET-RECORDED");
+        assert_eq!(
+            HumanGateKind::UnverifiableFinding.as_str(),
+            "unverifiable-finding"
+        );
     }
 }

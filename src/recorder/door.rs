@@ -19,7 +19,7 @@
 //!
 //! The request is one JSON line (`{"decide": {…HumanDecision}, "evidence":
 //! "…"}`), the answer one JSON line (`{"ok": {"events": […], "state":
-//! {…}}}` or `{"refused": "why"}`).
+//! {…}}}` or `{"refused": {"<why>": "…"}}`, a [`DoorRefusal`]).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::linux::net::SocketAddrExt;
@@ -153,7 +153,27 @@ enum Answer {
         events: Vec<serde_json::Value>,
         state: Box<State>,
     },
-    Refused(String),
+    Refused(DoorRefusal),
+}
+
+/// Why the engine refused a decision at its door; the decider is told
+/// it in these words (exit 2, like every refusal).
+#[derive(Debug, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DoorRefusal {
+    /// The kernel could not tell who is calling.
+    #[error("cannot tell who is calling: {0}")]
+    UnknownCaller(String),
+    /// The request could not be read.
+    #[error("reading the request: {0}")]
+    Unread(String),
+    /// The request is not one.
+    #[error("not a request: {0}")]
+    NotARequest(String),
+    /// The loop's rules refused it (the recorder's words, or the refusal
+    /// of a caller inside the run).
+    #[error("{0}")]
+    Recorder(String),
 }
 
 impl Serve {
@@ -183,25 +203,25 @@ impl Serve {
         (&conn).write_all(&out)
     }
 
-    fn decide(&self, conn: &UnixStream) -> Result<Appended, String> {
+    fn decide(&self, conn: &UnixStream) -> Result<Appended, DoorRefusal> {
         let pid = rustix::net::sockopt::socket_peercred(conn)
             .map(|c| c.pid.as_raw_nonzero().get().unsigned_abs())
-            .map_err(|e| format!("cannot tell who is calling: {e}"))?;
+            .map_err(|e| DoorRefusal::UnknownCaller(e.to_string()))?;
         if let Some(inside) =
             crate::process::tree::dispatch_of_pid(self.recorder.pipeline().dir(), pid)
         {
-            return Err(Refusal::InsideRun {
+            let inside = Refusal::InsideRun {
                 what: inside.what(),
                 supervisor: inside.supervisor,
-            }
-            .to_string());
+            };
+            return Err(DoorRefusal::Recorder(inside.to_string()));
         }
         let mut line = Vec::new();
         BufReader::new(conn.take(MAX_REQUEST))
             .read_until(b'\n', &mut line)
-            .map_err(|e| format!("reading the request: {e}"))?;
+            .map_err(|e| DoorRefusal::Unread(e.to_string()))?;
         let req: Request =
-            serde_json::from_slice(&line).map_err(|e| format!("not a request: {e}"))?;
+            serde_json::from_slice(&line).map_err(|e| DoorRefusal::NotARequest(e.to_string()))?;
         let mut d = req.decide;
         if let Some(ev) = &req.evidence {
             d.evidence_hash = crate::util::sha256_tagged(ev.as_bytes());
@@ -214,7 +234,7 @@ impl Serve {
         if out.is_err() {
             self.ledger.forget(&d);
         }
-        out.map_err(|e| e.to_string())
+        out.map_err(|e| DoorRefusal::Recorder(e.to_string()))
     }
 }
 
@@ -264,7 +284,7 @@ pub fn decide_through(
                 .collect(),
             state: *state,
         }),
-        Ok(Answer::Refused(why)) => Err(Refusal::AtTheDoor { why }.into()),
+        Ok(Answer::Refused(why)) => Err(Refusal::AtTheDoor(why).into()),
         Err(e) => Err(closed(format!("its answer is not one: {e}"))),
     }
 }

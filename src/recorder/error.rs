@@ -101,11 +101,8 @@ pub enum Refusal {
         why: String,
     },
     /// The engine refused the decision handed to it at its door.
-    #[error("{why}")]
-    AtTheDoor {
-        /// The engine's words.
-        why: String,
-    },
+    #[error(transparent)]
+    AtTheDoor(#[from] super::door::DoorRefusal),
     /// `split` of a finding that is not raised again, or was split before.
     #[error("{0}")]
     NoSuchMatch(String),

@@ -18,6 +18,7 @@ use super::rows::{self, CriterionLine, LogEntry, RowKey};
 use super::theme::Theme;
 use crate::history::Events;
 use crate::model::State;
+use crate::recorder::RecordError;
 
 mod away;
 mod fleet;
@@ -274,7 +275,7 @@ impl App {
     }
 
     /// The write of a decision finished.
-    pub fn on_write_result(&mut self, result: Result<(), String>) {
+    pub fn on_write_result(&mut self, result: Result<(), RecordError>) {
         let Some(d) = self.mode.dialog_mut() else {
             return;
         };

@@ -18,7 +18,7 @@ use super::replay::{Observed, ReplayStart, move_target, show_position, start_pos
 use crate::journal::{Pipeline, TAIL_BYTES, read_tail};
 use crate::model::event::HumanDecision;
 use crate::notify::Notifier;
-use crate::recorder::Recorder;
+use crate::recorder::{RecordError, Recorder};
 use crate::watch::{Feed, FeedUpdate, Live, ObservedLog};
 
 /// Inputs of the loop besides file changes.
@@ -31,7 +31,7 @@ pub(crate) enum Ui {
     /// (the dialog's keys now count).
     Redraw,
     Quit,
-    WriteDone(Result<(), String>),
+    WriteDone(Result<(), RecordError>),
     LogLoaded(PathBuf, Result<Vec<u8>, String>),
     Notified(String, Result<crate::notify::Announced, String>),
     /// The code diff of the `d` overlay, iterations from → to.
@@ -305,10 +305,7 @@ impl Controller {
                         note: req.note,
                         extra: Default::default(),
                     };
-                    let r = rec
-                        .decide_on(d, req.evidence.as_bytes())
-                        .map(|_| ())
-                        .map_err(|e| e.to_string());
+                    let r = rec.decide_on(d, req.evidence.as_bytes()).map(|_| ());
                     let _ = tx.send(crate::watch::Input::Other(Ui::WriteDone(r)));
                 });
             }

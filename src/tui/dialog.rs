@@ -17,6 +17,7 @@
 //! `Ctrl-R` shows the recomputed evidence instead: that text is then the one
 //! saved and hashed with the decision.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -26,6 +27,7 @@ use super::effect::{DecisionRequest, EvidenceCheck};
 use crate::model::event::HumanRequest;
 use crate::model::state::{DecisionRecord, ExpiryRecord};
 use crate::model::{Decision, HumanGate, HumanGateKind, State};
+use crate::recorder::RecordError;
 use crate::recorder::evidence::lines::{evidence_hash, evidence_lines, evidence_text};
 use crate::recorder::evidence::{Refreshed, Sources};
 use crate::sanitize::sanitize_input;
@@ -54,14 +56,15 @@ pub enum Focus {
 }
 
 /// Where the dialog stands.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Phase {
     /// Choosing and typing.
     Editing,
     /// Confirmed; waiting for the write to be durable.
     Saving,
-    /// The write failed; the reason is kept, confirming again retries.
-    Failed(String),
+    /// The write failed (the recorder's error, drawn in its words); the
+    /// reason is kept, confirming again retries.
+    Failed(Arc<RecordError>),
     /// Someone else decided this gate while the dialog was open.
     DecidedElsewhere(Box<DecisionRecord>),
     /// The gate expired while the dialog was open: nothing can be decided.
@@ -389,14 +392,14 @@ impl Dialog {
     }
 
     /// The write finished. Returns true when the dialog should close.
-    pub fn on_write_result(&mut self, result: Result<(), String>) -> bool {
+    pub fn on_write_result(&mut self, result: Result<(), RecordError>) -> bool {
         if !matches!(self.phase, Phase::Saving) {
             return false;
         }
         match result {
             Ok(()) => true,
             Err(e) => {
-                self.phase = Phase::Failed(e);
+                self.phase = Phase::Failed(Arc::new(e));
                 self.focus = Focus::Reason;
                 false
             }

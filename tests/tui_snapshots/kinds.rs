@@ -105,7 +105,7 @@ fn dialog_text(req: HumanRequest) -> String {
 
 #[test]
 fn every_kind_shows_each_option_with_what_it_does() {
-    for kind in HumanGateKind::ALL {
+    for &kind in HumanGateKind::ALL {
         let req = gate_of(kind);
         let gate = req.gate;
         let text = dialog_text(req);

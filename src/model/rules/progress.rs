@@ -173,7 +173,7 @@ impl GateRounds {
 /// and spend.
 pub fn convergence(s: &State) -> Vec<GateRounds> {
     let mut out: Vec<GateRounds> = Vec::new();
-    for gate in GateName::ALL {
+    for &gate in GateName::ALL {
         let mut rounds: Vec<RoundRows> = Vec::new();
         for it in &s.review_iterations {
             for g in it.gates.iter().filter(|g| g.gate == gate) {

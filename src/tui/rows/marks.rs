@@ -64,15 +64,14 @@ pub fn raised_again() -> Mark {
 
 /// A gate's verdict.
 pub fn verdict(v: &Verdict) -> Mark {
-    let (s, t) = match v.kind {
-        VerdictKind::Met | VerdictKind::Conforme | VerdictKind::Pass => ("✓", Tone::Good),
+    let t = match v.kind {
+        VerdictKind::Met | VerdictKind::Conforme | VerdictKind::Pass => Tone::Good,
         VerdictKind::Unmet | VerdictKind::Error | VerdictKind::Ecarts | VerdictKind::Block => {
-            ("✗", Tone::Bad)
+            Tone::Bad
         }
-        VerdictKind::Pending | VerdictKind::Degraded => ("?", Tone::Warn),
-        VerdictKind::Abandoned => ("⊘", Tone::Warn),
+        VerdictKind::Pending | VerdictKind::Degraded | VerdictKind::Abandoned => Tone::Warn,
     };
-    Mark::new(s, v.to_string(), t)
+    Mark::new(v.kind.symbol(), v.to_string(), t)
 }
 
 /// A GATE 0 criterion state.
@@ -110,18 +109,17 @@ pub fn finding(v: FindingVerdict) -> Mark {
 
 /// A verify-by-test result; `red` when its repro test is kept red.
 pub fn outcome(o: VerifyOutcome, red: bool) -> Mark {
-    let (sym, t) = match o {
-        VerifyOutcome::Confirmed => ("✓", Tone::Good),
-        VerifyOutcome::NotReproduced => ("↓", Tone::Muted),
-        VerifyOutcome::Inconclusive => ("?", Tone::Warn),
-        VerifyOutcome::CapExceeded => ("·", Tone::Muted),
+    let t = match o {
+        VerifyOutcome::Confirmed => Tone::Good,
+        VerifyOutcome::NotReproduced | VerifyOutcome::CapExceeded => Tone::Muted,
+        VerifyOutcome::Inconclusive => Tone::Warn,
     };
     let word = if red {
         format!("{} (red)", o.as_str())
     } else {
         o.as_str().to_string()
     };
-    Mark::new(sym, word, t)
+    Mark::new(o.symbol(), word, t)
 }
 
 /// A triage bucket.

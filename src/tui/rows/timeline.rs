@@ -5,7 +5,7 @@ use super::cells::{Cell, Column, col, wide};
 use super::marks;
 use super::query::Query;
 use super::time::time_of;
-use crate::model::event::LaneState;
+use crate::model::event::{GreenResult, LaneState};
 use crate::model::{Event, EventBody, FindingVerdict};
 use crate::tui::tone::Tone;
 
@@ -38,159 +38,46 @@ pub fn cells(app: &dyn Query, i: usize) -> Vec<Cell> {
     ]
 }
 
-/// One line saying what an event is.
+/// What an event is, on one line ([`Event::line`], a person's gate and
+/// decision marked), and its tone.
 pub fn summary(ev: &Event) -> (String, Tone) {
-    match &ev.body {
-        EventBody::RunStarted { run, .. } => (
-            format!("{} {} on {}", run.flow, run.id, run.branch),
-            Tone::Accent,
-        ),
-        EventBody::IterationStarted { iteration, trigger } => {
-            (format!("iteration {iteration} ({trigger})"), Tone::Accent)
+    let tone = match &ev.body {
+        EventBody::RunStarted { .. }
+        | EventBody::IterationStarted { .. }
+        | EventBody::RunEnded(_) => Tone::Accent,
+        EventBody::GateFinished(g) => marks::verdict(&g.verdict).tone,
+        EventBody::VerifyResult(r) => marks::outcome(r.result, false).tone,
+        EventBody::FloorGuardFinished(f) if f.counted > 0 => Tone::Bad,
+        EventBody::FloorGuardFinished(_) | EventBody::HumanDecided(_) => Tone::Good,
+        EventBody::HumanRequested(_) | EventBody::FindingSplit(_) => Tone::Human,
+        EventBody::FindingLane(l) => match (l.state, l.verdict) {
+            (LaneState::Fault, _) => Tone::Bad,
+            (LaneState::Rejected, _) => Tone::Warn,
+            (_, Some(FindingVerdict::Verified)) => Tone::Bad,
+            (_, Some(FindingVerdict::False)) => Tone::Good,
+            (_, Some(FindingVerdict::Unverifiable)) => Tone::Human,
+            _ => Tone::Muted,
+        },
+        EventBody::ReviewFinished(r) if r.gaps == 0 => Tone::Good,
+        EventBody::AgentFinished(f) if f.succeeded() => Tone::Normal,
+        EventBody::ReviewFinished(_) | EventBody::AgentFinished(_) => Tone::Bad,
+        EventBody::VerifyGreen(g) if g.result == GreenResult::Green => Tone::Good,
+        EventBody::VerifyGreen(_) => Tone::Bad,
+        EventBody::AgentLimited(_)
+        | EventBody::HumanApproved(_)
+        | EventBody::HumanExpired(_)
+        | EventBody::Unknown { .. } => Tone::Warn,
+        EventBody::ContractJudged(c) if c.rerun => Tone::Accent,
+        EventBody::NotifySent(_) | EventBody::ContractJudged(_) | EventBody::Note { .. } => {
+            Tone::Muted
         }
-        EventBody::GateStarted {
-            gate,
-            iteration,
-            round,
-            ..
-        } => (
-            format!(
-                "GATE {} {gate} iter {iteration} round {round}",
-                gate.number()
-            ),
-            Tone::Normal,
-        ),
-        EventBody::GateFinished(g) => {
-            let m = marks::verdict(&g.verdict);
-            let deg = if g.degraded { " ? DEGRADED" } else { "" };
-            let st = g
-                .structural
-                .as_ref()
-                .map(|s| format!(" structural: {s}"))
-                .unwrap_or_default();
-            (
-                format!(
-                    "GATE {} {} round {} {}{deg}{st}",
-                    g.gate.number(),
-                    g.gate,
-                    g.round,
-                    m.text()
-                ),
-                m.tone,
-            )
-        }
-        EventBody::FindingsVerified { findings, .. } => (
-            format!("{} findings verified", findings.len()),
-            Tone::Normal,
-        ),
-        EventBody::TriageRecorded { file, counts, .. } => (
-            format!(
-                "{file}: {} accepted, {} deferred, {} rejected",
-                counts.accepted, counts.deferred, counts.rejected
-            ),
-            Tone::Normal,
-        ),
-        EventBody::VerifyResult(r) => {
-            let m = marks::outcome(r.result, false);
-            (format!("{} {} {}", r.finding, m.text(), r.test_ref), m.tone)
-        }
-        EventBody::VerifySummary(s) => (
-            format!(
-                "verify-by-test: {} attempted, {} confirmed, {} downgraded, {} inconclusive{}",
-                s.attempted,
-                s.confirmed,
-                s.downgraded,
-                s.inconclusive,
-                if s.timed_out { ", timed out" } else { "" }
-            ),
-            Tone::Normal,
-        ),
-        EventBody::FloorGuardFinished(f) => (
-            format!(
-                "floor-guard against {}: {} counted, {} waived",
-                f.base, f.counted, f.waived
-            ),
-            if f.counted > 0 { Tone::Bad } else { Tone::Good },
-        ),
-        EventBody::HumanRequested(h) => {
-            (format!("⚑ {} {}: {}", h.id, h.kind, h.summary), Tone::Human)
-        }
-        EventBody::AgentStarted(a) => (a.summary(), Tone::Normal),
-        EventBody::FindingLane(l) => (
-            l.summary(),
-            match (l.state, l.verdict) {
-                (LaneState::Fault, _) => Tone::Bad,
-                (LaneState::Rejected, _) => Tone::Warn,
-                (_, Some(FindingVerdict::Verified)) => Tone::Bad,
-                (_, Some(FindingVerdict::False)) => Tone::Good,
-                (_, Some(FindingVerdict::Unverifiable)) => Tone::Human,
-                _ => Tone::Muted,
-            },
-        ),
-        EventBody::ReviewFinished(r) => (
-            r.summary(),
-            if r.gaps == 0 { Tone::Good } else { Tone::Bad },
-        ),
-        EventBody::AgentFinished(f) => (
-            f.summary(),
-            if f.succeeded() {
-                Tone::Normal
-            } else {
-                Tone::Bad
-            },
-        ),
-        EventBody::AgentLimited(l) => (l.summary(), Tone::Warn),
-        EventBody::HumanDecided(d) => (format!("✓ {}", d.summary()), Tone::Good),
-        EventBody::HumanApproved(d) => (
-            format!("✓ {} (more approvals awaited)", d.summary()),
-            Tone::Warn,
-        ),
-        EventBody::HumanExpired(x) => (
-            format!(
-                "⌛ {} EXPIRED after {}: {} applied (nobody decided)",
-                x.id, x.after, x.action
-            ),
-            Tone::Warn,
-        ),
-        EventBody::NotifySent(n) => (
-            if n.n > 1 {
-                format!("✉ {} reminder {} sent by {}", n.id, n.n - 1, n.by)
-            } else {
-                format!("✉ {} notification sent by {}", n.id, n.by)
-            },
-            Tone::Muted,
-        ),
-        EventBody::DevDispatched { iteration, inputs } => (
-            format!(
-                "to the developer (iter {iteration}): {} inputs",
-                inputs.len()
-            ),
-            Tone::Normal,
-        ),
-        EventBody::RunEnded(e) => (format!("run ended: {}", e.status.as_str()), Tone::Accent),
-        EventBody::ContractJudged(c) => (
-            format!("contract {} judged as it is: {}", c.path, c.why),
-            if c.rerun { Tone::Accent } else { Tone::Muted },
-        ),
-        EventBody::Note { text } => (text.clone(), Tone::Muted),
-        EventBody::FindingSplit(x) => (
-            format!(
-                "✂ {} (iteration {}) split from {} (iteration {}) by {}: {}",
-                x.finding, x.iteration, x.earlier, x.earlier_iteration, x.by, x.reason
-            ),
-            Tone::Human,
-        ),
-        EventBody::VerifyGreen(g) => (
-            format!("red test {} of {}: {}", g.test_ref, g.finding, g.result),
-            if g.result == crate::model::event::GreenResult::Green {
-                Tone::Good
-            } else {
-                Tone::Bad
-            },
-        ),
-        EventBody::Unknown { fields, .. } => (
-            serde_json::Value::Object(fields.as_ref().clone()).to_string(),
-            Tone::Warn,
-        ),
-    }
+        _ => Tone::Normal,
+    };
+    let line = ev.line();
+    let text = match &ev.body {
+        EventBody::HumanRequested(_) => format!("⚑ {line}"),
+        EventBody::HumanDecided(_) | EventBody::HumanApproved(_) => format!("✓ {line}"),
+        _ => line,
+    };
+    (text, tone)
 }

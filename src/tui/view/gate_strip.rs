@@ -12,7 +12,7 @@ use crate::tui::theme::Tone;
 pub fn line(app: &App, state: &State, width: u16) -> Line<'static> {
     let theme = app.theme;
     let mut spans = vec![Span::raw(" ")];
-    for g in GateName::ALL {
+    for &g in GateName::ALL {
         let wide = width >= 100;
         if g != GateName::Floor {
             spans.push(Span::styled(
