@@ -149,7 +149,10 @@ fn a_persons_change_of_the_judged_parts_waits_for_a_decision() {
         "grep -q cents src/total.txt && echo CENTS_OK",
         "grep -q '3.75 cents' src/total.txt && echo CENTS_OK",
     );
-    std::fs::write(p.root.join(CONTRACT), edited).unwrap();
+    // Saved whole (as an editor saves), so the engine never reads it half written.
+    let tmp = p.root.join("docs/.contract.md.tmp");
+    std::fs::write(&tmp, edited).unwrap();
+    std::fs::rename(&tmp, p.root.join(CONTRACT)).unwrap();
     // The engine may see the edit before or after the approval: either way
     // a person is asked about it.
     let approve = p
