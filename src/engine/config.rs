@@ -14,9 +14,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::model::HumanGateKind;
 use crate::model::budget::{Budget, Limits};
-use crate::model::event::{AgentRole, ExpiryRule};
-use crate::model::{Decision, HumanGateKind};
+use crate::model::event::{AgentRole, ExpiryRule, ExpiryTableError, expiry_table};
 use crate::notify::{NotifySettings, RawNotify};
 
 /// The file name looked for at the worktree root.
@@ -320,22 +320,18 @@ impl Config {
         for (kind, rule) in raw.expiry {
             let table = rule.span();
             let rule = rule.into_inner();
-            let k = kind.parse::<HumanGateKind>().map_err(|e| {
-                let (line, _) = key_at(text, table.start);
-                cx.err_at(line, format!("expiry.{kind}"), e.to_string())
-            })?;
-            let action = rule
-                .action
-                .get_ref()
-                .parse::<Decision>()
-                .map_err(|e| cx.err(rule.action.span(), e.to_string()))?;
-            let r = ExpiryRule::new(rule.after.get_ref(), action, k).map_err(|e| {
-                let at = match e {
-                    crate::model::event::ExpiryError::NotAnOption { .. } => rule.action.span(),
-                    _ => rule.after.span(),
-                };
-                cx.err(at, e.to_string())
-            })?;
+            let (k, r) =
+                expiry_table(&kind, rule.after.get_ref(), rule.action.get_ref()).map_err(|e| {
+                    match e {
+                        ExpiryTableError::Kind(_) => cx.err_at(
+                            key_at(text, table.start).0,
+                            format!("expiry.{kind}"),
+                            e.to_string(),
+                        ),
+                        ExpiryTableError::After(_) => cx.err(rule.after.span(), e.to_string()),
+                        ExpiryTableError::Action(_) => cx.err(rule.action.span(), e.to_string()),
+                    }
+                })?;
             expiry.insert(k, r);
         }
         let budget = match raw.budget {
@@ -719,14 +715,14 @@ impl Cx<'_> {
     }
 }
 
-/// Parses `20m`, `90s`, `1h 30m`, `500ms` (jiff's friendly format); must be above zero.
+/// A duration of the one grammar ([`crate::util::parse_duration`]:
+/// `20m`, `90s`, `1h 30m`, `500ms`), above zero.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let d: jiff::SignedDuration = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a duration (expected e.g. 90s, 20m, 1h 30m, 500ms)"))?;
-    match Duration::try_from(d) {
+    match crate::util::parse_duration(s) {
         Ok(d) if !d.is_zero() => Ok(d),
+        Err(crate::util::DurationError::NotADuration) => Err(format!(
+            "'{s}' is not a duration (expected e.g. 90s, 20m, 1h 30m, 500ms)"
+        )),
         _ => Err(format!("'{s}' must be above zero")),
     }
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::keymap::Keymap;
-use crate::model::event::{ExpiryRule, parse_duration};
+use crate::model::event::{ExpiryRule, expiry_table, parse_duration};
 use crate::model::{Decision, HumanGateKind};
 
 /// The default config file, as `loopwatch config --default` prints it.
@@ -213,17 +213,14 @@ impl Config {
         };
         let mut expiry = HashMap::new();
         for (kind, rule) in &raw.expiry {
-            let bad = |message: String| ConfigError::Parse {
-                path: path.to_path_buf(),
-                line: find_line(text, &format!("[expiry.{kind}]")),
-                column: 1,
-                message,
-            };
-            let k: HumanGateKind = kind
-                .parse()
-                .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
-            let r = ExpiryRule::new(&rule.after, rule.action, k)
-                .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
+            let (k, r) = expiry_table(kind, &rule.after, rule.action.as_str()).map_err(|e| {
+                ConfigError::Parse {
+                    path: path.to_path_buf(),
+                    line: find_line(text, &format!("[expiry.{kind}]")),
+                    column: 1,
+                    message: format!("[expiry.{kind}]: {e}"),
+                }
+            })?;
             expiry.insert(k, r);
         }
         let notify = raw

@@ -100,21 +100,6 @@ fn theme_resolution() {
 }
 
 #[test]
-fn durations() {
-    assert_eq!(parse_duration("90").ok(), Some(Duration::from_secs(90)));
-    assert_eq!(parse_duration("10m").ok(), Some(Duration::from_secs(600)));
-    assert_eq!(
-        parse_duration("1d2h").ok(),
-        Some(Duration::from_secs(93_600))
-    );
-    assert_eq!(parse_duration("10").ok(), Some(Duration::from_secs(10)));
-    assert_eq!(parse_duration("m").ok(), None);
-    assert_eq!(parse_duration("10x").ok(), None);
-    assert_eq!(parse_duration("5m3").ok(), None);
-    assert_eq!(parse_duration("").ok(), None);
-}
-
-#[test]
 fn notify_and_expiry_sections() {
     let d = Config::parse(DEFAULT_CONFIG, Path::new("default.toml")).unwrap();
     assert_eq!(d.notify, crate::notify::NotifySettings::default());
