@@ -16,8 +16,10 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::keymap::Keymap;
-use crate::model::event::{ExpiryRule, expiry_table, parse_duration};
-use crate::model::{Decision, HumanGateKind};
+use crate::model::HumanGateKind;
+use crate::model::event::{ExpiryRule, parse_duration};
+pub use crate::notify::ConfigError;
+use crate::notify::UserSettings;
 
 /// The default config file, as `loopwatch config --default` prints it.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config/default.toml");
@@ -89,53 +91,16 @@ pub struct Config {
     pub warnings: Vec<String>,
 }
 
-/// Why the config file could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file exists but could not be read.
-    #[error("{path}: cannot read: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// Not TOML, or a setting of the wrong type.
-    #[error("{path}:{line}:{column}: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line (0 when unknown).
-        line: usize,
-        /// 1-based column (0 when unknown).
-        column: usize,
-        /// What was expected.
-        message: String,
-    },
-}
-
 /// The file as written, before defaults are filled in.
 #[derive(Debug, Deserialize)]
 struct RawConfig {
     theme: Option<ThemeChoice>,
     bell: Option<bool>,
-    on_human_gate: Option<String>,
     stale_after: Option<String>,
     #[serde(default)]
     keys: BTreeMap<String, Vec<String>>,
-    #[serde(default)]
-    expiry: BTreeMap<String, RawExpiry>,
-    notify: Option<crate::notify::RawNotify>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
-}
-
-/// `[expiry.<kind>]` as written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawExpiry {
-    after: String,
-    action: Decision,
 }
 
 impl Default for Config {
@@ -157,28 +122,18 @@ impl Config {
     /// Where the config file is: `$XDG_CONFIG_HOME/loopwatch/config.toml`,
     /// else `$HOME/.config/loopwatch/config.toml`.
     pub fn path(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
-        crate::util::user_config_dir(xdg_config_home, home).map(|d| d.join("config.toml"))
+        UserSettings::path(xdg_config_home, home)
     }
 
     /// Loads the file at `path`; a missing file gives the defaults.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            }),
-        }
+        UserSettings::read(path)?.map_or_else(|| Ok(Config::default()), |t| Config::parse(&t, path))
     }
 
     /// Where this user's config file is, from the environment (`None`
     /// when neither `XDG_CONFIG_HOME` nor `HOME` is set).
     pub fn user_path() -> Option<PathBuf> {
-        Config::path(
-            std::env::var_os("XDG_CONFIG_HOME"),
-            std::env::var_os("HOME"),
-        )
+        UserSettings::user_path()
     }
 
     /// Loads this user's config file; the defaults when there is none.
@@ -188,51 +143,21 @@ impl Config {
 
     /// Parses config text; `path` only names the file in errors and warnings.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let (line, column) = e.span().map_or((0, 0), |s| line_col(text, s.start));
-            ConfigError::Parse {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message: e.message().to_string(),
-            }
-        })?;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::toml(text, path, &e))?;
         let mut warnings: Vec<String> = raw
             .other
             .keys()
+            .filter(|k| !UserSettings::KEYS.contains(&k.as_str()))
             .map(|k| format!("{}: unknown setting '{k}' ignored", path.display()))
             .collect();
         let stale_after = match raw.stale_after.as_deref() {
             None => DEFAULT_STALE_AFTER,
-            Some(s) => parse_duration(s).map_err(|_| ConfigError::Parse {
-                path: path.to_path_buf(),
-                line: find_line(text, "stale_after"),
-                column: 1,
-                message: format!("stale_after: '{s}' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")"),
+            Some(s) => parse_duration(s).map_err(|_| {
+                let message = format!("stale_after: '{s}' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")");
+                ConfigError::at_key(text, path, "stale_after", message)
             })?,
         };
-        let mut expiry = HashMap::new();
-        for (kind, rule) in &raw.expiry {
-            let (k, r) = expiry_table(kind, &rule.after, rule.action.as_str()).map_err(|e| {
-                ConfigError::Parse {
-                    path: path.to_path_buf(),
-                    line: find_line(text, &format!("[expiry.{kind}]")),
-                    column: 1,
-                    message: format!("[expiry.{kind}]: {e}"),
-                }
-            })?;
-            expiry.insert(k, r);
-        }
-        let notify = raw
-            .notify
-            .unwrap_or_default()
-            .resolve()
-            .map_err(|message| ConfigError::Parse {
-                path: path.to_path_buf(),
-                line: find_line(text, "[notify]"),
-                column: 1,
-                message,
-            })?;
+        let shared = UserSettings::parse(text, path)?;
         let (keymap, key_warnings) = Keymap::from_user(&raw.keys);
         warnings.extend(
             key_warnings
@@ -242,27 +167,14 @@ impl Config {
         Ok(Config {
             theme: raw.theme.unwrap_or_default(),
             bell: raw.bell.unwrap_or(true),
-            on_human_gate: raw.on_human_gate.filter(|c| !c.trim().is_empty()),
+            on_human_gate: shared.on_human_gate,
             stale_after,
             keymap,
-            notify,
-            expiry,
+            notify: shared.notify,
+            expiry: shared.expiry,
             warnings,
         })
     }
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
-
-fn find_line(text: &str, key: &str) -> usize {
-    text.lines()
-        .position(|l| l.trim_start().starts_with(key))
-        .map_or(0, |i| i + 1)
 }
 
 #[cfg(test)]
