@@ -160,6 +160,27 @@ pub fn signal_name(n: i32) -> String {
     name.to_string()
 }
 
+/// This user's loopwatch config folder: `$XDG_CONFIG_HOME/loopwatch`, else
+/// `$HOME/.config/loopwatch` (`None` when neither is set).
+pub fn user_config_dir(
+    xdg_config_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<std::path::PathBuf> {
+    let base = match xdg_config_home.filter(|v| !v.is_empty()) {
+        Some(x) => std::path::PathBuf::from(x),
+        None => std::path::PathBuf::from(home.filter(|v| !v.is_empty())?).join(".config"),
+    };
+    Some(base.join("loopwatch"))
+}
+
+/// [`user_config_dir`] from this process's environment.
+pub fn user_config_dir_from_env() -> Option<std::path::PathBuf> {
+    user_config_dir(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,25 +228,4 @@ mod tests {
         assert_eq!(super::signal_name(15), "SIGTERM");
         assert_eq!(super::signal_name(64), "signal 64");
     }
-}
-
-/// This user's loopwatch config folder: `$XDG_CONFIG_HOME/loopwatch`, else
-/// `$HOME/.config/loopwatch` (`None` when neither is set).
-pub fn user_config_dir(
-    xdg_config_home: Option<std::ffi::OsString>,
-    home: Option<std::ffi::OsString>,
-) -> Option<std::path::PathBuf> {
-    let base = match xdg_config_home.filter(|v| !v.is_empty()) {
-        Some(x) => std::path::PathBuf::from(x),
-        None => std::path::PathBuf::from(home.filter(|v| !v.is_empty())?).join(".config"),
-    };
-    Some(base.join("loopwatch"))
-}
-
-/// [`user_config_dir`] from this process's environment.
-pub fn user_config_dir_from_env() -> Option<std::path::PathBuf> {
-    user_config_dir(
-        std::env::var_os("XDG_CONFIG_HOME"),
-        std::env::var_os("HOME"),
-    )
 }

@@ -187,10 +187,7 @@ impl UserSettings {
     /// Where this user's file is, from the environment (`None` when
     /// neither `XDG_CONFIG_HOME` nor `HOME` is set).
     pub fn user_path() -> Option<PathBuf> {
-        Self::path(
-            std::env::var_os("XDG_CONFIG_HOME"),
-            std::env::var_os("HOME"),
-        )
+        crate::util::user_config_dir_from_env().map(|d| d.join("config.toml"))
     }
 
     /// The text of the file at `path`; `None` when there is none.

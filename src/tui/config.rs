@@ -9,8 +9,7 @@
 //! or key name, or a key bound twice is a warning the app shows at start.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -119,26 +118,14 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Where the config file is: `$XDG_CONFIG_HOME/loopwatch/config.toml`,
-    /// else `$HOME/.config/loopwatch/config.toml`.
-    pub fn path(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
-        UserSettings::path(xdg_config_home, home)
-    }
-
     /// Loads the file at `path`; a missing file gives the defaults.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         UserSettings::read(path)?.map_or_else(|| Ok(Config::default()), |t| Config::parse(&t, path))
     }
 
-    /// Where this user's config file is, from the environment (`None`
-    /// when neither `XDG_CONFIG_HOME` nor `HOME` is set).
-    pub fn user_path() -> Option<PathBuf> {
-        UserSettings::user_path()
-    }
-
     /// Loads this user's config file; the defaults when there is none.
     pub fn load_user() -> Result<Config, ConfigError> {
-        Config::user_path().map_or_else(|| Ok(Config::default()), |p| Config::load(&p))
+        UserSettings::user_path().map_or_else(|| Ok(Config::default()), |p| Config::load(&p))
     }
 
     /// Parses config text; `path` only names the file in errors and warnings.

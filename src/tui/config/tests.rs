@@ -3,6 +3,7 @@
 use super::*;
 use crate::tui::action::Action;
 use crate::tui::testkit::ch;
+use std::path::PathBuf;
 
 #[test]
 fn default_file_is_the_builtin_default() {
@@ -60,14 +61,14 @@ fn wrong_type_names_file_line_and_column() {
 #[test]
 fn path_prefers_xdg_then_home() {
     assert_eq!(
-        Config::path(Some("/xdg".into()), Some("/home/u".into())),
+        crate::notify::UserSettings::path(Some("/xdg".into()), Some("/home/u".into())),
         Some(PathBuf::from("/xdg/loopwatch/config.toml"))
     );
     assert_eq!(
-        Config::path(Some("".into()), Some("/home/u".into())),
+        crate::notify::UserSettings::path(Some("".into()), Some("/home/u".into())),
         Some(PathBuf::from("/home/u/.config/loopwatch/config.toml"))
     );
-    assert_eq!(Config::path(None, None), None);
+    assert_eq!(crate::notify::UserSettings::path(None, None), None);
 }
 
 #[test]
