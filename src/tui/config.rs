@@ -8,15 +8,14 @@
 //! naming the file, line and column; an unknown setting, an unknown action
 //! or key name, or a key bound twice is a warning the app shows at start.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
 
 use super::keymap::Keymap;
-use crate::model::HumanGateKind;
-use crate::model::event::{ExpiryRule, parse_duration};
+use crate::model::event::parse_duration;
 pub use crate::notify::ConfigError;
 use crate::notify::UserSettings;
 
@@ -75,17 +74,13 @@ pub struct Config {
     pub theme: ThemeChoice,
     /// Ring the terminal bell when a new human gate opens.
     pub bell: bool,
-    /// Shell command run (by the event loop) when a new human gate opens.
-    pub on_human_gate: Option<String>,
     /// Age of the last event past which the header warns.
     pub stale_after: Duration,
     /// Keys to actions.
     pub keymap: Keymap,
-    /// `[notify]`: terminal notification, webhook, delay and reminders.
-    pub notify: crate::notify::NotifySettings,
-    /// Per kind of human gate, when it expires and what then applies
-    /// (`[expiry.<kind>]`); a kind not listed never expires.
-    pub expiry: HashMap<HumanGateKind, ExpiryRule>,
+    /// The command run (by the event loop) when a new human gate opens,
+    /// `[notify]` and `[expiry.<kind>]`: the tables every command reads.
+    pub shared: UserSettings,
     /// Problems found in the file that did not stop it from loading.
     pub warnings: Vec<String>,
 }
@@ -107,11 +102,9 @@ impl Default for Config {
         Config {
             theme: ThemeChoice::Auto,
             bell: true,
-            on_human_gate: None,
             stale_after: DEFAULT_STALE_AFTER,
             keymap: Keymap::default(),
-            notify: crate::notify::NotifySettings::default(),
-            expiry: HashMap::new(),
+            shared: UserSettings::default(),
             warnings: Vec::new(),
         }
     }
@@ -144,7 +137,6 @@ impl Config {
                 ConfigError::at_key(text, path, "stale_after", message)
             })?,
         };
-        let shared = UserSettings::parse(text, path)?;
         let (keymap, key_warnings) = Keymap::from_user(&raw.keys);
         warnings.extend(
             key_warnings
@@ -154,11 +146,9 @@ impl Config {
         Ok(Config {
             theme: raw.theme.unwrap_or_default(),
             bell: raw.bell.unwrap_or(true),
-            on_human_gate: shared.on_human_gate,
             stale_after,
             keymap,
-            notify: shared.notify,
-            expiry: shared.expiry,
+            shared: UserSettings::parse(text, path)?,
             warnings,
         })
     }

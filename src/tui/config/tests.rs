@@ -12,7 +12,7 @@ fn default_file_is_the_builtin_default() {
     assert_eq!(c.keymap, Keymap::default());
     assert_eq!(c.theme, ThemeChoice::Auto);
     assert!(c.bell);
-    assert_eq!(c.on_human_gate, None);
+    assert_eq!(c.shared.on_human_gate, None);
     assert_eq!(c.stale_after, Duration::from_secs(600));
 }
 
@@ -23,7 +23,7 @@ fn user_keys_replace_defaults_and_clashes_are_warned() {
     let c = Config::parse(text, Path::new("c.toml")).expect("valid");
     assert_eq!(c.theme, ThemeChoice::Light);
     assert!(!c.bell);
-    assert_eq!(c.on_human_gate.as_deref(), Some("notify-send hi"));
+    assert_eq!(c.shared.on_human_gate.as_deref(), Some("notify-send hi"));
     assert_eq!(c.stale_after, Duration::from_secs(5400));
     assert_eq!(
         c.warnings,
@@ -103,20 +103,23 @@ fn theme_resolution() {
 #[test]
 fn notify_and_expiry_sections() {
     let d = Config::parse(DEFAULT_CONFIG, Path::new("default.toml")).unwrap();
-    assert_eq!(d.notify, crate::notify::NotifySettings::default());
-    assert!(d.expiry.is_empty());
+    assert_eq!(d.shared.notify, crate::notify::NotifySettings::default());
+    assert!(d.shared.expiry.is_empty());
     let text = "[notify]\nterminal = \"osc777\"\nwebhook = \"http://127.0.0.1:9/h\"\nformat = \"ntfy\"\n\
                 timeout = \"3s\"\ndelay = \"2m\"\nremind = \"1h\"\n\
                 [expiry.cap-reached]\nafter = \"1d\"\naction = \"abort\"\n";
     let c = Config::parse(text, Path::new("c.toml")).unwrap();
-    assert_eq!(c.notify.terminal, crate::notify::TerminalNotice::Osc777);
     assert_eq!(
-        c.notify.webhook.as_ref().map(|w| w.url()),
+        c.shared.notify.terminal,
+        crate::notify::TerminalNotice::Osc777
+    );
+    assert_eq!(
+        c.shared.notify.webhook.as_ref().map(|w| w.url()),
         Some("http://127.0.0.1:9/h")
     );
-    assert_eq!(c.notify.delay, Duration::from_secs(120));
-    assert_eq!(c.notify.remind, Some(Duration::from_secs(3600)));
-    let rule = &c.expiry[&crate::model::HumanGateKind::CapReached];
+    assert_eq!(c.shared.notify.delay, Duration::from_secs(120));
+    assert_eq!(c.shared.notify.remind, Some(Duration::from_secs(3600)));
+    let rule = &c.shared.expiry[&crate::model::HumanGateKind::CapReached];
     assert_eq!(
         (rule.after.as_str(), rule.action),
         ("1d", crate::model::Decision::Abort)
@@ -160,7 +163,7 @@ fn the_default_file_says_webhooks_take_https() {
     )
     .unwrap();
     assert_eq!(
-        c.notify.webhook.as_ref().map(|w| w.url()),
+        c.shared.notify.webhook.as_ref().map(|w| w.url()),
         Some("https://ntfy.example/loopwatch")
     );
     // Every kind it names for [expiry.<kind>] is one.
