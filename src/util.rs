@@ -10,8 +10,11 @@
 //! Temp files are named `.loopwatch-<pid>-<random>.tmp`, so that the next
 //! writer in a folder can remove those of writers that died (kill -9).
 
+mod duration;
 mod open;
 mod replace;
+
+pub use duration::{DurationError, parse_duration, parse_seconds};
 
 pub use open::{
     FileRefusal, MAX_TEXT_BYTES, open_pipeline_file, open_regular, read_bounded, read_regular,

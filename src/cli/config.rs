@@ -27,7 +27,7 @@ pub fn run(args: ConfigArgs, _globals: &Globals) -> anyhow::Result<ExitCode> {
             .context("writing to stdout")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let Some(path) = Config::user_path() else {
+    let Some(path) = crate::notify::UserSettings::user_path() else {
         writeln!(
             out,
             "no config path: neither XDG_CONFIG_HOME nor HOME is set (defaults in use)"

@@ -264,7 +264,7 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// there is no config file. A config that cannot be read never stops the
 /// loop's recording: it is reported on stderr and no expiry applies.
 pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind, ExpiryRule>> {
-    match crate::tui::Config::load_user() {
+    match crate::notify::UserSettings::load_user() {
         Ok(c) => Ok(c.expiry),
         Err(e) => {
             warn(&format!("loopwatch: {e} (no expiry from the config)"));
@@ -449,7 +449,7 @@ pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCod
 /// The hook and webhook of the config file; none (with a warning) when the
 /// config cannot be read.
 fn notifier() -> crate::notify::Notifier {
-    match crate::tui::Config::load_user() {
+    match crate::notify::UserSettings::load_user() {
         Ok(c) => crate::notify::Notifier {
             hook: c.on_human_gate,
             settings: c.notify,

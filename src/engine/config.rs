@@ -14,9 +14,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::model::HumanGateKind;
 use crate::model::budget::{Budget, Limits};
-use crate::model::event::{AgentRole, ExpiryRule};
-use crate::model::{Decision, HumanGateKind};
+use crate::model::event::{AgentRole, ExpiryRule, ExpiryTableError, expiry_table};
 use crate::notify::{NotifySettings, RawNotify};
 
 /// The file name looked for at the worktree root.
@@ -159,8 +159,8 @@ struct RawConfig {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawExpiry {
-    after: Spanned<String>,
-    action: Spanned<String>,
+    after: String,
+    action: String,
 }
 
 #[derive(Deserialize, Default)]
@@ -311,30 +311,25 @@ impl Config {
             None => NotifySettings::default(),
             Some(n) => {
                 let span = n.span();
-                n.into_inner()
-                    .resolve()
-                    .map_err(|m| cx.notify_err(span, &m))?
+                n.into_inner().resolve().map_err(|m| {
+                    let m = m.strip_prefix("[notify] ").unwrap_or(&m);
+                    let (key, msg) = m.split_once(": ").unwrap_or(("", m));
+                    cx.key_err(span.start, "notify", key, msg)
+                })?
             }
         };
         let mut expiry = HashMap::new();
         for (kind, rule) in raw.expiry {
-            let table = rule.span();
+            let from = rule.span().start;
             let rule = rule.into_inner();
-            let k = kind.parse::<HumanGateKind>().map_err(|e| {
-                let (line, _) = key_at(text, table.start);
-                cx.err_at(line, format!("expiry.{kind}"), e.to_string())
-            })?;
-            let action = rule
-                .action
-                .get_ref()
-                .parse::<Decision>()
-                .map_err(|e| cx.err(rule.action.span(), e.to_string()))?;
-            let r = ExpiryRule::new(rule.after.get_ref(), action, k).map_err(|e| {
-                let at = match e {
-                    crate::model::event::ExpiryError::NotAnOption { .. } => rule.action.span(),
-                    _ => rule.after.span(),
+            let section = format!("expiry.{kind}");
+            let (k, r) = expiry_table(&kind, &rule.after, &rule.action).map_err(|e| {
+                let key = match e {
+                    ExpiryTableError::Kind(_) => "",
+                    ExpiryTableError::After(_) => "after",
+                    ExpiryTableError::Action(_) => "action",
                 };
-                cx.err(at, e.to_string())
+                cx.key_err(from, &section, key, &e.to_string())
             })?;
             expiry.insert(k, r);
         }
@@ -399,37 +394,6 @@ impl Cx<'_> {
         self.err_at(line, key, message)
     }
 
-    /// A `[notify]` problem (`[notify] <key>: <message>`), at its key's line.
-    fn notify_err(&self, table: std::ops::Range<usize>, message: &str) -> ConfigError {
-        let rest = message.strip_prefix("[notify] ").unwrap_or(message);
-        let (key, msg) = rest.split_once(": ").unwrap_or(("", rest));
-        // From the table's header to the next one (its span may cover the header only).
-        let start = table.start.min(self.text.len());
-        let mut at = start;
-        let mut offset = start;
-        for (n, l) in self.text[start..].split_inclusive('\n').enumerate() {
-            let t = l.trim_start();
-            if n > 0 && t.starts_with('[') {
-                break;
-            }
-            if !key.is_empty()
-                && t.strip_prefix(key)
-                    .is_some_and(|r| r.trim_start().starts_with('='))
-            {
-                at = offset + (l.len() - t.len());
-                break;
-            }
-            offset += l.len();
-        }
-        let (line, _) = key_at(self.text, at);
-        let key = if key.is_empty() {
-            "notify".to_string()
-        } else {
-            format!("notify.{key}")
-        };
-        self.err_at(line, key, msg.to_string())
-    }
-
     fn int(
         &self,
         v: Option<&Spanned<i64>>,
@@ -457,7 +421,7 @@ impl Cx<'_> {
             match (k.as_str(), v) {
                 ("hard", toml::Value::Boolean(h)) => out.hard = *h,
                 ("hard", _) => {
-                    return Err(self.budget_err(
+                    return Err(self.key_err(
                         header.start,
                         "budget",
                         "hard",
@@ -470,7 +434,7 @@ impl Cx<'_> {
                 (role, toml::Value::Table(t)) => {
                     let r = role
                         .parse::<AgentRole>()
-                        .map_err(|e| self.budget_err(header.start, "budget", role, &e))?;
+                        .map_err(|e| self.key_err(header.start, "budget", role, &e))?;
                     let section = format!("budget.{role}");
                     let mut limits = Limits::default();
                     for (rk, rv) in t {
@@ -479,7 +443,7 @@ impl Cx<'_> {
                                 self.limit(header.start, &section, rk, rv, &mut limits)?;
                             }
                             other => {
-                                return Err(self.budget_err(
+                                return Err(self.key_err(
                                     header.start,
                                     &section,
                                     other,
@@ -491,7 +455,7 @@ impl Cx<'_> {
                     out.roles.insert(r, limits);
                 }
                 (other, _) => {
-                    return Err(self.budget_err(
+                    return Err(self.key_err(
                         header.start,
                         "budget",
                         other,
@@ -513,7 +477,7 @@ impl Cx<'_> {
         v: &toml::Value,
         into: &mut Limits,
     ) -> Result<(), ConfigError> {
-        let bad = |m: &str| self.budget_err(from, section, key, m);
+        let bad = |m: &str| self.key_err(from, section, key, m);
         match key {
             "usd" => {
                 let n = match v {
@@ -543,9 +507,9 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// A problem of `[section] key`, at the line `key` is written on in
-    /// that section (after `from`).
-    fn budget_err(&self, from: usize, section: &str, key: &str, message: &str) -> ConfigError {
+    /// A problem of `[section] key` (of `[section]` when `key` is empty),
+    /// at the line `key` is written on in that section (else at `from`'s).
+    fn key_err(&self, from: usize, section: &str, key: &str, message: &str) -> ConfigError {
         let head = format!("[{section}]");
         let mut line = key_at(self.text, from).0;
         let mut inside = false;
@@ -569,7 +533,11 @@ impl Cx<'_> {
                 break;
             }
         }
-        self.err_at(line, format!("{section}.{key}"), message)
+        let key = match key {
+            "" => section.to_string(),
+            k => format!("{section}.{k}"),
+        };
+        self.err_at(line, key, message)
     }
 
     /// A dollar limit that a role can never meet: a role whose agent
@@ -595,7 +563,7 @@ impl Cx<'_> {
                 || b.run.tokens.is_some()
                 || b.run.wall.is_some();
             if !covered {
-                return Err(self.budget_err(
+                return Err(self.key_err(
                     0,
                     &section,
                     "usd",
@@ -719,14 +687,14 @@ impl Cx<'_> {
     }
 }
 
-/// Parses `20m`, `90s`, `1h 30m`, `500ms` (jiff's friendly format); must be above zero.
+/// A duration of the one grammar ([`crate::util::parse_duration`]:
+/// `20m`, `90s`, `1h 30m`, `500ms`), above zero.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let d: jiff::SignedDuration = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a duration (expected e.g. 90s, 20m, 1h 30m, 500ms)"))?;
-    match Duration::try_from(d) {
+    match crate::util::parse_duration(s) {
         Ok(d) if !d.is_zero() => Ok(d),
+        Err(crate::util::DurationError::NotADuration) => Err(format!(
+            "'{s}' is not a duration (expected e.g. 90s, 20m, 1h 30m, 500ms)"
+        )),
         _ => Err(format!("'{s}' must be above zero")),
     }
 }

@@ -188,15 +188,6 @@ fn bad_values_name_their_key() {
 }
 
 #[test]
-fn durations() {
-    assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
-    assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-    assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
-    assert!(parse_duration("-5s").is_err());
-    assert!(parse_duration("5 parsecs").is_err());
-}
-
-#[test]
 fn a_review_stage_needs_its_finding_verifier_and_verify_by_test_its_agent() {
     let text = "[agents.developer]\ncommand = \"cat\"\n[agents.verifier]\ncommand = \"cat\"\n[agents.auditor]\ncommand = \"cat\"\n[agents.reviewer]\ncommand = \"cat\"\n";
     let e = err(text);

@@ -724,7 +724,9 @@ mod notice;
 mod review;
 pub use agent::{AgentFinished, AgentLimited, AgentRole, AgentStarted, SignalFrom};
 pub use contract::ContractJudged;
-pub use expiry::{ExpiryError, ExpiryRule, HumanExpired, parse_duration};
+pub use expiry::{
+    ExpiryError, ExpiryRule, ExpiryTableError, HumanExpired, expiry_table, parse_duration,
+};
 pub use green::{GreenResult, VerifyGreen};
 pub use limits::MAX_VALUES_PER_LINE;
 pub use notice::NotifySent;

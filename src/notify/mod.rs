@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use attend::{Attendant, Look};
-pub use settings::{NotifySettings, RawNotify, TerminalNotice};
+pub use settings::{ConfigError, NotifySettings, RawNotify, TerminalNotice, UserSettings};
 pub use webhook::{Webhook, WebhookFormat};
 
 use crate::journal::Pipeline;

@@ -225,7 +225,7 @@ impl App {
                 if self.config.bell {
                     effects.push(Effect::Bell);
                 }
-                if self.config.notify.terminal != crate::notify::TerminalNotice::Off
+                if self.config.shared.notify.terminal != crate::notify::TerminalNotice::Off
                     && let Some(g) = state.human_gate(id)
                 {
                     effects.push(Effect::TerminalNotice {

@@ -8,16 +8,16 @@
 //! naming the file, line and column; an unknown setting, an unknown action
 //! or key name, or a key bound twice is a warning the app shows at start.
 
-use std::collections::{BTreeMap, HashMap};
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
 
 use super::keymap::Keymap;
-use crate::model::event::{ExpiryRule, parse_duration};
-use crate::model::{Decision, HumanGateKind};
+use crate::model::event::parse_duration;
+pub use crate::notify::ConfigError;
+use crate::notify::UserSettings;
 
 /// The default config file, as `loopwatch config --default` prints it.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config/default.toml");
@@ -74,44 +74,15 @@ pub struct Config {
     pub theme: ThemeChoice,
     /// Ring the terminal bell when a new human gate opens.
     pub bell: bool,
-    /// Shell command run (by the event loop) when a new human gate opens.
-    pub on_human_gate: Option<String>,
     /// Age of the last event past which the header warns.
     pub stale_after: Duration,
     /// Keys to actions.
     pub keymap: Keymap,
-    /// `[notify]`: terminal notification, webhook, delay and reminders.
-    pub notify: crate::notify::NotifySettings,
-    /// Per kind of human gate, when it expires and what then applies
-    /// (`[expiry.<kind>]`); a kind not listed never expires.
-    pub expiry: HashMap<HumanGateKind, ExpiryRule>,
+    /// The command run (by the event loop) when a new human gate opens,
+    /// `[notify]` and `[expiry.<kind>]`: the tables every command reads.
+    pub shared: UserSettings,
     /// Problems found in the file that did not stop it from loading.
     pub warnings: Vec<String>,
-}
-
-/// Why the config file could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file exists but could not be read.
-    #[error("{path}: cannot read: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// Not TOML, or a setting of the wrong type.
-    #[error("{path}:{line}:{column}: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line (0 when unknown).
-        line: usize,
-        /// 1-based column (0 when unknown).
-        column: usize,
-        /// What was expected.
-        message: String,
-    },
 }
 
 /// The file as written, before defaults are filled in.
@@ -119,23 +90,11 @@ pub enum ConfigError {
 struct RawConfig {
     theme: Option<ThemeChoice>,
     bell: Option<bool>,
-    on_human_gate: Option<String>,
     stale_after: Option<String>,
     #[serde(default)]
     keys: BTreeMap<String, Vec<String>>,
-    #[serde(default)]
-    expiry: BTreeMap<String, RawExpiry>,
-    notify: Option<crate::notify::RawNotify>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
-}
-
-/// `[expiry.<kind>]` as written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawExpiry {
-    after: String,
-    action: Decision,
 }
 
 impl Default for Config {
@@ -143,99 +102,41 @@ impl Default for Config {
         Config {
             theme: ThemeChoice::Auto,
             bell: true,
-            on_human_gate: None,
             stale_after: DEFAULT_STALE_AFTER,
             keymap: Keymap::default(),
-            notify: crate::notify::NotifySettings::default(),
-            expiry: HashMap::new(),
+            shared: UserSettings::default(),
             warnings: Vec::new(),
         }
     }
 }
 
 impl Config {
-    /// Where the config file is: `$XDG_CONFIG_HOME/loopwatch/config.toml`,
-    /// else `$HOME/.config/loopwatch/config.toml`.
-    pub fn path(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
-        crate::util::user_config_dir(xdg_config_home, home).map(|d| d.join("config.toml"))
-    }
-
     /// Loads the file at `path`; a missing file gives the defaults.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            }),
-        }
-    }
-
-    /// Where this user's config file is, from the environment (`None`
-    /// when neither `XDG_CONFIG_HOME` nor `HOME` is set).
-    pub fn user_path() -> Option<PathBuf> {
-        Config::path(
-            std::env::var_os("XDG_CONFIG_HOME"),
-            std::env::var_os("HOME"),
-        )
+        UserSettings::read(path)?.map_or_else(|| Ok(Config::default()), |t| Config::parse(&t, path))
     }
 
     /// Loads this user's config file; the defaults when there is none.
     pub fn load_user() -> Result<Config, ConfigError> {
-        Config::user_path().map_or_else(|| Ok(Config::default()), |p| Config::load(&p))
+        UserSettings::user_path().map_or_else(|| Ok(Config::default()), |p| Config::load(&p))
     }
 
     /// Parses config text; `path` only names the file in errors and warnings.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let (line, column) = e.span().map_or((0, 0), |s| line_col(text, s.start));
-            ConfigError::Parse {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message: e.message().to_string(),
-            }
-        })?;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::toml(text, path, &e))?;
         let mut warnings: Vec<String> = raw
             .other
             .keys()
+            .filter(|k| !UserSettings::KEYS.contains(&k.as_str()))
             .map(|k| format!("{}: unknown setting '{k}' ignored", path.display()))
             .collect();
         let stale_after = match raw.stale_after.as_deref() {
             None => DEFAULT_STALE_AFTER,
-            Some(s) => parse_duration(s).map_err(|_| ConfigError::Parse {
-                path: path.to_path_buf(),
-                line: find_line(text, "stale_after"),
-                column: 1,
-                message: format!("stale_after: '{s}' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")"),
+            Some(s) => parse_duration(s).map_err(|_| {
+                let message = format!("stale_after: '{s}' is not a duration (expected e.g. \"90s\", \"10m\", \"1h30m\")");
+                ConfigError::at_key(text, path, "stale_after", message)
             })?,
         };
-        let mut expiry = HashMap::new();
-        for (kind, rule) in &raw.expiry {
-            let bad = |message: String| ConfigError::Parse {
-                path: path.to_path_buf(),
-                line: find_line(text, &format!("[expiry.{kind}]")),
-                column: 1,
-                message,
-            };
-            let k: HumanGateKind = kind
-                .parse()
-                .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
-            let r = ExpiryRule::new(&rule.after, rule.action, k)
-                .map_err(|e| bad(format!("[expiry.{kind}]: {e}")))?;
-            expiry.insert(k, r);
-        }
-        let notify = raw
-            .notify
-            .unwrap_or_default()
-            .resolve()
-            .map_err(|message| ConfigError::Parse {
-                path: path.to_path_buf(),
-                line: find_line(text, "[notify]"),
-                column: 1,
-                message,
-            })?;
         let (keymap, key_warnings) = Keymap::from_user(&raw.keys);
         warnings.extend(
             key_warnings
@@ -245,27 +146,12 @@ impl Config {
         Ok(Config {
             theme: raw.theme.unwrap_or_default(),
             bell: raw.bell.unwrap_or(true),
-            on_human_gate: raw.on_human_gate.filter(|c| !c.trim().is_empty()),
             stale_after,
             keymap,
-            notify,
-            expiry,
+            shared: UserSettings::parse(text, path)?,
             warnings,
         })
     }
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
-
-fn find_line(text: &str, key: &str) -> usize {
-    text.lines()
-        .position(|l| l.trim_start().starts_with(key))
-        .map_or(0, |i| i + 1)
 }
 
 #[cfg(test)]

@@ -162,8 +162,8 @@ fn open(
     }
     let pipelines: Vec<Pipeline> = live.feeds().iter().map(|f| f.pipeline().clone()).collect();
     let notifier = crate::notify::Notifier {
-        hook: app.config.on_human_gate.clone(),
-        settings: app.config.notify.clone(),
+        hook: app.config.shared.on_human_gate.clone(),
+        settings: app.config.shared.notify.clone(),
     };
     let mut ctl = Controller::new(pipelines.clone(), notifier);
     if fleet || pipelines.len() > 1 {

@@ -67,48 +67,45 @@ impl ExpiryRule {
     }
 }
 
-/// Parses a duration as the config and the command line write it: `90s`,
-/// `30m`, `1h30m`, `2d` or a bare number of seconds (0 allowed here).
+/// Parses a duration of the config and the command line in whole seconds
+/// ([`crate::util::parse_seconds`]; 0 allowed here).
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, ExpiryError> {
     parse_secs(s).map(std::time::Duration::from_secs)
 }
 
-/// Parses `90s`, `30m`, `1h30m`, `2d` or a bare number of seconds.
 fn parse_secs(s: &str) -> Result<u64, ExpiryError> {
-    let bad = || ExpiryError::NotADuration(s.trim().to_string());
-    let t = s.trim();
-    if t.is_empty() {
-        return Err(bad());
-    }
-    if let Ok(n) = t.parse::<u64>() {
-        return Ok(n);
-    }
-    let mut total = 0u64;
-    let mut num = String::new();
-    for c in t.chars() {
-        if c.is_ascii_digit() {
-            num.push(c);
-            continue;
-        }
-        let n: u64 = num.parse().map_err(|_| bad())?;
-        num.clear();
-        let unit = match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            _ => return Err(bad()),
-        };
-        total = n
-            .checked_mul(unit)
-            .and_then(|x| total.checked_add(x))
-            .ok_or_else(bad)?;
-    }
-    if num.is_empty() {
-        Ok(total)
-    } else {
-        Err(bad())
-    }
+    crate::util::parse_seconds(s).map_err(|_| ExpiryError::NotADuration(s.trim().to_string()))
+}
+
+/// What is wrong with an `[expiry.<kind>]` table of a config file, by the
+/// part at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExpiryTableError {
+    /// `<kind>` is not a kind of human gate.
+    #[error("{0}")]
+    Kind(String),
+    /// `after` is not a positive duration.
+    #[error("{0}")]
+    After(ExpiryError),
+    /// `action` is not a decision, or not an option of the kind.
+    #[error("{0}")]
+    Action(String),
+}
+
+/// Reads one `[expiry.<kind>]` table, the one reader of the TUI's config
+/// file and of `loopwatch.toml`: the kind it names and its rule.
+pub fn expiry_table(
+    kind: &str,
+    after: &str,
+    action: &str,
+) -> Result<(HumanGateKind, ExpiryRule), ExpiryTableError> {
+    let k: HumanGateKind = kind.parse().map_err(ExpiryTableError::Kind)?;
+    let action: Decision = action.parse().map_err(ExpiryTableError::Action)?;
+    let rule = ExpiryRule::new(after, action, k).map_err(|e| match e {
+        ExpiryError::NotAnOption { .. } => ExpiryTableError::Action(e.to_string()),
+        _ => ExpiryTableError::After(e),
+    })?;
+    Ok((k, rule))
 }
 
 /// Payload of `human.expired`.

@@ -21,10 +21,9 @@ fn bare_app(config: Config) -> App {
 
 #[test]
 fn a_new_gate_rings_once_and_notifies_the_terminal_but_not_on_first_load() {
-    let mut app = bare_app(Config {
-        on_human_gate: Some("notify".into()),
-        ..Config::default()
-    });
+    let mut config = Config::default();
+    config.shared.on_human_gate = Some("notify".into());
+    let mut app = bare_app(config);
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
     assert_eq!(app.on_state(state_of(&events), &events), vec![]);
     let new = ev(
@@ -53,7 +52,7 @@ fn a_new_gate_rings_once_and_notifies_the_terminal_but_not_on_first_load() {
     assert_eq!(app.on_state(state_of(&events), &[d]), vec![]);
     // With the terminal notification off, only the bell.
     let mut off = Config::default();
-    off.notify.terminal = crate::notify::TerminalNotice::Off;
+    off.shared.notify.terminal = crate::notify::TerminalNotice::Off;
     let mut app = bare_app(off);
     let mut events = events_with_gate(HumanGateKind::OutOfScope);
     app.on_state(state_of(&events), &events);

@@ -3,6 +3,7 @@
 use super::*;
 use crate::tui::action::Action;
 use crate::tui::testkit::ch;
+use std::path::PathBuf;
 
 #[test]
 fn default_file_is_the_builtin_default() {
@@ -11,7 +12,7 @@ fn default_file_is_the_builtin_default() {
     assert_eq!(c.keymap, Keymap::default());
     assert_eq!(c.theme, ThemeChoice::Auto);
     assert!(c.bell);
-    assert_eq!(c.on_human_gate, None);
+    assert_eq!(c.shared.on_human_gate, None);
     assert_eq!(c.stale_after, Duration::from_secs(600));
 }
 
@@ -22,7 +23,7 @@ fn user_keys_replace_defaults_and_clashes_are_warned() {
     let c = Config::parse(text, Path::new("c.toml")).expect("valid");
     assert_eq!(c.theme, ThemeChoice::Light);
     assert!(!c.bell);
-    assert_eq!(c.on_human_gate.as_deref(), Some("notify-send hi"));
+    assert_eq!(c.shared.on_human_gate.as_deref(), Some("notify-send hi"));
     assert_eq!(c.stale_after, Duration::from_secs(5400));
     assert_eq!(
         c.warnings,
@@ -60,14 +61,14 @@ fn wrong_type_names_file_line_and_column() {
 #[test]
 fn path_prefers_xdg_then_home() {
     assert_eq!(
-        Config::path(Some("/xdg".into()), Some("/home/u".into())),
+        crate::notify::UserSettings::path(Some("/xdg".into()), Some("/home/u".into())),
         Some(PathBuf::from("/xdg/loopwatch/config.toml"))
     );
     assert_eq!(
-        Config::path(Some("".into()), Some("/home/u".into())),
+        crate::notify::UserSettings::path(Some("".into()), Some("/home/u".into())),
         Some(PathBuf::from("/home/u/.config/loopwatch/config.toml"))
     );
-    assert_eq!(Config::path(None, None), None);
+    assert_eq!(crate::notify::UserSettings::path(None, None), None);
 }
 
 #[test]
@@ -100,37 +101,25 @@ fn theme_resolution() {
 }
 
 #[test]
-fn durations() {
-    assert_eq!(parse_duration("90").ok(), Some(Duration::from_secs(90)));
-    assert_eq!(parse_duration("10m").ok(), Some(Duration::from_secs(600)));
-    assert_eq!(
-        parse_duration("1d2h").ok(),
-        Some(Duration::from_secs(93_600))
-    );
-    assert_eq!(parse_duration("10").ok(), Some(Duration::from_secs(10)));
-    assert_eq!(parse_duration("m").ok(), None);
-    assert_eq!(parse_duration("10x").ok(), None);
-    assert_eq!(parse_duration("5m3").ok(), None);
-    assert_eq!(parse_duration("").ok(), None);
-}
-
-#[test]
 fn notify_and_expiry_sections() {
     let d = Config::parse(DEFAULT_CONFIG, Path::new("default.toml")).unwrap();
-    assert_eq!(d.notify, crate::notify::NotifySettings::default());
-    assert!(d.expiry.is_empty());
+    assert_eq!(d.shared.notify, crate::notify::NotifySettings::default());
+    assert!(d.shared.expiry.is_empty());
     let text = "[notify]\nterminal = \"osc777\"\nwebhook = \"http://127.0.0.1:9/h\"\nformat = \"ntfy\"\n\
                 timeout = \"3s\"\ndelay = \"2m\"\nremind = \"1h\"\n\
                 [expiry.cap-reached]\nafter = \"1d\"\naction = \"abort\"\n";
     let c = Config::parse(text, Path::new("c.toml")).unwrap();
-    assert_eq!(c.notify.terminal, crate::notify::TerminalNotice::Osc777);
     assert_eq!(
-        c.notify.webhook.as_ref().map(|w| w.url()),
+        c.shared.notify.terminal,
+        crate::notify::TerminalNotice::Osc777
+    );
+    assert_eq!(
+        c.shared.notify.webhook.as_ref().map(|w| w.url()),
         Some("http://127.0.0.1:9/h")
     );
-    assert_eq!(c.notify.delay, Duration::from_secs(120));
-    assert_eq!(c.notify.remind, Some(Duration::from_secs(3600)));
-    let rule = &c.expiry[&crate::model::HumanGateKind::CapReached];
+    assert_eq!(c.shared.notify.delay, Duration::from_secs(120));
+    assert_eq!(c.shared.notify.remind, Some(Duration::from_secs(3600)));
+    let rule = &c.shared.expiry[&crate::model::HumanGateKind::CapReached];
     assert_eq!(
         (rule.after.as_str(), rule.action),
         ("1d", crate::model::Decision::Abort)
@@ -174,7 +163,7 @@ fn the_default_file_says_webhooks_take_https() {
     )
     .unwrap();
     assert_eq!(
-        c.notify.webhook.as_ref().map(|w| w.url()),
+        c.shared.notify.webhook.as_ref().map(|w| w.url()),
         Some("https://ntfy.example/loopwatch")
     );
     // Every kind it names for [expiry.<kind>] is one.
