@@ -207,6 +207,29 @@ fn one_byte_changed_a_line_removed_or_two_swapped_are_named() {
         ],
     );
 
+    // The last line, which no later `prev` names, against the state.json
+    // written with it: changed, or removed.
+    let mut lines = original.clone();
+    let last = lines.len() - 1;
+    lines[last] = lines[last].replacen("\"stopped\"", "\"complete\"", 1);
+    assert_ne!(lines[last], original[last], "the run ends stopped");
+    r.set_journal(&lines);
+    let place = format!("BROKEN events.jsonl line {}: ", last + 1);
+    broken(
+        r.verify(&[]),
+        &[&place, "does not fold to the state.json written with it"],
+    );
+    let mut lines = original.clone();
+    lines.pop();
+    r.set_journal(&lines);
+    broken(
+        r.verify(&[]),
+        &[
+            "BROKEN state.json: written after seq",
+            "lines were removed from its end",
+        ],
+    );
+
     r.set_journal(&original);
     assert_eq!(r.verify(&[]).0, 0);
 }

@@ -1,7 +1,8 @@
 //! `loopwatch verify`: whether a run's record is what was written.
 //!
 //! Checked, each break named with where it is and what differs: the hash
-//! chain and the seq of every journal line; every decision's
+//! chain and the seq of every journal line, and the journal's end against
+//! the `state.json` written with it; every decision's
 //! `evidenceHash` against `evidence/<id>.txt`; every decision names a gate
 //! that was asked; every snapshot tree an event names is in the repository;
 //! every change of the contract's judged parts is backed by a decision; and,
@@ -94,9 +95,51 @@ pub fn verify_pipeline(t: &Target<'_>, out: &mut Verified) {
             return;
         }
     };
+    check_state(t.pipeline_dir, &events, out);
     check_decisions(t, &events, out);
     check_snapshots(t.repo, &events, out);
     check_contract(&events, out);
+}
+
+/// The journal's end, which no later line's `prev` vouches for, against
+/// `state.json`, written with it under the same lock: the journal must
+/// reach the seq the state was written at, and fold to that state.
+fn check_state(dir: &Path, events: &[(u64, Event)], out: &mut Verified) {
+    let Ok(bytes) =
+        crate::util::read_regular(&dir.join("state.json"), crate::journal::MAX_STATE_BYTES)
+    else {
+        return; // none (or not ours to read): the chain is all there is
+    };
+    let state = match serde_json::from_slice::<crate::model::State>(&bytes) {
+        Ok(s) if s.v == crate::model::state::STATE_VERSION => s,
+        Ok(_) => return, // another version's snapshot: not comparable
+        Err(e) => {
+            out.broken("state.json", format!("not a state: {e}"));
+            return;
+        }
+    };
+    let last = events.last().map_or(0, |(_, e)| e.seq);
+    if state.seq > last {
+        out.broken(
+            "state.json",
+            format!(
+                "written after seq {}, but the journal ends at seq {last}: lines were removed from its end",
+                state.seq
+            ),
+        );
+    } else if state.seq == last {
+        let journal: Vec<Event> = events.iter().map(|(_, e)| e.clone()).collect();
+        if crate::model::fold(&journal) != state {
+            out.broken(
+                format!("events.jsonl line {}", events.last().map_or(0, |(n, _)| *n)),
+                format!(
+                    "the journal up to seq {last} does not fold to the state.json written with it: a line was changed after it was written"
+                ),
+            );
+        }
+    }
+    // A state behind the journal is a writer stopped between its append
+    // and its snapshot: nothing was changed.
 }
 
 fn place(line: u64, ev: &Event) -> String {
