@@ -33,6 +33,7 @@ pub struct Event {
 
 /// The payload of an event, by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(strum::IntoStaticStr, strum::VariantNames)]
 #[serde(tag = "type")]
 pub enum EventBody {
     /// A run begins.
@@ -240,36 +241,20 @@ impl EventBody {
         }
     }
 
-    /// The `type` string of this payload.
+    /// The `type` string of this payload: serde's name of its variant
+    /// (its place among strum's variant names is its place in
+    /// [`KNOWN_TYPES`], which leaves out the last, `Unknown`).
     pub fn type_name(&self) -> &str {
-        match self {
-            EventBody::RunStarted { .. } => "run.started",
-            EventBody::IterationStarted { .. } => "iteration.started",
-            EventBody::GateStarted { .. } => "gate.started",
-            EventBody::GateFinished(_) => "gate.finished",
-            EventBody::FindingsVerified { .. } => "findings.verified",
-            EventBody::TriageRecorded { .. } => "triage.recorded",
-            EventBody::VerifyResult(_) => "verify.result",
-            EventBody::VerifySummary(_) => "verify.summary",
-            EventBody::FloorGuardFinished(_) => "floor-guard.finished",
-            EventBody::HumanRequested(_) => "human.requested",
-            EventBody::HumanDecided(_) => "human.decided",
-            EventBody::HumanApproved(_) => "human.approved",
-            EventBody::HumanExpired(_) => "human.expired",
-            EventBody::NotifySent(_) => "notify.sent",
-            EventBody::DevDispatched { .. } => "dev.dispatched",
-            EventBody::RunEnded(_) => "run.ended",
-            EventBody::AgentStarted(_) => "agent.started",
-            EventBody::AgentFinished(_) => "agent.finished",
-            EventBody::AgentLimited(_) => "agent.limited",
-            EventBody::FindingLane(_) => "finding.lane",
-            EventBody::ReviewFinished(_) => "review.finished",
-            EventBody::Note { .. } => "note",
-            EventBody::VerifyGreen(_) => "verify.green",
-            EventBody::ContractJudged(_) => "contract.judged",
-            EventBody::FindingSplit(_) => "finding.split",
-            EventBody::Unknown { type_name, .. } => type_name,
+        if let EventBody::Unknown { type_name, .. } = self {
+            return type_name;
         }
+        let variant: &'static str = self.into();
+        <Self as strum::VariantNames>::VARIANTS
+            .iter()
+            .position(|v| *v == variant)
+            .and_then(|i| KNOWN_TYPES.get(i))
+            .copied()
+            .unwrap_or(variant)
     }
 
     /// The iteration this event belongs to, when it names one.
@@ -978,6 +963,23 @@ mod tests {
         known.sort();
         assert!(known.contains(&"run.started".to_string()), "{known:?}");
         assert_eq!(known, named);
+    }
+
+    #[test]
+    fn every_variant_is_named_by_its_serde_type() {
+        // Unknown, the one variant serde skips, is the last.
+        let variants = <EventBody as strum::VariantNames>::VARIANTS;
+        assert_eq!(variants.last(), Some(&"Unknown"));
+        assert_eq!(variants.len(), KNOWN_TYPES.len() + 1);
+        let fixture = include_str!("../../tests/fixtures/tui/full-run.events.jsonl");
+        let mut seen = 0;
+        for line in fixture.lines() {
+            let ev = Event::parse_line(line.as_bytes()).unwrap();
+            let v: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(ev.body.type_name(), v["type"].as_str().unwrap());
+            seen += 1;
+        }
+        assert!(seen > 10, "{seen}");
     }
 
     #[test]
