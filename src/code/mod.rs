@@ -1,12 +1,12 @@
 //! The code of a run: a git tree per iteration, the diff between two of
 //! them, and the lines a finding cites, read from a snapshot.
 //!
-//! A snapshot ([`snapshot`]) writes the worktree as a git tree object
+//! A snapshot ([`snapshot()`]) writes the worktree as a git tree object
 //! (tracked and untracked files, ignored ones left out, the pipeline folder
 //! left out) through a temporary index, so the user's index, HEAD,
 //! branches, stash and files are never touched. [`keep`] makes it reachable
 //! under `refs/loopwatch/<run-id>/` so `git gc` keeps it; [`remove_kept`]
-//! is `loopwatch gc`. [`diff`] and [`excerpt`] only read objects.
+//! is `loopwatch gc`. [`diff()`] and [`excerpt()`] only read objects.
 //!
 //! Nothing here prints or touches the terminal: the text of files is
 //! returned as data and sanitised by whoever shows it.

@@ -1,5 +1,5 @@
 //! While `loopwatch run` drives a pipeline, its journal is the engine's to
-//! write. The engine's [`Pipeline`] carries a guard that knows where the
+//! write. The engine's [`Pipeline`](super::Pipeline) carries a guard that knows where the
 //! journal ended after the engine's last look: its length, its last line's
 //! hash and the file itself (device and inode). Under the writer lock,
 //! before each append and each read of the state, whatever was written

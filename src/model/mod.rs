@@ -1,6 +1,6 @@
 //! The domain: runs, iterations, gates and rounds, verdicts, findings,
 //! verify-by-test results, human gates and decisions, and the events of the
-//! journal. [`fold`] turns a sequence of events into the [`State`] of
+//! journal. [`fold()`] turns a sequence of events into the [`State`] of
 //! `state.json`; [`rules`] says what the loop does next.
 //!
 //! Never does I/O and never imports a terminal crate: every headless command

@@ -13,7 +13,7 @@
 //! What is captured is raw text stored in the request's `evidence`;
 //! whoever shows it sanitises it. A file too large or binary is summarised
 //! by the diff limits, never dumped; a failure to read is said in the
-//! evidence instead of hidden. [`refresh`] recomputes it all from what is
+//! evidence instead of hidden. [`refresh()`] recomputes it all from what is
 //! there now, for a person who wants to decide on the current code.
 
 mod code;
