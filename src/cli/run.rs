@@ -241,3 +241,18 @@ fn print_new(reader: &mut JournalReader) {
 pub fn line(ev: &Event) -> String {
     format!("#{} {} {}", ev.seq, ev.body.type_name(), ev.line())
 }
+
+#[cfg(test)]
+mod tests {
+    /// What `run --headless` prints for each event of a whole run, pinned:
+    /// a change of these words is a change a user sees.
+    #[test]
+    fn the_headless_lines_of_a_whole_run() {
+        let fixture = include_str!("../../tests/fixtures/tui/full-run.events.jsonl");
+        let lines: Vec<String> = fixture
+            .lines()
+            .map(|l| super::line(&crate::model::Event::parse_line(l.as_bytes()).unwrap()))
+            .collect();
+        insta::assert_snapshot!("headless_lines_full_run", lines.join("\n"));
+    }
+}

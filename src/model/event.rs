@@ -32,8 +32,16 @@ pub struct Event {
 }
 
 /// The payload of an event, by `type`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[derive(strum::IntoStaticStr, strum::VariantNames)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+)]
 #[serde(tag = "type")]
 pub enum EventBody {
     /// A run begins.
