@@ -50,43 +50,32 @@ fn jest_verdicts_follow_its_json_report() {
         repros: &[
             (
                 "F1",
-                "src/repro.test.js",
                 "src/repro.test.js::cart > total > keeps the tip",
                 &nested,
             ),
             (
                 "F2",
-                "src/repro_pass.test.js",
                 "src/repro_pass.test.js::cart > total > keeps the tip",
                 &passing,
             ),
             (
                 "F3",
-                "src/repro_broken.test.js",
                 "src/repro_broken.test.js::x",
                 "const { nope } = require('./missing')\ntest('x', () => { nope() })\n",
             ),
             (
                 "F4",
-                "src/repro_each.test.js",
                 "src/repro_each.test.js::tip 50 [half] gives 150",
                 &each,
             ),
-            (
-                "F5",
-                "src/repro_case.test.js",
-                "src/repro_case.test.js::cart > works",
-                &cases,
-            ),
+            ("F5", "src/repro_case.test.js::cart > works", &cases),
             (
                 "F6",
-                "src/repro_odd.test.js",
                 "src/repro_odd.test.js::prints (a|b) $1 \"q\" ünï",
                 &odd,
             ),
             (
                 "F7",
-                "src/repro_pass.test.js",
                 "src/repro_pass.test.js::cart > total > no such test",
                 "",
             ),

@@ -52,46 +52,35 @@ fn vitest_verdicts_follow_its_json_report() {
         repros: &[
             (
                 "F1",
-                "src/repro.test.ts",
                 "src/repro.test.ts::cart > total [a] > keeps the tip",
                 &nested,
             ),
             (
                 "F2",
-                "src/cart.test.ts",
                 "src/cart.test.ts::cart > total > keeps the tip",
                 &passing,
             ),
             (
                 "F3",
-                "src/repro_broken.test.ts",
                 "src/repro_broken.test.ts::x",
                 "import { nope } from './missing'\nimport { test } from 'vitest'\ntest('x', () => { nope() })\n",
             ),
             (
                 "F4",
-                "src/repro_each.test.ts",
                 "src/repro_each.test.ts::tip 50 [half] gives 150",
                 &each,
             ),
             (
                 "F5",
-                "src/repro_leak.test.ts",
                 "src/repro_leak.test.ts::passes but throws later",
                 &leak,
             ),
             (
                 "F6",
-                "src/repro_odd.test.ts",
                 "src/repro_odd.test.ts::prints (a|b) $1 \"q\" ünï",
                 &odd,
             ),
-            (
-                "F7",
-                "src/cart.test.ts",
-                "src/cart.test.ts::cart > no such test",
-                "",
-            ),
+            ("F7", "src/cart.test.ts::cart > no such test", ""),
         ],
     });
     f.assert_results(&[
