@@ -7,6 +7,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use support::assert_failed;
 use support::code::{git, hermetic};
 use support::ssh::{allowed_signers, keygen};
 use support::worktree::{RUN_START, record_gate};
@@ -315,7 +316,7 @@ fn an_export_copied_elsewhere_verifies_replays_and_reports_without_the_worktree(
         elsewhere.path(),
         &["replay", archive.to_str().unwrap(), "--at", "999"],
     );
-    failed(&out, 2, "--at 999 is out of range");
+    assert_failed(&out, 2, "--at 999 is out of range");
     // Nothing was left behind in the temp folder's place: the archive is unchanged.
     assert!(archive.is_file());
 }
@@ -440,7 +441,7 @@ fn a_tampered_archive_is_named_never_verified() {
         Some(("loopwatch-export/pipeline/x", "/etc/passwd")),
     );
     let out = Run::run_in(away.path(), &["report", bad.to_str().unwrap()]);
-    failed(&out, 2, "symbolic link");
+    assert_failed(&out, 2, "symbolic link");
 }
 
 fn decide_signed(r: &Run, key: &Path, reason: &str) -> Output {
@@ -453,13 +454,6 @@ fn decide_signed(r: &Run, key: &Path, reason: &str) -> Output {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Asserts that `out` exited `code` with `words` in its stderr.
-#[track_caller]
-fn failed(out: &Output, code: i32, words: &str) {
-    assert_eq!(out.status.code(), Some(code), "{}", stderr(out));
-    assert!(stderr(out).contains(words), "{}", stderr(out));
 }
 
 #[test]
@@ -555,13 +549,13 @@ fn a_two_person_gate_needs_two_different_signers_and_names_every_refusal() {
     let before = journal_len();
 
     // Unsigned: the rule that refused is named; nothing written.
-    failed(
+    assert_failed(
         &r.decide("approve", "fine", &[]),
         2,
         "policy.toml [gate.out-of-scope] signature = true",
     );
     // Signed by someone the rule does not list.
-    failed(
+    assert_failed(
         &decide_signed(&r, &carl, "fine by me"),
         2,
         "[gate.out-of-scope] deciders: carl@example.org may not decide this gate",
@@ -585,7 +579,7 @@ fn a_two_person_gate_needs_two_different_signers_and_names_every_refusal() {
         "{status}"
     );
     // The same person again is refused, whatever they sign with.
-    failed(
+    assert_failed(
         &decide_signed(&r, &ana, "really"),
         2,
         "required = 2: hg-1-conformity-1 was already approved by signer ana@example.org",
@@ -627,7 +621,7 @@ fn a_bad_policy_file_is_an_error_naming_file_line_and_key() {
         "{}:3: [gate.out-of-skope]: unknown human gate kind",
         policy.display()
     );
-    failed(&r.decide("approve", "ok", &[]), 2, &want);
+    assert_failed(&r.decide("approve", "ok", &[]), 2, &want);
     r.policy("[gate.out-of-scope]\nrequired = -1\n");
     let out = r.decide("approve", "ok", &[]);
     assert!(
@@ -652,7 +646,7 @@ fn a_decision_from_inside_an_agent_dispatch_is_refused() {
         "agent says ok",
     ];
     let out = Run::run_env(&r.root, &args, &[("LOOPWATCH_DISPATCH", &marker)]);
-    failed(
+    assert_failed(
         &out,
         2,
         "refused: this runs inside agent dispatch #3 of the run",

@@ -151,24 +151,14 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     let gate = p.wait_for_gate("the UNVERIFIABLE finding's gate");
     assert_eq!(gate["subject"], "F4");
     let id = gate["id"].as_str().unwrap().to_string();
-    let out = p
-        .cmd()
-        .args([
-            "decide",
-            &id,
-            "dismiss",
-            "--reason",
-            "not a problem here",
-            "--note",
-            NOTE,
-        ])
-        .output()
-        .expect("decide");
-    assert!(
-        matches!(out.status.code(), Some(0 | 10..=14)),
-        "decide: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    p.decided(&[
+        &id,
+        "dismiss",
+        "--reason",
+        "not a problem here",
+        "--note",
+        NOTE,
+    ]);
     // The run ends on its own (a deadline, not a hang, if it waits on a person).
     p.wait_for("the end of the run", |e| {
         e.iter().any(|e| e["type"] == "run.ended")
@@ -428,18 +418,12 @@ fn a_split_while_the_run_goes_on_has_the_next_round_verify_the_finding_anew() {
 
     let child = p.spawn_run(true);
     let gate = p.wait_for_gate("the UNVERIFIABLE finding's gate");
-    let out = p
-        .cmd()
-        .args([
-            "decide",
-            gate["id"].as_str().unwrap(),
-            "dismiss",
-            "--reason",
-            "not here",
-        ])
-        .output()
-        .expect("decide");
-    assert!(matches!(out.status.code(), Some(0 | 10..=14)), "decide");
+    p.decided(&[
+        gate["id"].as_str().unwrap(),
+        "dismiss",
+        "--reason",
+        "not here",
+    ]);
     p.wait_for("round 2's F1 raised again", |e| {
         e.iter().any(|e| {
             e["type"] == "finding.lane"

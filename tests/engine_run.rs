@@ -209,12 +209,6 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     );
 }
 
-/// Sends `signal` to the engine's process.
-fn signal(e: &Engine, signal: rustix::process::Signal) {
-    let pid = rustix::process::Pid::from_raw(e.id() as i32).unwrap();
-    rustix::process::kill_process(pid, signal).unwrap();
-}
-
 #[test]
 fn a_second_engine_is_refused_naming_the_holder() {
     let p = Project::scripted();
@@ -232,7 +226,7 @@ fn a_second_engine_is_refused_naming_the_holder() {
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(err.contains(&format!("pid {}", first.id())), "{err}");
     // SIGTERM stops the agents, records them interrupted, and the run resumes.
-    signal(&first, rustix::process::Signal::TERM);
+    signal(first.id(), rustix::process::Signal::TERM).unwrap();
     let st = first.wait();
     assert_eq!(st.code(), Some(143));
     let f = p.of_type("agent.finished");
@@ -246,7 +240,7 @@ fn a_second_engine_is_refused_naming_the_holder() {
     p.wait_for("the fresh dispatch", |e| {
         e.iter().filter(|e| e["type"] == "agent.started").count() == 2
     });
-    signal(&again, rustix::process::Signal::INT);
+    signal(again.id(), rustix::process::Signal::INT).unwrap();
     let out = again.wait_with_output();
     assert_eq!(out.status.code(), Some(130));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::kit::*;
-use crate::support::engine::poll;
+use crate::support::engine::{poll, signal};
 use crate::support::model_server::{Script, Turn};
 
 const ROLES: [&str; 3] = ["developer", "verifier", "auditor"];
@@ -29,11 +29,7 @@ fn kill_then_resume(adapter: &str, write: impl FnOnce(&Path) -> Turn) {
         r.dump()
     );
     assert!(!r.p.marked_processes().is_empty(), "the CLI runs");
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(engine.id() as i32).expect("a pid"),
-        rustix::process::Signal::KILL,
-    )
-    .expect("kill -9");
+    signal(engine.id(), rustix::process::Signal::KILL).expect("kill -9");
     let _ = engine.wait();
     r.keep(1, "developer", &format!("{adapter}-killed"));
     // The CLI dies with the engine (the parent-death signal of its shim).
