@@ -57,26 +57,9 @@ fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
             .then(Turn::text(PASS))
     });
     let started = Instant::now();
-    r.passes();
-    assert_eq!(
-        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
-        "total: 3.75 cents\n"
-    );
-    // Usage and Claude Code's own cost are recorded; nothing to note.
-    let v = &r.finished("verifier")[0];
-    assert_eq!(v["tokensIn"], 200, "{v}");
+    let v = r.passes_cleanly();
+    // Claude Code's own cost is recorded too.
     assert!(v["costUsd"].as_f64().is_some_and(|c| c > 0.0), "{v}");
-    assert!(r.notes().is_empty(), "{:?}", r.notes());
-    // The test command's build went to the build folder, not the worktree.
-    assert!(
-        !r.path("target").exists(),
-        "the verifier built in the worktree"
-    );
-    assert!(
-        crate::support::clis::holds_file(&r.home.build_root(), "cargo-target"),
-        "no build in {}",
-        r.home.build_root().display()
-    );
     eprintln!("claude: a whole run in {:?}", started.elapsed());
     r.keep(1, "developer", "claude-developer");
     r.keep(2, "verifier", "claude-verifier");

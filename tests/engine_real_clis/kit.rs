@@ -202,6 +202,32 @@ impl Real {
         run.wait_with_output()
     }
 
+    /// Runs the whole loop to PASS, as [`Real::passes`], and asserts what a
+    /// clean run leaves: the developer's total, the verifier's usage, no
+    /// note, and the test command's build in the build folder, not the
+    /// worktree; the verifier's `agent.finished`.
+    pub fn passes_cleanly(&self) -> Value {
+        self.passes();
+        self.assert_total();
+        let v = self.finished("verifier").remove(0);
+        assert_eq!(v["tokensIn"], 200, "{v}");
+        assert!(self.notes().is_empty(), "{:?}", self.notes());
+        assert!(
+            !self.path("target").exists(),
+            "the verifier built in the worktree"
+        );
+        let build = self.home.build_root();
+        let built = clis::holds_file(&build, "cargo-target");
+        assert!(built, "no build in {}", build.display());
+        v
+    }
+
+    /// Asserts that the developer wrote the total the contract's check reads.
+    pub fn assert_total(&self) {
+        let total = std::fs::read_to_string(self.path(TOTAL)).unwrap();
+        assert_eq!(total, "total: 3.75 cents\n");
+    }
+
     /// Runs the whole loop to PASS, as [`Real::passes`], and asserts that
     /// the developer's dispatch lasted its 40-second tool call.
     pub fn passes_after_the_long_call(&self) {
@@ -339,10 +365,7 @@ pub fn readme_first_run(preset: &str, developer: impl FnOnce(&Path) -> Script) {
     let out = r.passes();
     // The headless lines of the whole run, as the README shows them.
     eprintln!("{}", String::from_utf8_lossy(&out.stdout));
-    assert_eq!(
-        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
-        "total: 3.75 cents\n"
-    );
+    r.assert_total();
 }
 
 /// Claude Code's `Bash` running `command`.
