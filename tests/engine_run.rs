@@ -5,6 +5,7 @@
 mod support;
 
 use serde_json::Value;
+use support::assert_failed;
 use support::engine::*;
 
 fn gate_order(evs: &[Value]) -> Vec<String> {
@@ -222,9 +223,7 @@ fn a_second_engine_is_refused_naming_the_holder() {
         e.iter().any(|e| e["type"] == "agent.started")
     });
     let second = p.cmd().args(["run", "--headless"]).output().unwrap();
-    assert_eq!(second.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&second.stderr);
-    assert!(err.contains(&format!("pid {}", first.id())), "{err}");
+    assert_failed(&second, 2, &format!("pid {}", first.id()));
     // SIGTERM stops the agents, records them interrupted, and the run resumes.
     signal(first.id(), rustix::process::Signal::TERM).unwrap();
     let st = first.wait();
@@ -286,10 +285,7 @@ fn bad_input_is_refused_before_anything_runs() {
         ),
     ] {
         let p = Project::new(&config);
-        let out = p.run_to_end();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(err.contains(want), "want {want:?} in {err}");
+        assert_failed(&p.run_to_end(), 2, want);
         assert!(
             !p.pipeline().join("events.jsonl").exists(),
             "nothing may run"
@@ -298,6 +294,5 @@ fn bad_input_is_refused_before_anything_runs() {
     // No contract and no run in progress.
     let p = Project::scripted();
     let out = p.cmd().args(["run", "--headless"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("give the CONTRACT"));
+    assert_failed(&out, 2, "give the CONTRACT");
 }
