@@ -7,10 +7,10 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use support::assert_failed;
 use support::code::{git, hermetic};
 use support::ssh::{allowed_signers, keygen};
 use support::worktree::{RUN_START, record_gate};
+use support::{assert_failed, assert_has};
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 
@@ -156,7 +156,7 @@ fn expect(out: Output, args: &[&str], code: i32) -> String {
 fn broken(verdict: (i32, String), needles: &[&str]) {
     let (code, text) = verdict;
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("not verified"), "{text}");
+    assert_has(&text, "not verified");
     assert!(!text.contains("\nverified"), "{text}");
     for n in needles {
         assert!(text.contains(n), "{n:?} is not in:\n{text}");
@@ -169,10 +169,7 @@ fn a_recorded_run_verifies_and_every_line_is_chained() {
     let (code, text) = r.verify(&[]);
     assert_eq!(code, 0, "{text}");
     assert!(text.starts_with("verified: "), "{text}");
-    assert!(
-        text.contains("1 decisions, 1 evidence files, 3 snapshots"),
-        "{text}"
-    );
+    assert_has(&text, "1 decisions, 1 evidence files, 3 snapshots");
     let lines = r.journal();
     assert!(!lines[0].contains("\"prev\""));
     assert!(lines[1..].iter().all(|l| l.contains("\"prev\":\"")));
@@ -194,7 +191,7 @@ fn one_byte_changed_a_line_removed_or_two_swapped_are_named() {
     );
     // validate says where the chain breaks too.
     let out = r.ok(&["validate", ".pipeline/events.jsonl"], 1);
-    assert!(out.contains("events.jsonl:5: hash chain broken"), "{out}");
+    assert_has(&out, "events.jsonl:5: hash chain broken");
 
     let mut lines = original.clone();
     lines.remove(2);
@@ -290,7 +287,7 @@ fn an_export_copied_elsewhere_verifies_replays_and_reports_without_the_worktree(
         &["verify"],
         0,
     );
-    assert!(out.contains("3 snapshots"), "{out}");
+    assert_has(&out, "3 snapshots");
     let report = expect(
         Run::run_in(
             elsewhere.path(),
@@ -470,16 +467,13 @@ fn signed_decisions_verify_against_an_allowed_signers_file_made_here() {
         .into_iter()
         .find(|l| l.contains("\"human.decided\""))
         .unwrap();
-    assert!(
-        line.contains("\"signature\":\"-----BEGIN SSH SIGNATURE-----"),
-        "{line}"
-    );
+    assert_has(&line, "\"signature\":\"-----BEGIN SSH SIGNATURE-----");
 
     let allowed = keys.join("allowed_signers");
     allowed_signers(&allowed, &[("ana@example.org", &ana)]);
     let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("1 signatures"), "{text}");
+    assert_has(&text, "1 signatures");
 
     // A signature from a key the file does not allow is named.
     allowed_signers(&allowed, &[("bo@example.org", &bo)]);
@@ -515,13 +509,13 @@ fn signed_decisions_verify_against_an_allowed_signers_file_made_here() {
     };
     let (code, text) = verify_archive();
     assert_eq!(code, Some(0), "{text}");
-    assert!(text.contains("2 signatures"), "{text}");
+    assert_has(&text, "2 signatures");
     allowed_signers(&allowed, &[("bo@example.org", &bo)]);
     let (code, text) = verify_archive();
     assert_eq!(code, Some(1), "{text}");
-    assert!(
-        text.contains("BROKEN archive MANIFEST.json.sig: signed by a key that is not allowed"),
-        "{text}"
+    assert_has(
+        &text,
+        "BROKEN archive MANIFEST.json.sig: signed by a key that is not allowed",
     );
 }
 
@@ -588,16 +582,13 @@ fn a_two_person_gate_needs_two_different_signers_and_names_every_refusal() {
     let out = decide_signed(&r, &bo, "agreed");
     assert_eq!(out.status.code(), Some(11), "{}", stderr(&out));
     let last = r.journal().last().unwrap().clone();
-    assert!(last.contains("\"type\":\"human.decided\""), "{last}");
-    assert!(
-        last.contains("\"approvedBy\":[\"signer ana@example.org\"]"),
-        "{last}"
-    );
+    assert_has(&last, "\"type\":\"human.decided\"");
+    assert_has(&last, "\"approvedBy\":[\"signer ana@example.org\"]");
     r.finish();
     let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("2 decisions, 2 evidence files"), "{text}");
-    assert!(text.contains("2 signatures"), "{text}");
+    assert_has(&text, "2 decisions, 2 evidence files");
+    assert_has(&text, "2 signatures");
 }
 
 #[test]
@@ -675,5 +666,5 @@ fn decide_sign_takes_the_key_the_persons_config_names() {
     let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
     // The run is not ended: the chain, evidence and signature still verify.
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("1 signatures"), "{text}");
+    assert_has(&text, "1 signatures");
 }

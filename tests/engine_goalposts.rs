@@ -10,8 +10,8 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
-use support::assert_failed;
 use support::engine::*;
+use support::{assert_failed, assert_has};
 
 const CONFIG: &str = r#"[run]
 test = "true"
@@ -262,17 +262,11 @@ fn an_agent_cannot_record_or_decide_from_inside_its_dispatch() {
     let run = p.spawn_run(true);
     let gate = p.wait_for_gate("the out-of-scope gate");
     let out = std::fs::read_to_string(p.out.join("run-end.out")).unwrap();
-    assert!(
-        out.contains("refused: this runs inside agent dispatch #1"),
-        "{out}"
-    );
+    assert_has(&out, "refused: this runs inside agent dispatch #1");
     assert!(out.trim_end().ends_with('2'), "{out}");
     // A GATE 0 round of its own making is not recorded either.
     let gate0 = std::fs::read_to_string(p.out.join("gate0.out")).unwrap();
-    assert!(
-        gate0.contains("refused: this runs inside agent dispatch #1"),
-        "{gate0}"
-    );
+    assert_has(&gate0, "refused: this runs inside agent dispatch #1");
     let note = std::fs::read_to_string(p.out.join("note.out")).unwrap();
     assert!(
         note.contains("refused: this runs inside agent dispatch #1"),
@@ -548,7 +542,7 @@ fn an_out_of_scope_file_changed_before_the_run_shows_its_hunks_against_diff() {
     );
     let shown =
         std::fs::read_to_string(p.pipeline().join("evidence").join(format!("{id}.txt"))).unwrap();
-    assert!(shown.contains("+→   cargo build·"), "{shown}");
+    assert_has(&shown, "+→   cargo build·");
     assert!(!shown.contains("no change against"), "{shown}");
     drop(run);
 }

@@ -9,6 +9,7 @@
 mod support;
 
 use serde_json::Value;
+use support::assert_has;
 use support::engine::*;
 use support::review::config;
 
@@ -329,17 +330,14 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     let decided = &p.of_type("human.decided")[0];
     assert_eq!(decided["note"], NOTE);
     let report = std::fs::read_to_string(p.pipeline().join("report.md")).unwrap();
-    assert!(
-        report.contains("note to the developer: Keep the awk path"),
-        "{report}"
-    );
+    assert_has(&report, "note to the developer: Keep the awk path");
     assert!(!report.contains("s3cr3t-t0ken-9f8e7d"), "{report}");
-    assert!(report.contains("redacted:"), "{report}");
-    assert!(
-        report.contains("raised again: found FALSE in round 1 (iteration 1, F2)"),
-        "{report}"
+    assert_has(&report, "redacted:");
+    assert_has(
+        &report,
+        "raised again: found FALSE in round 1 (iteration 1, F2)",
     );
-    assert!(report.contains("seen in review rounds 1, 2, 3"), "{report}");
+    assert_has(&report, "seen in review rounds 1, 2, 3");
 
     // A person splits a match: recorded once, with the earlier finding.
     let split = |n: &str, id: &str| {

@@ -12,6 +12,7 @@ use std::io::BufRead;
 use std::time::{Duration, Instant};
 
 use rustix::process::Signal;
+use support::assert_has;
 use support::engine::*;
 
 /// Shell lines that start the two kinds of detached process, write their
@@ -285,10 +286,7 @@ fn the_next_run_stops_what_a_dead_engine_and_its_supervisors_left() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        said.contains("process(es) left running by an earlier engine"),
-        "{said}"
-    );
+    assert_has(&said, "process(es) left running by an earlier engine");
 }
 
 /// A project whose contract's CHECK runs `$TEST_OUT/check.sh`, which
@@ -408,9 +406,9 @@ fn an_agents_end_is_recorded_with_its_last_words() {
         "{f}"
     );
     let summary = gate["summary"].as_str().unwrap();
-    assert!(
-        summary.contains("exited with status 1: connecting… · API Error: 401 Unauthorized"),
-        "{summary}"
+    assert_has(
+        summary,
+        "exited with status 1: connecting… · API Error: 401 Unauthorized",
     );
     drop(run);
 }

@@ -5,8 +5,8 @@
 mod support;
 
 use serde_json::Value;
-use support::assert_failed;
 use support::engine::*;
+use support::{assert_failed, assert_has};
 
 fn gate_order(evs: &[Value]) -> Vec<String> {
     evs.iter()
@@ -56,10 +56,7 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     );
     // One line per event on stdout, the human gate and the decision among them.
     assert_eq!(stdout.lines().count(), evs.len(), "{stdout}");
-    assert!(
-        stdout.contains(&format!("human.decided {id} approve by tester")),
-        "{stdout}"
-    );
+    assert_has(&stdout, &format!("human.decided {id} approve by tester"));
 
     // Exactly the inputs the loop names, in dispatch order.
     let head = p.head();
@@ -160,10 +157,7 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     // The approval tagged the file in the contract's FILE SCOPE.
     let contract = std::fs::read_to_string(p.root.join(CONTRACT)).unwrap();
     let today = loopwatch::contract::today_local();
-    assert!(
-        contract.contains(&format!("- Makefile [gated {today}]")),
-        "{contract}"
-    );
+    assert_has(&contract, &format!("- Makefile [gated {today}]"));
     let decided = p.of_type("human.decided");
     assert_eq!(decided[0]["contractEdit"]["path"], CONTRACT);
 
@@ -186,15 +180,15 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
         String::from_utf8_lossy(&r.stdout).into_owned()
     };
     let md = report("md");
-    assert!(md.contains("| 5 | developer | 3 | — | — | — |"), "{md}");
-    assert!(md.contains("| 7 | auditor | 3 | — | — | — |"), "{md}");
-    assert!(md.contains("cost unknown for 7 dispatches"), "{md}");
+    assert_has(&md, "| 5 | developer | 3 | — | — | — |");
+    assert_has(&md, "| 7 | auditor | 3 | — | — | — |");
+    assert_has(&md, "cost unknown for 7 dispatches");
     let json: serde_json::Value = serde_json::from_str(&report("json")).unwrap();
     let agents = json["usage"]["agents"].as_array().expect("usage.agents");
     assert_eq!(agents.len(), 7, "{json}");
     assert_eq!(json["usage"]["costUnknown"], 7, "{json}");
     let html = report("html");
-    assert!(html.contains("cost unknown for 7 dispatches"), "{html}");
+    assert_has(&html, "cost unknown for 7 dispatches");
     // The journal still validates against the schemas.
     let v = p
         .cmd()
@@ -243,7 +237,7 @@ fn a_second_engine_is_refused_naming_the_holder() {
     let out = again.wait_with_output();
     assert_eq!(out.status.code(), Some(130));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("resuming run contract"), "{err}");
+    assert_has(&err, "resuming run contract");
     assert!(!err.contains("stale"), "{err}");
     // Only what this engine appended is printed.
     let printed = String::from_utf8_lossy(&out.stdout);

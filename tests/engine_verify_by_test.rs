@@ -18,6 +18,7 @@ use loopwatch::model::rules::green;
 use loopwatch::model::{EventBody, State, VerifyOutcome};
 use loopwatch::recorder::Recorder;
 use serde_json::{Value, json};
+use support::assert_has;
 use support::engine::{commit_all, git, git_init, git_status, is_live, write_crate};
 use tokio::sync::watch;
 
@@ -316,16 +317,10 @@ fn three_outcomes_leave_only_the_confirmed_repro_test_behind() {
     assert_note(&f3, "no test ran");
     // Each log is loopwatch's own run of that test alone.
     let log1 = std::fs::read_to_string(c.file("verify-1-F1.test.log")).unwrap();
-    assert!(
-        log1.contains("test f1_total_keeps_the_tip ... FAILED"),
-        "{log1}"
-    );
-    assert!(
-        log1.contains("--test repro_f1 f1_total_keeps_the_tip -- --exact"),
-        "{log1}"
-    );
+    assert_has(&log1, "test f1_total_keeps_the_tip ... FAILED");
+    assert_has(&log1, "--test repro_f1 f1_total_keeps_the_tip -- --exact");
     let log3 = std::fs::read_to_string(c.file("verify-1-F3.test.log")).unwrap();
-    assert!(log3.contains("error[E0425]"), "{log3}");
+    assert_has(&log3, "error[E0425]");
 
     let s = c.summary();
     assert_eq!(

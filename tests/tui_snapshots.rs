@@ -3,6 +3,8 @@
 //! and NO_COLOR themes, resizes that never panic, and hostile text that is
 //! drawn inside its pane with visible escapes.
 
+mod support;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -17,6 +19,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier};
+use support::assert_has;
 
 const NOW: &str = "2026-12-01T08:45:00Z";
 

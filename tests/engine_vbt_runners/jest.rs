@@ -3,6 +3,7 @@
 //! file that does not load.
 
 use crate::case::{Case, run, runners};
+use crate::support::assert_has;
 
 const SHOP: &str = "exports.totalCents = (price, tip) => price + Math.floor(tip / 100)\n";
 
@@ -92,8 +93,8 @@ fn jest_verdicts_follow_its_json_report() {
     ]);
     f.assert_green(&["F1", "F4", "F6"]);
     let log = f.log("verify-1-F1.test.log");
-    assert!(
-        log.contains("npx --no -- jest --ci --maxWorkers 1 --verbose --json --outputFile="),
-        "{log}"
+    assert_has(
+        &log,
+        "npx --no -- jest --ci --maxWorkers 1 --verbose --json --outputFile=",
     );
 }

@@ -3,6 +3,7 @@
 //! module that does not import.
 
 use crate::case::{Case, run, runners};
+use crate::support::assert_has;
 
 const SHOP: &str = "def total_cents(price, tip):\n    return price + tip // 100\n";
 
@@ -85,9 +86,9 @@ fn pytest_verdicts_follow_its_junit_report() {
     f.assert_green(&["F1", "F4", "F6"]);
     // TEST's own options were kept; loopwatch's report beside the log.
     let log = f.log("verify-1-F1.test.log");
-    assert!(
-        log.contains("-q -p no:randomly -p no:cacheprovider -o junit_family=xunit1 --junitxml="),
-        "{log}"
+    assert_has(
+        &log,
+        "-q -p no:randomly -p no:cacheprovider -o junit_family=xunit1 --junitxml=",
     );
     assert!(
         f.project

@@ -3,6 +3,7 @@
 //! error after the test passed, a test file that does not load.
 
 use crate::case::{Case, run, runners};
+use crate::support::assert_has;
 
 const SHOP: &str = "export const totalCents = (price: number, tip: number): number => price + Math.floor(tip / 100)\n";
 
@@ -95,12 +96,6 @@ fn vitest_verdicts_follow_its_json_report() {
     f.assert_green(&["F1", "F4", "F6"]);
     // The namesake was left out by name, TEST's pool option kept.
     let log = f.log("verify-1-F2.test.log");
-    assert!(
-        log.contains("run --pool forks --reporter=verbose --reporter=json"),
-        "{log}"
-    );
-    assert!(
-        log.contains("--exclude web/src/cart.test.ts src/cart.test.ts -t"),
-        "{log}"
-    );
+    assert_has(&log, "run --pool forks --reporter=verbose --reporter=json");
+    assert_has(&log, "--exclude web/src/cart.test.ts src/cart.test.ts -t");
 }

@@ -29,6 +29,11 @@ pub mod ssh;
 pub mod tmux;
 pub mod worktree;
 
+// In its self-contained file, for the crates that include only that file;
+// each test crate uses its own subset.
+#[allow(unused_imports)]
+pub use worktree::assert_has;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::{Mutex, MutexGuard};
