@@ -337,7 +337,7 @@ fn completions_and_man_are_generated() {
         &stdout(&man)[..60.min(stdout(&man).len())]
     );
     let help = run(&["record", "gate", "--help"]);
-    assert!(stdout(&help).contains("13  stop"), "{}", stdout(&help));
+    assert_has(&stdout(&help), "13  stop");
 }
 
 #[test]

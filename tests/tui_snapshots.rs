@@ -276,13 +276,13 @@ fn stale_age_turns_to_a_warning() {
             .map(|x| buf[(x, 1)].symbol().to_string())
             .collect::<String>()
     };
-    assert!(line(&a).contains("⚠ no event for 18m"), "{}", line(&a));
+    assert_has(&line(&a), "⚠ no event for 18m");
     clock.set("2026-12-01T08:27:00Z".parse().expect("time"));
-    assert!(line(&a).contains("last event 58s ago"), "{}", line(&a));
+    assert_has(&line(&a), "last event 58s ago");
     clock.advance(Duration::from_secs(540));
-    assert!(line(&a).contains("last event 9m ago"), "{}", line(&a));
+    assert_has(&line(&a), "last event 9m ago");
     clock.advance(Duration::from_secs(2));
-    assert!(line(&a).contains("⚠ no event for 10m"), "{}", line(&a));
+    assert_has(&line(&a), "⚠ no event for 10m");
 }
 
 #[path = "tui_snapshots/agents.rs"]
