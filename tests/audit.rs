@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 use support::code::{git, hermetic};
 use support::ssh::{allowed_signers, keygen};
 use support::worktree::{RUN_START, record_gate};
+use support::{assert_failed, assert_has};
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 
@@ -25,16 +26,8 @@ struct Run {
 impl Run {
     fn new() -> Run {
         let r = Run::started();
-        r.ok(
-            &[
-                "decide",
-                "hg-1-conformity-1",
-                "approve",
-                "--reason",
-                "the Makefile target is part of the change",
-            ],
-            11,
-        );
+        let why = "the Makefile target is part of the change";
+        expect(r.decide("approve", why, &[]), &["decide"], 11);
         r.finish();
         r
     }
@@ -120,6 +113,21 @@ impl Run {
         .unwrap();
     }
 
+    /// `decide hg-1-conformity-1 <decision> --reason <reason>`, with `extra`
+    /// arguments.
+    fn decide(&self, decision: &str, reason: &str, extra: &[&str]) -> Output {
+        let args = ["decide", "hg-1-conformity-1", decision, "--reason", reason];
+        Run::run_in(&self.root, &[&args[..], extra].concat())
+    }
+
+    /// Writes the person's `loopwatch/policy.toml`; returns its path.
+    fn policy(&self, text: &str) -> PathBuf {
+        let path = self.config().join("loopwatch/policy.toml");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
     /// `verify` here: its exit code and stdout.
     fn verify(&self, extra: &[&str]) -> (i32, String) {
         let mut args = vec!["verify", "."];
@@ -148,7 +156,7 @@ fn expect(out: Output, args: &[&str], code: i32) -> String {
 fn broken(verdict: (i32, String), needles: &[&str]) {
     let (code, text) = verdict;
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("not verified"), "{text}");
+    assert_has(&text, "not verified");
     assert!(!text.contains("\nverified"), "{text}");
     for n in needles {
         assert!(text.contains(n), "{n:?} is not in:\n{text}");
@@ -161,10 +169,7 @@ fn a_recorded_run_verifies_and_every_line_is_chained() {
     let (code, text) = r.verify(&[]);
     assert_eq!(code, 0, "{text}");
     assert!(text.starts_with("verified: "), "{text}");
-    assert!(
-        text.contains("1 decisions, 1 evidence files, 3 snapshots"),
-        "{text}"
-    );
+    assert_has(&text, "1 decisions, 1 evidence files, 3 snapshots");
     let lines = r.journal();
     assert!(!lines[0].contains("\"prev\""));
     assert!(lines[1..].iter().all(|l| l.contains("\"prev\":\"")));
@@ -186,7 +191,7 @@ fn one_byte_changed_a_line_removed_or_two_swapped_are_named() {
     );
     // validate says where the chain breaks too.
     let out = r.ok(&["validate", ".pipeline/events.jsonl"], 1);
-    assert!(out.contains("events.jsonl:5: hash chain broken"), "{out}");
+    assert_has(&out, "events.jsonl:5: hash chain broken");
 
     let mut lines = original.clone();
     lines.remove(2);
@@ -282,7 +287,7 @@ fn an_export_copied_elsewhere_verifies_replays_and_reports_without_the_worktree(
         &["verify"],
         0,
     );
-    assert!(out.contains("3 snapshots"), "{out}");
+    assert_has(&out, "3 snapshots");
     let report = expect(
         Run::run_in(
             elsewhere.path(),
@@ -308,12 +313,7 @@ fn an_export_copied_elsewhere_verifies_replays_and_reports_without_the_worktree(
         elsewhere.path(),
         &["replay", archive.to_str().unwrap(), "--at", "999"],
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--at 999 is out of range"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_failed(&out, 2, "--at 999 is out of range");
     // Nothing was left behind in the temp folder's place: the archive is unchanged.
     assert!(archive.is_file());
 }
@@ -438,27 +438,14 @@ fn a_tampered_archive_is_named_never_verified() {
         Some(("loopwatch-export/pipeline/x", "/etc/passwd")),
     );
     let out = Run::run_in(away.path(), &["report", bad.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("symbolic link"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_failed(&out, 2, "symbolic link");
 }
 
 fn decide_signed(r: &Run, key: &Path, reason: &str) -> Output {
-    Run::run_in(
-        &r.root,
-        &[
-            "decide",
-            "hg-1-conformity-1",
-            "approve",
-            "--reason",
-            reason,
-            "--sign",
-            "--key",
-            key.to_str().unwrap(),
-        ],
+    r.decide(
+        "approve",
+        reason,
+        &["--sign", "--key", key.to_str().unwrap()],
     )
 }
 
@@ -480,16 +467,13 @@ fn signed_decisions_verify_against_an_allowed_signers_file_made_here() {
         .into_iter()
         .find(|l| l.contains("\"human.decided\""))
         .unwrap();
-    assert!(
-        line.contains("\"signature\":\"-----BEGIN SSH SIGNATURE-----"),
-        "{line}"
-    );
+    assert_has(&line, "\"signature\":\"-----BEGIN SSH SIGNATURE-----");
 
     let allowed = keys.join("allowed_signers");
     allowed_signers(&allowed, &[("ana@example.org", &ana)]);
     let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("1 signatures"), "{text}");
+    assert_has(&text, "1 signatures");
 
     // A signature from a key the file does not allow is named.
     allowed_signers(&allowed, &[("bo@example.org", &bo)]);
@@ -512,37 +496,26 @@ fn signed_decisions_verify_against_an_allowed_signers_file_made_here() {
         ],
         0,
     );
-    let out = Run::run_in(
-        &r.config(),
-        &[
-            "verify",
-            archive.to_str().unwrap(),
-            "--allowed-signers",
-            allowed.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("2 signatures"));
+    let verify_archive = || {
+        let args = ["verify", archive.to_str().unwrap(), "--allowed-signers"];
+        let out = Run::run_in(
+            &r.config(),
+            &[&args[..], &[allowed.to_str().unwrap()]].concat(),
+        );
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, text) = verify_archive();
+    assert_eq!(code, Some(0), "{text}");
+    assert_has(&text, "2 signatures");
     allowed_signers(&allowed, &[("bo@example.org", &bo)]);
-    let out = Run::run_in(
-        &r.config(),
-        &[
-            "verify",
-            archive.to_str().unwrap(),
-            "--allowed-signers",
-            allowed.to_str().unwrap(),
-        ],
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(
-        text.contains("BROKEN archive MANIFEST.json.sig: signed by a key that is not allowed"),
-        "{text}"
+    let (code, text) = verify_archive();
+    assert_eq!(code, Some(1), "{text}");
+    assert_has(
+        &text,
+        "BROKEN archive MANIFEST.json.sig: signed by a key that is not allowed",
     );
 }
 
@@ -562,37 +535,24 @@ fn a_two_person_gate_needs_two_different_signers_and_names_every_refusal() {
             ("carl@example.org", &carl),
         ],
     );
-    std::fs::create_dir_all(dir.join("loopwatch")).unwrap();
-    std::fs::write(
-        dir.join("loopwatch/policy.toml"),
-        format!(
-            "allowed_signers = \"{}\"\n\n[gate.out-of-scope]\ndeciders = [\"ana@example.org\", \"bo@example.org\"]\nrequired = 2\nsignature = true\n",
-            allowed.display()
-        ),
-    )
-    .unwrap();
+    r.policy(&format!(
+        "allowed_signers = \"{}\"\n\n[gate.out-of-scope]\ndeciders = [\"ana@example.org\", \"bo@example.org\"]\nrequired = 2\nsignature = true\n",
+        allowed.display()
+    ));
     let journal_len = || r.journal().len();
     let before = journal_len();
 
     // Unsigned: the rule that refused is named; nothing written.
-    let out = Run::run_in(
-        &r.root,
-        &["decide", "hg-1-conformity-1", "approve", "--reason", "fine"],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("policy.toml [gate.out-of-scope] signature = true"),
-        "{}",
-        stderr(&out)
+    assert_failed(
+        &r.decide("approve", "fine", &[]),
+        2,
+        "policy.toml [gate.out-of-scope] signature = true",
     );
     // Signed by someone the rule does not list.
-    let out = decide_signed(&r, &carl, "fine by me");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out)
-            .contains("[gate.out-of-scope] deciders: carl@example.org may not decide this gate"),
-        "{}",
-        stderr(&out)
+    assert_failed(
+        &decide_signed(&r, &carl, "fine by me"),
+        2,
+        "[gate.out-of-scope] deciders: carl@example.org may not decide this gate",
     );
     assert_eq!(journal_len(), before);
 
@@ -613,50 +573,29 @@ fn a_two_person_gate_needs_two_different_signers_and_names_every_refusal() {
         "{status}"
     );
     // The same person again is refused, whatever they sign with.
-    let out = decide_signed(&r, &ana, "really");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains(
-            "required = 2: hg-1-conformity-1 was already approved by signer ana@example.org"
-        ),
-        "{}",
-        stderr(&out)
+    assert_failed(
+        &decide_signed(&r, &ana, "really"),
+        2,
+        "required = 2: hg-1-conformity-1 was already approved by signer ana@example.org",
     );
     // The second person decides it.
     let out = decide_signed(&r, &bo, "agreed");
     assert_eq!(out.status.code(), Some(11), "{}", stderr(&out));
     let last = r.journal().last().unwrap().clone();
-    assert!(last.contains("\"type\":\"human.decided\""), "{last}");
-    assert!(
-        last.contains("\"approvedBy\":[\"signer ana@example.org\"]"),
-        "{last}"
-    );
+    assert_has(&last, "\"type\":\"human.decided\"");
+    assert_has(&last, "\"approvedBy\":[\"signer ana@example.org\"]");
     r.finish();
     let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("2 decisions, 2 evidence files"), "{text}");
-    assert!(text.contains("2 signatures"), "{text}");
+    assert_has(&text, "2 decisions, 2 evidence files");
+    assert_has(&text, "2 signatures");
 }
 
 #[test]
 fn one_deny_decides_a_two_person_gate() {
     let r = Run::started();
-    std::fs::create_dir_all(r.config().join("loopwatch")).unwrap();
-    std::fs::write(
-        r.config().join("loopwatch/policy.toml"),
-        "[gate.out-of-scope]\nrequired = 2\n",
-    )
-    .unwrap();
-    r.ok(
-        &[
-            "decide",
-            "hg-1-conformity-1",
-            "deny",
-            "--reason",
-            "remove it",
-        ],
-        11,
-    );
+    r.policy("[gate.out-of-scope]\nrequired = 2\n");
+    expect(r.decide("deny", "remove it", &[]), &["decide"], 11);
     assert!(
         r.journal()
             .last()
@@ -668,28 +607,14 @@ fn one_deny_decides_a_two_person_gate() {
 #[test]
 fn a_bad_policy_file_is_an_error_naming_file_line_and_key() {
     let r = Run::started();
-    std::fs::create_dir_all(r.config().join("loopwatch")).unwrap();
-    let policy = r.config().join("loopwatch/policy.toml");
-    std::fs::write(
-        &policy,
-        "# who decides\n\n[gate.out-of-skope]\nrequired = 2\n",
-    )
-    .unwrap();
-    let out = Run::run_in(
-        &r.root,
-        &["decide", "hg-1-conformity-1", "approve", "--reason", "ok"],
-    );
-    assert_eq!(out.status.code(), Some(2));
+    let policy = r.policy("# who decides\n\n[gate.out-of-skope]\nrequired = 2\n");
     let want = format!(
         "{}:3: [gate.out-of-skope]: unknown human gate kind",
         policy.display()
     );
-    assert!(stderr(&out).contains(&want), "{}", stderr(&out));
-    std::fs::write(&policy, "[gate.out-of-scope]\nrequired = -1\n").unwrap();
-    let out = Run::run_in(
-        &r.root,
-        &["decide", "hg-1-conformity-1", "approve", "--reason", "ok"],
-    );
+    assert_failed(&r.decide("approve", "ok", &[]), 2, &want);
+    r.policy("[gate.out-of-scope]\nrequired = -1\n");
+    let out = r.decide("approve", "ok", &[]);
     assert!(
         stderr(&out)
             .contains("policy.toml:2: [gate.out-of-scope] required: -1 is not a count of people"),
@@ -704,22 +629,18 @@ fn a_decision_from_inside_an_agent_dispatch_is_refused() {
     let pipeline = std::fs::canonicalize(r.pipeline()).unwrap();
     let marker = format!("{}#3", pipeline.display());
     let before = r.journal();
-    let out = Run::run_env(
-        &r.root,
-        &[
-            "decide",
-            "hg-1-conformity-1",
-            "approve",
-            "--reason",
-            "agent says ok",
-        ],
-        &[("LOOPWATCH_DISPATCH", &marker)],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("refused: this runs inside agent dispatch #3 of the run"),
-        "{}",
-        stderr(&out)
+    let args = [
+        "decide",
+        "hg-1-conformity-1",
+        "approve",
+        "--reason",
+        "agent says ok",
+    ];
+    let out = Run::run_env(&r.root, &args, &[("LOOPWATCH_DISPATCH", &marker)]);
+    assert_failed(
+        &out,
+        2,
+        "refused: this runs inside agent dispatch #3 of the run",
     );
     assert_eq!(r.journal(), before);
 }
@@ -737,27 +658,13 @@ fn verify_where_there_is_no_run_is_no_pipeline() {
 fn decide_sign_takes_the_key_the_persons_config_names() {
     let r = Run::started();
     let ana = keygen(&r.config(), "ana");
-    std::fs::create_dir_all(r.config().join("loopwatch")).unwrap();
-    std::fs::write(
-        r.config().join("loopwatch/policy.toml"),
-        format!("signing_key = \"{}\"\n", ana.display()),
-    )
-    .unwrap();
-    r.ok(
-        &[
-            "decide",
-            "hg-1-conformity-1",
-            "approve",
-            "--reason",
-            "signed with the configured key",
-            "--sign",
-        ],
-        11,
-    );
+    r.policy(&format!("signing_key = \"{}\"\n", ana.display()));
+    let out = r.decide("approve", "signed with the configured key", &["--sign"]);
+    expect(out, &["decide", "--sign"], 11);
     let allowed = r.config().join("allowed_signers");
     allowed_signers(&allowed, &[("ana@example.org", &ana)]);
     let (code, text) = r.verify(&["--allowed-signers", allowed.to_str().unwrap()]);
     // The run is not ended: the chain, evidence and signature still verify.
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("1 signatures"), "{text}");
+    assert_has(&text, "1 signatures");
 }

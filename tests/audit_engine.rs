@@ -6,6 +6,7 @@ mod support;
 
 use std::path::Path;
 
+use support::assert_failed;
 use support::engine::*;
 use support::ssh::{allowed_signers, keygen};
 
@@ -91,13 +92,10 @@ fn a_two_person_gate_waits_at_the_engines_door_for_a_second_signer() {
     assert!(!approved.iter().any(|e| e["type"] == "human.decided"));
     assert_eq!(p.open_gates(), vec![id.clone()]);
     // The same signer again: refused by the rule, at the door.
-    let out = decide(&ana);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("was already approved by signer ana@example.org"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_failed(
+        &decide(&ana),
+        2,
+        "was already approved by signer ana@example.org",
     );
     let out = decide(&bo);
     assert!(

@@ -30,6 +30,16 @@ fn folded(w: &Worktree) -> State {
     )
 }
 
+/// `ask unverifiable-finding` about F4: opens a manual finding gate.
+const ASK_FINDING: [&str; 6] = [
+    "ask",
+    "unverifiable-finding",
+    "--subject",
+    "F4",
+    "--summary",
+    "awk is slow on a million lines",
+];
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -222,17 +232,7 @@ fn decisions_are_checked_before_anything_is_written() {
     assert!(stderr(&o).contains("no human gate hg-9-manual-1"));
     // A finding gate takes no criterion's option: the refusal lists its
     // own, each with what it does.
-    let o = w.expect(
-        &[
-            "ask",
-            "unverifiable-finding",
-            "--subject",
-            "F4",
-            "--summary",
-            "awk is slow on a million lines",
-        ],
-        10,
-    );
+    let o = w.expect(&ASK_FINDING, 10);
     assert_eq!(stdout(&o).lines().next(), Some("hg-1-manual-2"));
     let before = w.journal();
     let o = w.expect(&["decide", "hg-1-manual-2", "reject", "--reason", "x"], 2);
@@ -250,17 +250,7 @@ fn decisions_are_checked_before_anything_is_written() {
 fn status_says_what_each_option_of_an_open_gate_does() {
     let w = wt();
     start(&w);
-    w.expect(
-        &[
-            "ask",
-            "unverifiable-finding",
-            "--subject",
-            "F4",
-            "--summary",
-            "awk is slow on a million lines",
-        ],
-        10,
-    );
+    w.expect(&ASK_FINDING, 10);
     let o = w.expect(&["status"], 10);
     let text = stdout(&o);
     assert!(
@@ -337,7 +327,7 @@ fn completions_and_man_are_generated() {
         &stdout(&man)[..60.min(stdout(&man).len())]
     );
     let help = run(&["record", "gate", "--help"]);
-    assert!(stdout(&help).contains("13  stop"), "{}", stdout(&help));
+    assert_has(&stdout(&help), "13  stop");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use loopwatch::code::{self, DiffLimits, FileStatus, TreeId};
 use serde_json::{Value, json};
+use support::assert_has;
 use support::code::{git, journal_text, loopwatch, repo, stdout_of, write};
 
 /// Two snapshots of one repository and the repository.
@@ -168,9 +169,9 @@ fn hostile_git_configuration_changes_nothing() {
     assert_eq!(hostile, plain);
     let text = code::diff_text(&hostile);
     assert!(!text.contains('\x1b'), "colour in the text:\n{text}");
-    assert!(
-        text.contains("--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,4 @@\n"),
-        "{text}"
+    assert_has(
+        &text,
+        "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,4 @@\n",
     );
     assert!(
         text.contains("+    // the answer"),
@@ -325,17 +326,17 @@ fn loopwatch_diff_prints_the_file_list_then_the_hunks() {
          M  src/lib.rs  +2 -1\n\
          M  tools/run.sh  mode 100644 → 100755"
     );
-    assert!(
-        hunks.contains("--- /dev/null\n+++ b/src/added.rs\n@@ -0,0 +1,1 @@\n+pub fn added() {}\n"),
-        "{hunks}"
+    assert_has(
+        hunks,
+        "--- /dev/null\n+++ b/src/added.rs\n@@ -0,0 +1,1 @@\n+pub fn added() {}\n",
     );
-    assert!(
-        hunks.contains("--- a/src/gone.rs\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-fn gone() {}\n"),
-        "{hunks}"
+    assert_has(
+        hunks,
+        "--- a/src/gone.rs\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-fn gone() {}\n",
     );
-    assert!(
-        hunks.contains("--- a/logo.png\n+++ b/logo.png\n(binary file: 16 → 17 bytes)\n"),
-        "{hunks}"
+    assert_has(
+        hunks,
+        "--- a/logo.png\n+++ b/logo.png\n(binary file: 16 → 17 bytes)\n",
     );
     // A side without a snapshot says so instead of guessing.
     let text = loopwatch_diff(root, &["2", "3"]);

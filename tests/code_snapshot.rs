@@ -9,6 +9,7 @@ mod support;
 
 use loopwatch::code::{self, CodeError, CodeSnapshot};
 use loopwatch::model::{EventBody, GateName};
+use support::assert_has;
 use support::code::{fingerprint, git, loopwatch, repo, start_run, tree_paths, write};
 
 /// A repository in the middle of work: a stash entry, a second branch, a
@@ -183,8 +184,8 @@ fn outside_git_the_run_goes_on_with_the_snapshot_marked_missing() {
     let (rec, started) = start_run(dir.path(), "r", "");
     let line = started.events[0].to_line();
     assert!(!line.contains("\"tree\":"), "{line}");
-    assert!(line.contains("\"treeMissing\":\""), "{line}");
-    assert!(line.contains("is not inside a git worktree"), "{line}");
+    assert_has(&line, "\"treeMissing\":\"");
+    assert_has(&line, "is not inside a git worktree");
     let round = rec.start_round(GateName::Floor, false).unwrap();
     let snap = round.events.iter().find_map(|e| match &e.body {
         EventBody::GateStarted {
@@ -216,9 +217,9 @@ fn snapshots_can_be_turned_off() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("run started: c"));
     let journal = std::fs::read_to_string(dir.path().join(".pipeline/events.jsonl")).unwrap();
     let first = journal.lines().next().expect("run.started");
-    assert!(
-        first.contains(r#""treeMissing":"snapshots turned off (LOOPWATCH_SNAPSHOTS=off)""#),
-        "{first}"
+    assert_has(
+        first,
+        r#""treeMissing":"snapshots turned off (LOOPWATCH_SNAPSHOTS=off)""#,
     );
     assert!(code::kept(dir.path(), None).unwrap().is_empty());
 }
@@ -382,14 +383,11 @@ fn when_git_fails_the_snapshot_is_missing_with_gits_message() {
     assert!(matches!(err, CodeError::Git { .. }), "{err:?}");
     let taken = code::take(root, &root.join(".pipeline"));
     let why = taken.missing().expect("missing");
-    assert!(why.contains("bad config line"), "{why}");
+    assert_has(why, "bad config line");
     // The run goes on: the event says why.
     let (_, started) = start_run(root, "r", "");
     let line = started.events[0].to_line();
-    assert!(
-        line.contains("\"treeMissing\":\"git rev-parse --show-toplevel"),
-        "{line}"
-    );
+    assert_has(&line, "\"treeMissing\":\"git rev-parse --show-toplevel");
 }
 
 #[test]

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use loopwatch::engine::roles;
 use loopwatch::model::event::AgentRole;
+use support::assert_has;
 
 const CONTRACT: &str = "\
 # CONTRACT — invoice cents
@@ -159,22 +160,16 @@ fn init_writes_the_role_files_and_keeps_what_exists() {
         let f = roles::role_file(role);
         let path = p.root.join("agents").join(f.file_name);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), f.text, "{role}");
-        assert!(
-            out.contains(&format!("wrote agents/{}\n", f.file_name)),
-            "{out}"
-        );
+        assert_has(&out, &format!("wrote agents/{}\n", f.file_name));
     }
-    assert!(
-        out.contains("wrote loopwatch.toml (claude preset)"),
-        "{out}"
-    );
-    assert!(out.contains("commit loopwatch.toml and agents/"), "{out}");
+    assert_has(&out, "wrote loopwatch.toml (claude preset)");
+    assert_has(&out, "commit loopwatch.toml and agents/");
 
     // Again: loopwatch.toml exists, nothing is written.
     std::fs::write(p.root.join("agents/verifier.md"), "my verifier\n").unwrap();
     let (code, _, err) = p.run(&["init", "--preset", "codex"]);
     assert_eq!(code, 2);
-    assert!(err.contains("loopwatch.toml exists; pass --force"), "{err}");
+    assert_has(&err, "loopwatch.toml exists; pass --force");
     assert!(
         std::fs::read_to_string(p.root.join("loopwatch.toml"))
             .unwrap()
@@ -184,8 +179,8 @@ fn init_writes_the_role_files_and_keeps_what_exists() {
     std::fs::remove_file(p.root.join("agents/triage.md")).unwrap();
     let (code, out, _) = p.run(&["init", "--agents-only"]);
     assert_eq!(code, 0);
-    assert!(out.contains("kept agents/verifier.md (it exists)"), "{out}");
-    assert!(out.contains("wrote agents/triage.md"), "{out}");
+    assert_has(&out, "kept agents/verifier.md (it exists)");
+    assert_has(&out, "wrote agents/triage.md");
     assert!(!out.contains("loopwatch.toml"), "{out}");
     assert_eq!(
         std::fs::read_to_string(p.root.join("agents/verifier.md")).unwrap(),
@@ -194,7 +189,7 @@ fn init_writes_the_role_files_and_keeps_what_exists() {
     // --force replaces both.
     let (code, out, _) = p.run(&["init", "--preset", "codex", "--force"]);
     assert_eq!(code, 0);
-    assert!(out.contains("replaced agents/verifier.md"), "{out}");
+    assert_has(&out, "replaced agents/verifier.md");
     assert_eq!(
         std::fs::read_to_string(p.root.join("agents/verifier.md")).unwrap(),
         roles::role_file(AgentRole::Verifier).text
@@ -202,7 +197,7 @@ fn init_writes_the_role_files_and_keeps_what_exists() {
     // Beside a configuration written elsewhere.
     let (code, out, _) = p.run(&["init", "conf/lw.toml"]);
     assert_eq!(code, 0);
-    assert!(out.contains("wrote conf/agents/developer.md"), "{out}");
+    assert_has(&out, "wrote conf/agents/developer.md");
     assert!(p.root.join("conf/lw.toml").is_file());
 }
 
@@ -222,7 +217,7 @@ fn a_dry_run_shows_each_agent_and_starts_locks_and_writes_nothing() {
         out.starts_with("loopwatch run --dry-run: nothing was started, locked or written.\n"),
         "{out}"
     );
-    assert!(out.contains(&format!("  DIFF: {head}\n")), "{out}");
+    assert_has(&out, &format!("  DIFF: {head}\n"));
     assert!(!out.contains("not committed"), "{out}");
 
     // The verifier: its command line, its role file, its three lines.
@@ -231,15 +226,9 @@ fn a_dry_run_shows_each_agent_and_starts_locks_and_writes_nothing() {
         v.contains("\ncommand: claude -p --output-format stream-json --verbose --model sonnet --append-system-prompt-file '"),
         "{v}"
     );
-    assert!(
-        v.contains(".pipeline/agents/‹n›-verifier.instructions'"),
-        "{v}"
-    );
+    assert_has(v, ".pipeline/agents/‹n›-verifier.instructions'");
     assert!(v.contains("--allowedTools 'Read,Grep,Glob,Bash(cargo test),Bash(git diff:*),Bash(git status:*),Bash(git log:*),Bash(git show:*)'"), "{v}");
-    assert!(
-        v.contains("from a file the dispatch writes beside its input"),
-        "{v}"
-    );
+    assert_has(v, "from a file the dispatch writes beside its input");
     assert_eq!(
         block(v, "--- instructions ---"),
         roles::role_file(AgentRole::Verifier).text
@@ -248,14 +237,14 @@ fn a_dry_run_shows_each_agent_and_starts_locks_and_writes_nothing() {
         block(v, "--- inputs ---"),
         format!("CONTRACT: docs/contract.md\nDIFF: {head}\nTEST: cargo test\n")
     );
-    assert!(v.contains("\nstdin: the inputs\n"), "{v}");
+    assert_has(v, "\nstdin: the inputs\n");
     // The developer: the contract's request.
     let d = section(&out, "developer");
     assert_eq!(
         block(d, "--- inputs ---"),
         "CONTRACT: docs/contract.md\nREQUEST:\n\"The invoice total shows cents.\"\n"
     );
-    assert!(d.contains("--permission-mode acceptEdits"), "{d}");
+    assert_has(d, "--permission-mode acceptEdits");
     let a = section(&out, "auditor");
     assert_eq!(
         block(a, "--- inputs ---"),
@@ -271,13 +260,13 @@ fn a_dry_run_shows_each_agent_and_starts_locks_and_writes_nothing() {
     );
     let (code, _, err) = p.run(&["run", "--dry-run=triage", "docs/contract.md"]);
     assert_eq!(code, 2);
-    assert!(err.contains("has no [agents.triage]"), "{err}");
+    assert_has(&err, "has no [agents.triage]");
     let (code, _, err) = p.run(&["run", "--dry-run=tester", "docs/contract.md"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown agent role 'tester'"), "{err}");
+    assert_has(&err, "unknown agent role 'tester'");
     let (code, _, err) = p.run(&["run", "--dry-run"]);
     assert_eq!(code, 2);
-    assert!(err.contains("give the CONTRACT to start one"), "{err}");
+    assert_has(&err, "give the CONTRACT to start one");
     assert_eq!(p.files(), before);
     for cli in ["claude", "codex"] {
         assert!(
@@ -299,18 +288,12 @@ fn codex_and_commands_hand_the_instructions_their_own_way() {
     // Not committed yet: said, since the verifier would see them.
     assert!(out.contains("note: not committed: agents/auditor.md, agents/developer.md, agents/verifier.md, loopwatch.toml"), "{out}");
     let v = section(&out, "verifier");
-    assert!(
-        v.contains("exec --json -c 'approval_policy=\"never\"'"),
-        "{v}"
-    );
-    assert!(
-        v.contains("default_permissions=\"loopwatch-read-only\""),
-        "{v}"
-    );
-    assert!(v.contains("on stdin, before the inputs"), "{v}");
-    assert!(
-        v.contains("\nstdin: the instructions, a blank line, then the inputs\n"),
-        "{v}"
+    assert_has(v, "exec --json -c 'approval_policy=\"never\"'");
+    assert_has(v, "default_permissions=\"loopwatch-read-only\"");
+    assert_has(v, "on stdin, before the inputs");
+    assert_has(
+        v,
+        "\nstdin: the instructions, a blank line, then the inputs\n",
     );
 
     // A generic command without a prompt_file gets its inputs only; the
@@ -336,7 +319,7 @@ fn codex_and_commands_hand_the_instructions_their_own_way() {
     let (code, out, err) = p.run(&["run", "--dry-run", "docs/contract.md"]);
     assert_eq!(code, 0, "{err}");
     let v = section(&out, "verifier");
-    assert!(v.contains("\ncommand: sh -c ./agents/verifier.sh\n"), "{v}");
+    assert_has(v, "\ncommand: sh -c ./agents/verifier.sh\n");
     assert!(
         v.contains(
             "instructions: none (a generic command without a prompt_file gets only its inputs)"
@@ -361,10 +344,7 @@ fn codex_and_commands_hand_the_instructions_their_own_way() {
         block(verify, "--- inputs ---"),
         "{\"finding\":{\"id\":\"<id>\",\"severity\":\"<severity>\",\"path\":\"<path>\",\"lines\":\"<lines>\",\"claim\":\"<claim>\"},\"project_dir\":\"<project_dir>\"}\n"
     );
-    assert!(
-        verify.contains("the <…> parts are filled in by the run"),
-        "{verify}"
-    );
+    assert_has(verify, "the <…> parts are filled in by the run");
     assert!(section(&out, "reviewer").contains("LW_STEP=review"));
 }
 
@@ -383,10 +363,7 @@ fn what_a_dry_run_prints_from_files_is_sanitised() {
         !out.contains('\x1b') && !out.contains('\x07') && !out.contains('\u{202e}'),
         "{out:?}"
     );
-    assert!(
-        out.contains("You verify.␛[2J␛]0;pwned␇ <U+202E>evil\nNEXT: done\n"),
-        "{out}"
-    );
+    assert_has(&out, "You verify.␛[2J␛]0;pwned␇ <U+202E>evil\nNEXT: done\n");
 }
 
 #[test]
@@ -404,13 +381,10 @@ fn a_run_the_engine_would_refuse_is_refused_by_the_dry_run_too() {
     assert_eq!(code, 0, "{err}");
     let (code, _, err) = p.run(&["run", "--dry-run"]);
     assert_eq!(code, 2);
-    assert!(err.contains("is driven by another orchestrator"), "{err}");
+    assert_has(&err, "is driven by another orchestrator");
     // A configuration problem is the engine's own message.
     p.edit_config(|t| t.replace("timeout = \"20m\"", "timeout = \"soon\""));
     let (code, _, err) = p.run(&["run", "--dry-run", "docs/contract.md"]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains("agents.verifier.timeout: 'soon' is not a duration"),
-        "{err}"
-    );
+    assert_has(&err, "agents.verifier.timeout: 'soon' is not a duration");
 }

@@ -80,6 +80,26 @@ fn is_run_frame(screen: &str) -> bool {
         && lines.iter().any(|l| l.starts_with(" ? help  / filter"))
 }
 
+/// Opens the gate selected on the Gates tab (its dialog showing
+/// `subject`) and, once the dialog's keys count, approves it with `reason`.
+fn approve_in_dialog(s: &Session, subject: &str, reason: &str) {
+    s.send(&["Enter"]);
+    // The dialog's own option lines (the Gates tab's detail pane names the
+    // options too).
+    s.wait_for("the dialog", |sc| {
+        sc.contains(subject) && sc.contains("[a] approve — ")
+    });
+    // Keys in the dialog's first moments are dropped on purpose; the
+    // options say when keys count.
+    s.wait_for("the options ready", |sc| {
+        sc.contains("options:") && !sc.contains("options (a moment)")
+    });
+    s.send(&["a"]);
+    s.type_text(reason);
+    s.wait_for("the reason typed", |sc| sc.contains(reason));
+    s.send(&["C-s"]);
+}
+
 /// Line `n` of a screen, without trailing blanks.
 fn line(screen: &str, n: usize) -> &str {
     screen.lines().nth(n).unwrap_or("").trim_end()

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use support::engine::*;
+use support::{assert_failed, assert_has};
 
 const CONFIG: &str = r#"[run]
 test = "true"
@@ -155,22 +156,8 @@ fn a_persons_change_of_the_judged_parts_waits_for_a_decision() {
     std::fs::rename(&tmp, p.root.join(CONTRACT)).unwrap();
     // The engine may see the edit before or after the approval: either way
     // a person is asked about it.
-    let approve = p
-        .cmd()
-        .args([
-            "decide",
-            oos["id"].as_str().unwrap(),
-            "approve",
-            "--reason",
-            "fine",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        matches!(approve.status.code(), Some(0 | 10)),
-        "{}",
-        String::from_utf8_lossy(&approve.stderr)
-    );
+    let approve = p.decided(&[oos["id"].as_str().unwrap(), "approve", "--reason", "fine"]);
+    assert!(matches!(approve.status.code(), Some(0 | 10)));
     let changed = p.wait_for("the contract-changed gate", |e| {
         e.iter()
             .any(|e| e["type"] == "human.requested" && e["kind"] == "contract-changed")
@@ -227,17 +214,10 @@ fn journal_lines_written_by_an_agent_are_moved_out_and_stop_the_run() {
         let p = project(&format!(
             "if [ ! -f \"$TEST_OUT/forged\" ]; then touch \"$TEST_OUT/forged\"; {attack}; fi"
         ));
-        let out = p.run_to_end();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{what}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            stderr.contains("written into the journal by another writer"),
-            "{what}: {stderr}"
+        let stderr = assert_failed(
+            &p.run_to_end(),
+            2,
+            "written into the journal by another writer",
         );
         assert!(stderr.contains(why), "{what}: {stderr}");
         assert!(p.of_type("run.ended").is_empty(), "{what}");
@@ -282,28 +262,18 @@ fn an_agent_cannot_record_or_decide_from_inside_its_dispatch() {
     let run = p.spawn_run(true);
     let gate = p.wait_for_gate("the out-of-scope gate");
     let out = std::fs::read_to_string(p.out.join("run-end.out")).unwrap();
-    assert!(
-        out.contains("refused: this runs inside agent dispatch #1"),
-        "{out}"
-    );
+    assert_has(&out, "refused: this runs inside agent dispatch #1");
     assert!(out.trim_end().ends_with('2'), "{out}");
     // A GATE 0 round of its own making is not recorded either.
     let gate0 = std::fs::read_to_string(p.out.join("gate0.out")).unwrap();
-    assert!(
-        gate0.contains("refused: this runs inside agent dispatch #1"),
-        "{gate0}"
-    );
+    assert_has(&gate0, "refused: this runs inside agent dispatch #1");
     let note = std::fs::read_to_string(p.out.join("note.out")).unwrap();
     assert!(
         note.contains("refused: this runs inside agent dispatch #1"),
         "env -i does not hide it: {note}"
     );
     // The helper was stopped with the dispatch: the gate waits for a person.
-    let helper: u32 = std::fs::read_to_string(p.out.join("helper.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let helper = p.pid_in("helper.pid");
     assert!(
         !is_live(helper),
         "the helper {helper} outlived its dispatch"
@@ -343,17 +313,7 @@ fn a_decision_appended_by_another_writer_is_foreign_and_decide_goes_through_the_
         journal.write_all(format!("{forged}\n").as_bytes()).unwrap();
     }
     let out = run.wait_with_output();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("not handed to the engine at its door"),
-        "{stderr}"
-    );
+    assert_failed(&out, 2, "not handed to the engine at its door");
     assert!(
         p.of_type("human.decided").is_empty(),
         "the forged decision stayed"
@@ -393,11 +353,7 @@ fn an_agent_holding_the_journal_lock_holds_it_no_longer_than_its_dispatch() {
     );
     let out = p.run_to_end();
     p.assert_exit(&out, 0);
-    let holder: u32 = std::fs::read_to_string(p.out.join("holder.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let holder = p.pid_in("holder.pid");
     assert!(
         !is_live(holder),
         "the lock's holder {holder} outlived its dispatch"
@@ -416,12 +372,7 @@ fn the_engine_lock_holds_and_an_ended_journal_takes_no_second_run() {
     });
     std::fs::remove_file(p.pipeline().join("engine.lock")).unwrap();
     let second = p.cmd().args(["run", "--headless"]).output().unwrap();
-    assert_eq!(second.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&second.stderr).contains("another `loopwatch run` (pid"),
-        "{}",
-        String::from_utf8_lossy(&second.stderr)
-    );
+    assert_failed(&second, 2, "another `loopwatch run` (pid");
     p.assert_exit(&first.wait_with_output(), 0);
     assert_eq!(
         p.of_type("agent.finished")
@@ -437,9 +388,7 @@ fn the_engine_lock_holds_and_an_ended_journal_takes_no_second_run() {
         .args(["run", "--headless", CONTRACT])
         .output()
         .unwrap();
-    assert_eq!(again.status.code(), Some(2));
-    let msg = String::from_utf8_lossy(&again.stderr);
-    assert!(msg.contains("--new"), "{msg}");
+    assert_failed(&again, 2, "--new");
     let first_id = p.of_type("run.started")[0]["run"]["id"]
         .as_str()
         .unwrap()
@@ -474,15 +423,7 @@ fn a_pipeline_folder_replaced_by_a_link_is_never_written_through() {
         let p = project(&format!(
             r#"rm -rf "$LW_PIPELINE/{folder}"; mkdir -p "$TEST_OUT/elsewhere"; ln -s "$TEST_OUT/elsewhere" "$LW_PIPELINE/{folder}""#
         ));
-        let out = p.run_to_end();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{folder}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let msg = String::from_utf8_lossy(&out.stderr);
-        assert!(msg.contains("a symbolic link: refused"), "{folder}: {msg}");
+        assert_failed(&p.run_to_end(), 2, "a symbolic link: refused");
         let elsewhere: Vec<_> = std::fs::read_dir(p.out.join("elsewhere"))
             .unwrap()
             .collect();
@@ -601,7 +542,7 @@ fn an_out_of_scope_file_changed_before_the_run_shows_its_hunks_against_diff() {
     );
     let shown =
         std::fs::read_to_string(p.pipeline().join("evidence").join(format!("{id}.txt"))).unwrap();
-    assert!(shown.contains("+→   cargo build·"), "{shown}");
+    assert_has(&shown, "+→   cargo build·");
     assert!(!shown.contains("no change against"), "{shown}");
     drop(run);
 }

@@ -9,6 +9,7 @@
 mod support;
 
 use serde_json::Value;
+use support::assert_has;
 use support::engine::*;
 use support::review::config;
 
@@ -60,8 +61,9 @@ const FIXTURES: [&str; 3] = [
 ];
 
 /// Round `k`'s findings as the reviewer wrote them (the ledger fixtures),
-/// each with the severity given.
-fn review(k: usize, severities: &[(&str, &str)]) -> Vec<Value> {
+/// each with the severity given, saved where the reviewer reads them
+/// (`$TEST_OUT/findings-<k>.json`).
+fn review(p: &Project, k: usize, severities: &[(&str, &str)]) -> Vec<Value> {
     let v: Value = serde_json::from_str(FIXTURES[k - 1]).unwrap();
     let mut list = v["findings_list"].as_array().unwrap().clone();
     for f in &mut list {
@@ -69,6 +71,8 @@ fn review(k: usize, severities: &[(&str, &str)]) -> Vec<Value> {
             f["severity"] = Value::from(*s);
         }
     }
+    let path = p.out.join(format!("findings-{k}.json"));
+    std::fs::write(path, Value::from(list.clone()).to_string()).unwrap();
     list
 }
 
@@ -110,12 +114,14 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     // (a person dismisses it, with a note), F3 and F5 are accepted and
     // not sent back.
     let r1 = review(
+        &p,
         1,
         &[("F1", "blocking"), ("F2", "blocking"), ("F4", "blocking")],
     );
     // Round 2: F1 is round 1's F2 and F2 round 1's F4, in other words and
     // blocking: verified, either would go to the developer. F4 is new.
     let r2 = review(
+        &p,
         2,
         &[
             ("F1", "blocking"),
@@ -127,6 +133,7 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     );
     // Round 3: F1 and F2 are the dismissed and the FALSE finding once more.
     let r3 = review(
+        &p,
         3,
         &[
             ("F1", "blocking"),
@@ -136,13 +143,6 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
             ("F5", "minor"),
         ],
     );
-    for (k, list) in [(1, &r1), (2, &r2), (3, &r3)] {
-        std::fs::write(
-            p.out.join(format!("findings-{k}.json")),
-            Value::from(list.clone()).to_string(),
-        )
-        .unwrap();
-    }
     std::fs::create_dir_all(p.out.join("plan-1")).unwrap();
     std::fs::write(p.out.join("plan-1/F2"), "false").unwrap();
     std::fs::write(p.out.join("plan-1/F4"), "unverifiable").unwrap();
@@ -151,24 +151,14 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     let gate = p.wait_for_gate("the UNVERIFIABLE finding's gate");
     assert_eq!(gate["subject"], "F4");
     let id = gate["id"].as_str().unwrap().to_string();
-    let out = p
-        .cmd()
-        .args([
-            "decide",
-            &id,
-            "dismiss",
-            "--reason",
-            "not a problem here",
-            "--note",
-            NOTE,
-        ])
-        .output()
-        .expect("decide");
-    assert!(
-        matches!(out.status.code(), Some(0 | 10..=14)),
-        "decide: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    p.decided(&[
+        &id,
+        "dismiss",
+        "--reason",
+        "not a problem here",
+        "--note",
+        NOTE,
+    ]);
     // The run ends on its own (a deadline, not a hang, if it waits on a person).
     p.wait_for("the end of the run", |e| {
         e.iter().any(|e| e["type"] == "run.ended")
@@ -340,17 +330,14 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
     let decided = &p.of_type("human.decided")[0];
     assert_eq!(decided["note"], NOTE);
     let report = std::fs::read_to_string(p.pipeline().join("report.md")).unwrap();
-    assert!(
-        report.contains("note to the developer: Keep the awk path"),
-        "{report}"
-    );
+    assert_has(&report, "note to the developer: Keep the awk path");
     assert!(!report.contains("s3cr3t-t0ken-9f8e7d"), "{report}");
-    assert!(report.contains("redacted:"), "{report}");
-    assert!(
-        report.contains("raised again: found FALSE in round 1 (iteration 1, F2)"),
-        "{report}"
+    assert_has(&report, "redacted:");
+    assert_has(
+        &report,
+        "raised again: found FALSE in round 1 (iteration 1, F2)",
     );
-    assert!(report.contains("seen in review rounds 1, 2, 3"), "{report}");
+    assert_has(&report, "seen in review rounds 1, 2, 3");
 
     // A person splits a match: recorded once, with the earlier finding.
     let split = |n: &str, id: &str| {
@@ -396,12 +383,14 @@ fn a_dismissed_and_a_false_finding_raised_again_in_three_rounds_never_reach_the_
 fn a_split_while_the_run_goes_on_has_the_next_round_verify_the_finding_anew() {
     let p = Project::new(&config(4, 3, ""));
     p.write_agent("review.sh", LEDGER_AGENT);
-    let r1 = review(1, &[("F2", "blocking"), ("F4", "blocking")]);
-    let r2 = review(
+    review(&p, 1, &[("F2", "blocking"), ("F4", "blocking")]);
+    review(
+        &p,
         2,
         &[("F1", "blocking"), ("F2", "blocking"), ("F4", "blocking")],
     );
-    let r3 = review(
+    review(
+        &p,
         3,
         &[
             ("F1", "blocking"),
@@ -410,13 +399,6 @@ fn a_split_while_the_run_goes_on_has_the_next_round_verify_the_finding_anew() {
             ("F4", "minor"),
         ],
     );
-    for (k, list) in [(1, &r1), (2, &r2), (3, &r3)] {
-        std::fs::write(
-            p.out.join(format!("findings-{k}.json")),
-            Value::from(list.clone()).to_string(),
-        )
-        .unwrap();
-    }
     for k in 1..=3 {
         std::fs::create_dir_all(p.out.join(format!("plan-{k}"))).unwrap();
     }
@@ -428,18 +410,12 @@ fn a_split_while_the_run_goes_on_has_the_next_round_verify_the_finding_anew() {
 
     let child = p.spawn_run(true);
     let gate = p.wait_for_gate("the UNVERIFIABLE finding's gate");
-    let out = p
-        .cmd()
-        .args([
-            "decide",
-            gate["id"].as_str().unwrap(),
-            "dismiss",
-            "--reason",
-            "not here",
-        ])
-        .output()
-        .expect("decide");
-    assert!(matches!(out.status.code(), Some(0 | 10..=14)), "decide");
+    p.decided(&[
+        gate["id"].as_str().unwrap(),
+        "dismiss",
+        "--reason",
+        "not here",
+    ]);
     p.wait_for("round 2's F1 raised again", |e| {
         e.iter().any(|e| {
             e["type"] == "finding.lane"

@@ -7,6 +7,7 @@ mod support;
 
 use serde_json::Value;
 use support::engine::*;
+use support::{assert_failed, assert_has};
 
 /// The scripted agents of these tests, after the shared prologue. The
 /// developer writes the total with cents (and, with `$out/touch-makefile`,
@@ -80,49 +81,18 @@ fn until_gate(p: &Project, kind: &str) -> (Engine, Value) {
     (run, req)
 }
 
-/// Decides `option` on the gate `req` opened, then lets the run end (any
-/// later gate of `again`'s kinds decided with what `again` says); the
-/// run's end status and exit code.
-fn decide_to_end(
-    p: &Project,
-    run: Engine,
-    req: &Value,
-    option: &str,
-    again: impl Fn(&str) -> &'static str,
-) -> (String, Option<i32>) {
+/// Decides `option` on the gate `req` opened, then lets the run end (no
+/// other gate expected); the run's end status and exit code.
+fn decide_to_end(p: &Project, run: Engine, req: &Value, option: &str) -> (String, Option<i32>) {
     let id = req["id"].as_str().unwrap();
-    let out = p
-        .cmd()
-        .args(["decide", id, option, "--reason", "decided by the test"])
-        .output()
-        .unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 10..=14)),
-        "decide {id} {option}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = p.decided(&[id, option, "--reason", "decided by the test"]);
     // What the rules said comes next is printed on the NEXT line.
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("NEXT: "),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    loop {
-        let evs = p.wait_for("the run's end or another gate", |e| {
-            e.iter().any(|e| e["type"] == "run.ended") || !p.open_gates().is_empty()
-        });
-        if evs.iter().any(|e| e["type"] == "run.ended") {
-            break;
-        }
-        for open in p.open_gates() {
-            let kind = evs
-                .iter()
-                .find(|e| e["type"] == "human.requested" && e["id"] == open.as_str())
-                .map(|e| e["kind"].as_str().unwrap_or_default().to_string())
-                .unwrap_or_default();
-            p.decide(&open, again(&kind));
-        }
-    }
+    assert_has(&String::from_utf8_lossy(&out.stdout), "NEXT: ");
+    p.wait_for("the run's end or another gate", |e| {
+        e.iter().any(|e| e["type"] == "run.ended") || !p.open_gates().is_empty()
+    });
+    let open = p.open_gates();
+    assert!(open.is_empty(), "no other gate was expected, got {open:?}");
     let out = run.wait_with_output();
     let end = p.of_type("run.ended")[0]["status"]
         .as_str()
@@ -131,8 +101,18 @@ fn decide_to_end(
     (end, out.status.code())
 }
 
-fn never(kind: &str) -> &'static str {
-    panic!("no other gate was expected, got a {kind} gate")
+/// Runs `p` to its first gate of `kind`, decides `option` and asserts that
+/// the run then ends `end` with exit code `code`; the gate's request.
+fn decided(p: &Project, kind: &str, option: &str, end: &str, code: i32) -> Value {
+    let (run, req) = until_gate(p, kind);
+    let got = decide_to_end(p, run, &req, option);
+    assert_eq!(got, (end.to_string(), Some(code)));
+    req
+}
+
+/// A project whose verifier answers `plan` in its first round.
+fn planned(plan: &str) -> Project {
+    project(3, &[("verifier-plan", plan), ("verifier-times", "1")])
 }
 
 fn developer_inputs(p: &Project) -> String {
@@ -157,13 +137,8 @@ fn rounds(p: &Project, gate: &str) -> usize {
 
 #[test]
 fn abandoned_lift_goes_back_to_the_developer_as_a_gap() {
-    let p = project(
-        3,
-        &[("verifier-plan", "abandoned"), ("verifier-times", "1")],
-    );
-    let (run, req) = until_gate(&p, "abandoned");
-    let (end, code) = decide_to_end(&p, run, &req, "lift", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
+    let p = planned("abandoned");
+    decided(&p, "abandoned", "lift", "complete", 0);
     let dev = p.of_type("dev.dispatched");
     assert_eq!(
         dev[0]["inputs"][0],
@@ -175,13 +150,8 @@ fn abandoned_lift_goes_back_to_the_developer_as_a_gap() {
 
 #[test]
 fn abandoned_accept_partial_finishes_reported_partial() {
-    let p = project(
-        3,
-        &[("verifier-plan", "abandoned"), ("verifier-times", "1")],
-    );
-    let (run, req) = until_gate(&p, "abandoned");
-    let (end, code) = decide_to_end(&p, run, &req, "accept-partial", never);
-    assert_eq!((end.as_str(), code), ("partial", Some(0)));
+    let p = planned("abandoned");
+    decided(&p, "abandoned", "accept-partial", "partial", 0);
     assert!(p.of_type("dev.dispatched").is_empty(), "nothing went back");
     let report = std::fs::read_to_string(p.pipeline().join("report.md")).unwrap();
     assert!(report.contains("final status: **partial**"), "{report}");
@@ -191,27 +161,17 @@ fn abandoned_accept_partial_finishes_reported_partial() {
 
 #[test]
 fn unverifiable_accept_is_checked_by_hand_and_the_loop_goes_on() {
-    let p = project(
-        3,
-        &[("verifier-plan", "unverifiable"), ("verifier-times", "1")],
-    );
-    let (run, req) = until_gate(&p, "unverifiable");
+    let p = planned("unverifiable");
+    let req = decided(&p, "unverifiable", "accept", "complete", 0);
     assert_eq!(req["gate"], "conformity");
-    let (end, code) = decide_to_end(&p, run, &req, "accept", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
     assert!(p.of_type("dev.dispatched").is_empty());
     assert_eq!(rounds(&p, "security"), 1, "on to GATE 2");
 }
 
 #[test]
 fn unverifiable_reject_stops_the_run_not_conformant() {
-    let p = project(
-        3,
-        &[("verifier-plan", "unverifiable"), ("verifier-times", "1")],
-    );
-    let (run, req) = until_gate(&p, "unverifiable");
-    let (end, code) = decide_to_end(&p, run, &req, "reject", never);
-    assert_eq!((end.as_str(), code), ("not-conformant", Some(1)));
+    let p = planned("unverifiable");
+    decided(&p, "unverifiable", "reject", "not-conformant", 1);
     assert_eq!(rounds(&p, "security"), 0);
 }
 
@@ -220,24 +180,16 @@ fn unverifiable_reject_stops_the_run_not_conformant() {
 #[test]
 fn out_of_scope_approve_adds_the_file_to_file_scope() {
     let p = project(3, &[("touch-makefile", "")]);
-    let (run, req) = until_gate(&p, "out-of-scope");
+    let req = decided(&p, "out-of-scope", "approve", "complete", 0);
     assert_eq!(req["subject"], "Makefile");
-    let (end, code) = decide_to_end(&p, run, &req, "approve", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
-    assert!(
-        contract(&p).contains("- Makefile [gated "),
-        "{}",
-        contract(&p)
-    );
+    assert_has(&contract(&p), "- Makefile [gated ");
     assert!(p.root.join("Makefile").exists());
 }
 
 #[test]
 fn out_of_scope_deny_sends_the_developer_to_remove_the_change() {
     let p = project(3, &[("touch-makefile", "")]);
-    let (run, req) = until_gate(&p, "out-of-scope");
-    let (end, code) = decide_to_end(&p, run, &req, "deny", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
+    decided(&p, "out-of-scope", "deny", "complete", 0);
     assert_eq!(
         p.of_type("dev.dispatched")[0]["inputs"][0],
         "  out-of-scope: Makefile — denied by a person: remove the change"
@@ -255,10 +207,8 @@ fn cap_project() -> Project {
 #[test]
 fn cap_reached_extend_gives_the_gate_one_more_round() {
     let p = cap_project();
-    let (run, req) = until_gate(&p, "cap-reached");
+    let req = decided(&p, "cap-reached", "extend", "complete", 0);
     assert_eq!(req["gate"], "conformity");
-    let (end, code) = decide_to_end(&p, run, &req, "extend", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
     assert_eq!(rounds(&p, "conformity"), 2);
     assert_eq!(status(&p)["caps"]["conformity"], 2);
 }
@@ -266,18 +216,14 @@ fn cap_reached_extend_gives_the_gate_one_more_round() {
 #[test]
 fn cap_reached_take_over_stops_the_loop() {
     let p = cap_project();
-    let (run, req) = until_gate(&p, "cap-reached");
-    let (end, code) = decide_to_end(&p, run, &req, "take-over", never);
-    assert_eq!((end.as_str(), code), ("stopped", Some(1)));
+    decided(&p, "cap-reached", "take-over", "stopped", 1);
     assert!(p.of_type("dev.dispatched").is_empty());
 }
 
 #[test]
 fn cap_reached_abort_aborts_the_run() {
     let p = cap_project();
-    let (run, req) = until_gate(&p, "cap-reached");
-    let (end, code) = decide_to_end(&p, run, &req, "abort", never);
-    assert_eq!((end.as_str(), code), ("aborted", Some(1)));
+    decided(&p, "cap-reached", "abort", "aborted", 1);
     assert_eq!(rounds(&p, "conformity"), 1);
 }
 
@@ -290,10 +236,8 @@ fn structural_project() -> Project {
 #[test]
 fn structural_retry_runs_the_gate_again() {
     let p = structural_project();
-    let (run, req) = until_gate(&p, "structural");
+    let req = decided(&p, "structural", "retry", "complete", 0);
     assert_eq!(req["gate"], "conformity");
-    let (end, code) = decide_to_end(&p, run, &req, "retry", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
     assert_eq!(rounds(&p, "conformity"), 3);
     assert_eq!(status(&p)["caps"]["conformity"], 3, "no round added");
 }
@@ -301,9 +245,7 @@ fn structural_retry_runs_the_gate_again() {
 #[test]
 fn structural_extend_gives_the_gate_one_more_round() {
     let p = structural_project();
-    let (run, req) = until_gate(&p, "structural");
-    let (end, code) = decide_to_end(&p, run, &req, "extend", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
+    decided(&p, "structural", "extend", "complete", 0);
     assert_eq!(rounds(&p, "conformity"), 3);
     assert_eq!(status(&p)["caps"]["conformity"], 4);
 }
@@ -311,18 +253,14 @@ fn structural_extend_gives_the_gate_one_more_round() {
 #[test]
 fn structural_take_over_stops_the_loop() {
     let p = structural_project();
-    let (run, req) = until_gate(&p, "structural");
-    let (end, code) = decide_to_end(&p, run, &req, "take-over", never);
-    assert_eq!((end.as_str(), code), ("stopped", Some(1)));
+    decided(&p, "structural", "take-over", "stopped", 1);
     assert_eq!(rounds(&p, "conformity"), 2);
 }
 
 #[test]
 fn structural_abort_aborts_the_run() {
     let p = structural_project();
-    let (run, req) = until_gate(&p, "structural");
-    let (end, code) = decide_to_end(&p, run, &req, "abort", never);
-    assert_eq!((end.as_str(), code), ("aborted", Some(1)));
+    decided(&p, "structural", "abort", "aborted", 1);
     assert_eq!(rounds(&p, "security"), 0);
 }
 
@@ -341,17 +279,7 @@ fn contract_changed(p: &Project) -> (Engine, Value) {
     let tmp = p.out.join("contract.edited");
     std::fs::write(&tmp, edited).unwrap();
     std::fs::rename(&tmp, p.root.join(CONTRACT)).unwrap();
-    let out = p
-        .cmd()
-        .args([
-            "decide",
-            oos["id"].as_str().unwrap(),
-            "approve",
-            "--reason",
-            "fine",
-        ])
-        .output()
-        .unwrap();
+    let out = p.decided(&[oos["id"].as_str().unwrap(), "approve", "--reason", "fine"]);
     assert!(matches!(out.status.code(), Some(0 | 10)));
     let evs = p.wait_for("the contract-changed gate", |e| {
         e.iter()
@@ -369,8 +297,8 @@ fn contract_changed_adopt_judges_the_contract_as_it_is_now() {
     let p = project(3, &[("touch-makefile", "")]);
     let (run, req) = contract_changed(&p);
     let floors = rounds(&p, "floor");
-    let (end, code) = decide_to_end(&p, run, &req, "adopt", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
+    let end = decide_to_end(&p, run, &req, "adopt");
+    assert_eq!(end, ("complete".into(), Some(0)));
     assert!(contract(&p).contains("grep -q '3.75 cents'"));
     assert!(rounds(&p, "floor") > floors, "GATE 0 ran again");
     assert!(
@@ -384,8 +312,8 @@ fn contract_changed_adopt_judges_the_contract_as_it_is_now() {
 fn contract_changed_revert_puts_the_contract_back_as_judged() {
     let p = project(3, &[("touch-makefile", "")]);
     let (run, req) = contract_changed(&p);
-    let (end, code) = decide_to_end(&p, run, &req, "revert", never);
-    assert_eq!((end.as_str(), code), ("complete", Some(0)));
+    let end = decide_to_end(&p, run, &req, "revert");
+    assert_eq!(end, ("complete".into(), Some(0)));
     let c = contract(&p);
     assert!(
         c.contains("grep -q cents src/total.txt && echo CENTS_OK") && !c.contains("3.75 cents"),
@@ -418,8 +346,8 @@ mod findings {
     #[test]
     fn dismiss_goes_on_and_the_report_lists_it_dismissed_with_the_reason() {
         let (p, run, req) = finding_gate();
-        let (end, code) = decide_to_end(&p, run, &req, "dismiss", never);
-        assert_eq!((end.as_str(), code), ("complete", Some(0)));
+        let end = decide_to_end(&p, run, &req, "dismiss");
+        assert_eq!(end, ("complete".into(), Some(0)));
         assert_eq!(p.of_type("review.finished")[0]["gaps"], 0);
         assert!(
             p.of_type("dev.dispatched").is_empty(),
@@ -443,8 +371,8 @@ mod findings {
         let (p, run, req) = finding_gate();
         // Once fixed, the finding verifier finds it FALSE.
         std::fs::write(p.out.join("plan/F1"), "false").unwrap();
-        let (end, code) = decide_to_end(&p, run, &req, "fix", never);
-        assert_eq!((end.as_str(), code), ("complete", Some(0)));
+        let end = decide_to_end(&p, run, &req, "fix");
+        assert_eq!(end, ("complete".into(), Some(0)));
         let fin = p.of_type("review.finished");
         assert_eq!(fin[0]["fixed"], serde_json::json!(["F1"]));
         assert_eq!(fin[0]["gaps"], 1);
@@ -474,10 +402,12 @@ mod findings {
             .args(["decide", "hg-1-findings-1", "accept", "--reason", "x"])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        let err = String::from_utf8_lossy(&out.stderr);
-        for line in [
+        let err = assert_failed(
+            &out,
+            2,
             "accept is not an option of hg-1-findings-1 (unverifiable-finding)",
+        );
+        for line in [
             "dismiss — not a problem here: the loop goes on",
             "fix — treat it as real: to the developer as a gap, with your reason",
             "stop — stop the run: NOT-CONFORMANT",
@@ -485,8 +415,8 @@ mod findings {
             assert!(err.contains(line), "{line:?} not in {err}");
         }
         assert_eq!(p.events().len(), before, "nothing written");
-        let (end, code) = decide_to_end(&p, run, &req, "stop", never);
-        assert_eq!((end.as_str(), code), ("not-conformant", Some(1)));
+        let end = decide_to_end(&p, run, &req, "stop");
+        assert_eq!(end, ("not-conformant".into(), Some(1)));
         assert!(p.of_type("triage.recorded").is_empty());
         assert!(p.of_type("dev.dispatched").is_empty());
     }

@@ -9,9 +9,10 @@
 mod support;
 
 use std::io::BufRead;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
+use rustix::process::Signal;
+use support::assert_has;
 use support::engine::*;
 
 /// Shell lines that start the two kinds of detached process, write their
@@ -29,20 +30,7 @@ fn detach(tag: &str) -> String {
 fn detached(p: &Project, tag: &str) -> Vec<u32> {
     ["setsid", "daemon"]
         .iter()
-        .map(|k| {
-            let path = p.out.join(format!("{tag}-{k}.pid"));
-            let until = Instant::now() + Duration::from_secs(60);
-            loop {
-                if let Some(pid) = std::fs::read_to_string(&path)
-                    .ok()
-                    .and_then(|s| s.trim().parse().ok())
-                {
-                    break pid;
-                }
-                assert!(Instant::now() < until, "{} never written", path.display());
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        })
+        .map(|k| p.pid_in(&format!("{tag}-{k}.pid")))
         .collect()
 }
 
@@ -53,14 +41,10 @@ fn assert_gone(pids: &[u32], what: &str) {
 
 /// Waits up to `within` for every pid to be gone.
 fn wait_gone(pids: &[u32], within: Duration, what: &str) {
-    let until = Instant::now() + within;
-    while pids.iter().any(|&p| is_live(p)) {
-        assert!(
-            Instant::now() < until,
-            "{what}: still running after {within:?}: {pids:?}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert!(
+        poll(within, || !pids.iter().any(|&p| is_live(p))),
+        "{what}: still running after {within:?}: {pids:?}"
+    );
 }
 
 fn config(verifier_timeout: &str) -> String {
@@ -179,8 +163,7 @@ fn what_an_agent_leaves_behind_is_stopped_when_the_run_is_stopped() {
     );
     let run = p.spawn_run(true);
     let pids = detached(&p, "stop");
-    let pid = rustix::process::Pid::from_raw(run.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    signal(run.id(), Signal::TERM).unwrap();
     let out = run.wait_with_output();
     assert_eq!(out.status.code(), Some(143));
     assert_gone(&pids, "after SIGTERM to loopwatch run");
@@ -201,18 +184,8 @@ fn kill_9_of_loopwatch_run_stops_everything_it_started_within_5_s() {
     );
     let run = p.spawn_run(true);
     let mut pids = detached(&p, "k9");
-    let agent_pid: u32 = loop {
-        if let Some(pid) = std::fs::read_to_string(p.out.join("agent.pid"))
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
-            break pid;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    pids.push(agent_pid);
-    let pid = rustix::process::Pid::from_raw(run.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+    pids.push(p.pid_in("agent.pid"));
+    signal(run.id(), Signal::KILL).unwrap();
     let killed = Instant::now();
     drop(run);
     wait_gone(
@@ -270,10 +243,6 @@ fn the_next_run_stops_what_a_dead_engine_and_its_supervisors_left() {
         let dir = std::fs::canonicalize(p.pipeline()).unwrap();
         live_with_env(&format!("LOOPWATCH_DISPATCH={}#", dir.display()))
     };
-    let sig = |pid: u32, s: rustix::process::Signal| {
-        let _ =
-            rustix::process::kill_process(rustix::process::Pid::from_raw(pid as i32).unwrap(), s);
-    };
     // Held still first, so none of them sees loopwatch go; then all killed.
     let held: Vec<u32> = if supervisors.is_empty() {
         // The supervisor carries no marker: it is the agent's parent.
@@ -296,11 +265,11 @@ fn the_next_run_stops_what_a_dead_engine_and_its_supervisors_left() {
     };
     assert!(!held.is_empty(), "no supervisor found");
     for &s in &held {
-        sig(s, rustix::process::Signal::STOP);
+        let _ = signal(s, Signal::STOP);
     }
-    sig(run.id(), rustix::process::Signal::KILL);
+    let _ = signal(run.id(), Signal::KILL);
     for &s in &held {
-        sig(s, rustix::process::Signal::KILL);
+        let _ = signal(s, Signal::KILL);
     }
     drop(run);
     wait_gone(&held, Duration::from_secs(5), "the supervisors");
@@ -317,14 +286,12 @@ fn the_next_run_stops_what_a_dead_engine_and_its_supervisors_left() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        said.contains("process(es) left running by an earlier engine"),
-        "{said}"
-    );
+    assert_has(&said, "process(es) left running by an earlier engine");
 }
 
-#[test]
-fn a_gate0_check_that_detaches_is_stopped_whole() {
+/// A project whose contract's CHECK runs `$TEST_OUT/check.sh`, which
+/// leaves [`detach`]`(tag)` behind and sleeps.
+fn detaching_check(tag: &str) -> Project {
     let p = project(WORK, "conforme\n", "1m");
     let contract = std::fs::read_to_string(p.root.join(CONTRACT))
         .unwrap()
@@ -334,11 +301,14 @@ fn a_gate0_check_that_detaches_is_stopped_whole() {
         );
     std::fs::write(p.root.join(CONTRACT), contract).unwrap();
     commit_all(&p.root, "a check that detaches");
-    std::fs::write(
-        p.out.join("check.sh"),
-        format!("{}sleep 300\n", detach("check")),
-    )
-    .unwrap();
+    let check = format!("{}sleep 300\n", detach(tag));
+    std::fs::write(p.out.join("check.sh"), check).unwrap();
+    p
+}
+
+#[test]
+fn a_gate0_check_that_detaches_is_stopped_whole() {
+    let p = detaching_check("check");
     let mut c = p.cmd();
     c.args(["run", "--headless", CONTRACT])
         .env("GATES_TIMEOUT", "3");
@@ -362,24 +332,10 @@ fn a_gate0_check_that_detaches_is_stopped_whole() {
 
 #[test]
 fn a_gate0_check_is_stopped_whole_when_the_run_is_stopped() {
-    let p = project(WORK, "conforme\n", "1m");
-    let contract = std::fs::read_to_string(p.root.join(CONTRACT))
-        .unwrap()
-        .replace(
-            "CHECK: grep -q cents src/total.txt && echo CENTS_OK",
-            "CHECK: sh $TEST_OUT/check.sh && echo CENTS_OK",
-        );
-    std::fs::write(p.root.join(CONTRACT), contract).unwrap();
-    commit_all(&p.root, "a check that detaches");
-    std::fs::write(
-        p.out.join("check.sh"),
-        format!("{}sleep 300\n", detach("halt")),
-    )
-    .unwrap();
+    let p = detaching_check("halt");
     let run = p.spawn_run(true);
     let pids = detached(&p, "halt");
-    let pid = rustix::process::Pid::from_raw(run.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    signal(run.id(), Signal::INT).unwrap();
     let out = run.wait_with_output();
     assert_eq!(out.status.code(), Some(130));
     assert_gone(&pids, "after SIGINT during GATE 0");
@@ -450,9 +406,9 @@ fn an_agents_end_is_recorded_with_its_last_words() {
         "{f}"
     );
     let summary = gate["summary"].as_str().unwrap();
-    assert!(
-        summary.contains("exited with status 1: connecting… · API Error: 401 Unauthorized"),
-        "{summary}"
+    assert_has(
+        summary,
+        "exited with status 1: connecting… · API Error: 401 Unauthorized",
     );
     drop(run);
 }
@@ -501,10 +457,7 @@ fn a_repro_test_that_detaches_is_stopped_whole() {
         let stopper = std::thread::spawn(move || {
             if stop_it {
                 let f = out.join(format!("{tag}-daemon.pid"));
-                let until = Instant::now() + Duration::from_secs(60);
-                while !Path::new(&f).exists() && Instant::now() < until {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
+                poll(Duration::from_secs(60), || f.exists());
                 let _ = tx.send(Some(143));
             }
             tx

@@ -7,6 +7,7 @@
 mod support;
 
 use serde_json::Value;
+use support::assert_has;
 use support::engine::*;
 use support::review::*;
 
@@ -171,10 +172,7 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
         results.starts_with("FINDING_VERIFIER_RESULTS\n"),
         "{results}"
     );
-    assert!(
-        results.contains("\"id\":\"F6\",\"verdict\":\"UNVERIFIABLE\""),
-        "{results}"
-    );
+    assert_has(&results, "\"id\":\"F6\",\"verdict\":\"UNVERIFIABLE\"");
     // What each dispatch was given.
     let started = p.of_type("agent.started");
     let parse = started
@@ -182,7 +180,7 @@ fn every_verdict_gate_path_then_a_clean_review_goes_on_to_gate_2() {
         .find(|e| e["role"] == "finding-verifier" && e["step"] == "parse")
         .unwrap();
     let env = p.saved(&parse["dispatch"], "finding-verifier", "env");
-    assert!(env.contains("LW_STEP=parse\n"), "{env}");
+    assert_has(&env, "LW_STEP=parse\n");
     let lane = started.iter().find(|e| e["finding"] == "F7").unwrap();
     let n = &lane["dispatch"];
     let env = p.saved(n, "finding-verifier", "env");

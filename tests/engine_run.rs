@@ -6,6 +6,7 @@ mod support;
 
 use serde_json::Value;
 use support::engine::*;
+use support::{assert_failed, assert_has};
 
 fn gate_order(evs: &[Value]) -> Vec<String> {
     evs.iter()
@@ -55,10 +56,7 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     );
     // One line per event on stdout, the human gate and the decision among them.
     assert_eq!(stdout.lines().count(), evs.len(), "{stdout}");
-    assert!(
-        stdout.contains(&format!("human.decided {id} approve by tester")),
-        "{stdout}"
-    );
+    assert_has(&stdout, &format!("human.decided {id} approve by tester"));
 
     // Exactly the inputs the loop names, in dispatch order.
     let head = p.head();
@@ -159,10 +157,7 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     // The approval tagged the file in the contract's FILE SCOPE.
     let contract = std::fs::read_to_string(p.root.join(CONTRACT)).unwrap();
     let today = loopwatch::contract::today_local();
-    assert!(
-        contract.contains(&format!("- Makefile [gated {today}]")),
-        "{contract}"
-    );
+    assert_has(&contract, &format!("- Makefile [gated {today}]"));
     let decided = p.of_type("human.decided");
     assert_eq!(decided[0]["contractEdit"]["path"], CONTRACT);
 
@@ -185,15 +180,15 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
         String::from_utf8_lossy(&r.stdout).into_owned()
     };
     let md = report("md");
-    assert!(md.contains("| 5 | developer | 3 | — | — | — |"), "{md}");
-    assert!(md.contains("| 7 | auditor | 3 | — | — | — |"), "{md}");
-    assert!(md.contains("cost unknown for 7 dispatches"), "{md}");
+    assert_has(&md, "| 5 | developer | 3 | — | — | — |");
+    assert_has(&md, "| 7 | auditor | 3 | — | — | — |");
+    assert_has(&md, "cost unknown for 7 dispatches");
     let json: serde_json::Value = serde_json::from_str(&report("json")).unwrap();
     let agents = json["usage"]["agents"].as_array().expect("usage.agents");
     assert_eq!(agents.len(), 7, "{json}");
     assert_eq!(json["usage"]["costUnknown"], 7, "{json}");
     let html = report("html");
-    assert!(html.contains("cost unknown for 7 dispatches"), "{html}");
+    assert_has(&html, "cost unknown for 7 dispatches");
     // The journal still validates against the schemas.
     let v = p
         .cmd()
@@ -209,12 +204,6 @@ fn a_whole_run_dispatches_exactly_the_named_inputs() {
     );
 }
 
-/// Sends `signal` to the engine's process.
-fn signal(e: &Engine, signal: rustix::process::Signal) {
-    let pid = rustix::process::Pid::from_raw(e.id() as i32).unwrap();
-    rustix::process::kill_process(pid, signal).unwrap();
-}
-
 #[test]
 fn a_second_engine_is_refused_naming_the_holder() {
     let p = Project::scripted();
@@ -228,11 +217,9 @@ fn a_second_engine_is_refused_naming_the_holder() {
         e.iter().any(|e| e["type"] == "agent.started")
     });
     let second = p.cmd().args(["run", "--headless"]).output().unwrap();
-    assert_eq!(second.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&second.stderr);
-    assert!(err.contains(&format!("pid {}", first.id())), "{err}");
+    assert_failed(&second, 2, &format!("pid {}", first.id()));
     // SIGTERM stops the agents, records them interrupted, and the run resumes.
-    signal(&first, rustix::process::Signal::TERM);
+    signal(first.id(), rustix::process::Signal::TERM).unwrap();
     let st = first.wait();
     assert_eq!(st.code(), Some(143));
     let f = p.of_type("agent.finished");
@@ -246,11 +233,11 @@ fn a_second_engine_is_refused_naming_the_holder() {
     p.wait_for("the fresh dispatch", |e| {
         e.iter().filter(|e| e["type"] == "agent.started").count() == 2
     });
-    signal(&again, rustix::process::Signal::INT);
+    signal(again.id(), rustix::process::Signal::INT).unwrap();
     let out = again.wait_with_output();
     assert_eq!(out.status.code(), Some(130));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("resuming run contract"), "{err}");
+    assert_has(&err, "resuming run contract");
     assert!(!err.contains("stale"), "{err}");
     // Only what this engine appended is printed.
     let printed = String::from_utf8_lossy(&out.stdout);
@@ -292,10 +279,7 @@ fn bad_input_is_refused_before_anything_runs() {
         ),
     ] {
         let p = Project::new(&config);
-        let out = p.run_to_end();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(err.contains(want), "want {want:?} in {err}");
+        assert_failed(&p.run_to_end(), 2, want);
         assert!(
             !p.pipeline().join("events.jsonl").exists(),
             "nothing may run"
@@ -304,6 +288,5 @@ fn bad_input_is_refused_before_anything_runs() {
     // No contract and no run in progress.
     let p = Project::scripted();
     let out = p.cmd().args(["run", "--headless"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("give the CONTRACT"));
+    assert_failed(&out, 2, "give the CONTRACT");
 }

@@ -18,6 +18,7 @@ use loopwatch::model::rules::green;
 use loopwatch::model::{EventBody, State, VerifyOutcome};
 use loopwatch::recorder::Recorder;
 use serde_json::{Value, json};
+use support::assert_has;
 use support::engine::{commit_all, git, git_init, git_status, is_live, write_crate};
 use tokio::sync::watch;
 
@@ -280,11 +281,6 @@ impl Crate {
             .expect("a verify.summary")
     }
 
-    /// `git status --porcelain`, the pipeline aside (it ignores itself).
-    fn status(&self) -> Vec<String> {
-        git_status(&self.root)
-    }
-
     fn notes(&self) -> Vec<String> {
         self.events("note")
             .iter()
@@ -321,16 +317,10 @@ fn three_outcomes_leave_only_the_confirmed_repro_test_behind() {
     assert_note(&f3, "no test ran");
     // Each log is loopwatch's own run of that test alone.
     let log1 = std::fs::read_to_string(c.file("verify-1-F1.test.log")).unwrap();
-    assert!(
-        log1.contains("test f1_total_keeps_the_tip ... FAILED"),
-        "{log1}"
-    );
-    assert!(
-        log1.contains("--test repro_f1 f1_total_keeps_the_tip -- --exact"),
-        "{log1}"
-    );
+    assert_has(&log1, "test f1_total_keeps_the_tip ... FAILED");
+    assert_has(&log1, "--test repro_f1 f1_total_keeps_the_tip -- --exact");
     let log3 = std::fs::read_to_string(c.file("verify-1-F3.test.log")).unwrap();
-    assert!(log3.contains("error[E0425]"), "{log3}");
+    assert_has(&log3, "error[E0425]");
 
     let s = c.summary();
     assert_eq!(
@@ -365,7 +355,7 @@ fn three_outcomes_leave_only_the_confirmed_repro_test_behind() {
 
     // The invariant: the confirmed repro test is the only change left; the
     // edited test file is back to its content, the stray file is gone.
-    assert_eq!(c.status(), ["?? tests/repro_f1.rs"]);
+    assert_eq!(git_status(&c.root), ["?? tests/repro_f1.rs"]);
     assert_eq!(c.read("tests/existing.rs"), EXISTING);
     assert_eq!(
         c.read("src/lib.rs"),
@@ -479,7 +469,7 @@ fn the_step_timeout_stops_the_agent_and_its_children_and_the_loop_goes_on() {
         "the agent's child {grandchild} outlived the step"
     );
     assert_eq!(
-        c.status(),
+        git_status(&c.root),
         Vec::<String>::new(),
         "the unfinished repro test is removed"
     );
@@ -493,7 +483,7 @@ fn a_crashing_agent_leaves_every_judgement_and_nothing_behind() {
     assert_eq!(r["result"], "inconclusive");
     assert_note(&r, "exited with status 3");
     assert_eq!(c.summary()["timedOut"], false);
-    assert_eq!(c.status(), Vec::<String>::new());
+    assert_eq!(git_status(&c.root), Vec::<String>::new());
     let t = c.triage();
     assert_eq!(
         t["accepted"][0]["id"], "F1",
@@ -648,7 +638,7 @@ fn hostile_answers_are_their_findings_problem_and_never_run() {
         notes.iter().any(|n| n.contains("entry 4 is a string")),
         "{notes:?}"
     );
-    assert_eq!(c.status(), Vec::<String>::new());
+    assert_eq!(git_status(&c.root), Vec::<String>::new());
     assert_eq!(c.read("tests/existing.rs"), EXISTING);
     assert!(!c.file("verify-1-F1.test.log").exists(), "nothing ran");
 }
@@ -667,7 +657,7 @@ fn a_repro_test_that_is_a_link_out_of_the_worktree_is_never_run() {
     // The link is gone with the cleanup; its target is left alone.
     assert!(std::fs::symlink_metadata(c.root.join("tests/repro_f1.rs")).is_err());
     assert!(c.out.join("outside.rs").is_file());
-    assert_eq!(c.status(), Vec::<String>::new());
+    assert_eq!(git_status(&c.root), Vec::<String>::new());
 }
 
 #[test]
@@ -681,7 +671,7 @@ fn an_unknown_runner_is_an_inconclusive_naming_the_test_command() {
         &f1,
         "cannot tell the test runner from [run] test `make check`",
     );
-    assert_eq!(c.status(), Vec::<String>::new());
+    assert_eq!(git_status(&c.root), Vec::<String>::new());
 }
 
 #[test]
@@ -712,7 +702,7 @@ fn a_stop_puts_the_worktree_back_and_records_no_result() {
     );
     assert_eq!(c.events("agent.finished")[0]["interrupted"], true);
     assert_eq!(
-        c.status(),
+        git_status(&c.root),
         Vec::<String>::new(),
         "the half-written repro test is gone"
     );
@@ -741,6 +731,6 @@ fn a_step_resumed_after_a_crash_removes_its_stray_repro_test_and_names_the_rest(
         "{notes:?}"
     );
     // The stray test is gone; the person's file is left for them.
-    assert_eq!(c.status(), ["?? NOTES.txt"]);
+    assert_eq!(git_status(&c.root), ["?? NOTES.txt"]);
     assert!(!c.file("verify-1.before").exists());
 }

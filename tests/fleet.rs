@@ -35,6 +35,14 @@ fn wait(w: &mut Headless, dir: &Path, seq: u64) {
     }
 }
 
+/// Stops the watch; what it said on stderr.
+fn stop(w: Headless) -> String {
+    let mut child = w.into_child();
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// The pipelines the lines seen so far name, sorted, once each.
 fn pipelines_seen(w: &Headless) -> Vec<String> {
     let mut v: Vec<String> = w
@@ -92,11 +100,10 @@ fn pipelines_under_a_folder_are_found_to_the_depth_and_new_ones_while_watching()
     append(&b, 3);
     wait(&mut w, &b, 3);
     let seen = pipelines_seen(&w);
-    let want: Vec<String> = [&a, &b, &c, &d]
+    let mut want: Vec<String> = [&a, &b, &c, &d]
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let mut want = want;
     want.sort();
     assert_eq!(
         seen, want,
@@ -156,10 +163,7 @@ fn damaged_and_unreadable_pipelines_are_never_fatal() {
     wait(&mut w, &good, 3);
     assert!(w.alive(), "watch ended on a damaged pipeline");
     // Each run it could not read all of is named on stderr, once.
-    let mut child = w.into_child();
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stop(w);
     let said = |what: &str| {
         stderr
             .lines()
@@ -192,10 +196,7 @@ fn past_the_watch_limit_pipelines_are_polled_and_their_appends_still_show() {
             wait(&mut w, d, seq);
         }
     }
-    let mut child = w.into_child();
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stop(w);
     let polled: Vec<&str> = stderr.lines().filter(|l| l.contains("polling")).collect();
     assert_eq!(polled.len(), 3, "{stderr}");
     assert!(polled.iter().all(|l| l.contains("watch limit")), "{stderr}");

@@ -367,8 +367,7 @@ fn a_held_lock_or_an_unwritable_journal_refuses_the_decision_whole_and_a_retry_w
     );
     // And the command line now hears that it is decided.
     let out = w.output(&["decide", &id, "deny", "--reason", "too late"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("was already decided: approve by "));
+    support::assert_failed(&out, 2, "was already decided: approve by ");
 }
 
 #[test]

@@ -18,6 +18,7 @@ use std::time::Duration;
 use hardening_support::{Worktree, note_line};
 use loopwatch::sanitize::{sanitize_bytes, sanitize_line, sanitize_lines, width};
 use proptest::prelude::*;
+use support::assert_has;
 use support::headless::Headless;
 
 const NESTING: usize = 200;
@@ -120,10 +121,7 @@ fn hostile_journal_lines_are_reported_with_position_and_reading_recovers() {
         ],
         "{stdout}"
     );
-    assert!(
-        stdout.contains("last event 2026-11-02T10:00:00Z"),
-        "{stdout}"
-    );
+    assert_has(&stdout, "last event 2026-11-02T10:00:00Z");
     let json = w.output(&["status", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["seq"], 2, "the line after the damage is folded");

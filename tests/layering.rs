@@ -66,59 +66,44 @@ fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// Every path written from `start`: `a::b::c`, and each path of a
-/// `a::{b, c::{d, e}}` group, in full.
-fn paths_at(text: &str, start: usize) -> Vec<Vec<String>> {
-    let mut segs = Vec::new();
-    let mut i = start;
-    let b = text.as_bytes();
-    loop {
-        let s = i;
-        while i < b.len() && is_ident(b[i] as char) {
-            i += 1;
-        }
-        if s == i {
-            break;
-        }
-        segs.push(text[s..i].to_string());
-        if text[i..].starts_with("::") {
-            i += 2;
-            if text[i..].starts_with('{') {
-                let mut out = Vec::new();
-                let mut depth = 0;
-                let mut item = i + 1;
-                for (k, c) in text[i..].char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' | ',' if depth == 1 => {
-                            for p in paths_at(text, skip_space(text, item)) {
-                                let mut full = segs.clone();
-                                full.extend(p);
-                                out.push(full);
-                            }
-                            item = i + k + 1;
-                            if c == '}' {
-                                return out;
-                            }
-                        }
-                        '}' => depth -= 1,
-                        _ => {}
-                    }
-                }
-                return out;
-            }
-        } else {
-            break;
-        }
+/// Every path written at the start of `text`: `a::b::c`, and each path of
+/// a `a::{b, c::{d, e}}` group, in full.
+fn paths_at(text: &str) -> Vec<Vec<String>> {
+    let end = text.find(|c| !is_ident(c)).unwrap_or(text.len());
+    if end == 0 {
+        return vec![Vec::new()];
     }
-    vec![segs]
+    let tails = match text[end..].strip_prefix("::") {
+        Some(rest) => match rest.strip_prefix('{') {
+            Some(group) => group_items(group)
+                .into_iter()
+                .flat_map(|item| paths_at(item.trim_start()))
+                .collect(),
+            None => paths_at(rest),
+        },
+        None => vec![Vec::new()],
+    };
+    tails
+        .into_iter()
+        .map(|tail| [vec![text[..end].to_string()], tail].concat())
+        .collect()
 }
 
-fn skip_space(text: &str, mut i: usize) -> usize {
-    while text[i..].starts_with(char::is_whitespace) {
-        i += text[i..].chars().next().map_or(1, char::len_utf8);
+/// Where each item of a `{a, b::{c, d}}` group starts, the group read from
+/// after its `{` to its `}`.
+fn group_items(group: &str) -> Vec<&str> {
+    let mut depth = 0;
+    let mut items = vec![group];
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => items.push(&group[i + 1..]),
+            _ => {}
+        }
     }
-    i
+    items
 }
 
 /// The paths a file writes that start with `word` (`crate`, `super`,
@@ -134,7 +119,7 @@ fn paths_from(text: &str, word: &str) -> Vec<Vec<String>> {
         if before.is_some_and(|c| is_ident(c) || c == ':') {
             continue;
         }
-        out.extend(paths_at(text, i));
+        out.extend(paths_at(&text[i..]));
     }
     out
 }

@@ -7,9 +7,10 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use loopwatch::process::{Command, Exit, LogFile, Sink, SpawnError, Stop};
+use support::engine::poll;
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_loopwatch"))
@@ -29,21 +30,10 @@ fn alive(pid: u32) -> bool {
 
 /// Waits (bounded) for a file to hold a pid, and returns it.
 fn pid_in(path: &Path) -> u32 {
-    let until = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(pid) = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
-            return pid;
-        }
-        assert!(
-            Instant::now() < until,
-            "{} never held a pid",
-            path.display()
-        );
-        std::thread::yield_now();
-    }
+    let read = || std::fs::read_to_string(path).ok()?.trim().parse().ok();
+    let held = poll(Duration::from_secs(20), || read().is_some());
+    assert!(held, "{} never held a pid", path.display());
+    read().unwrap()
 }
 
 /// Processes that detach from the agent: a grandchild in a session of its
@@ -156,25 +146,16 @@ fn a_child_whose_handle_is_dropped_is_stopped_with_its_tree() {
         .unwrap();
     let pid = running.pid();
     let ready = dir.path().join("ready");
-    let until = Instant::now() + Duration::from_secs(20);
-    while !ready.exists() {
-        assert!(Instant::now() < until, "the child never got ready");
-        std::thread::yield_now();
-    }
+    let got_ready = poll(Duration::from_secs(20), || ready.exists());
+    assert!(got_ready, "the child never got ready");
     drop(running);
-    let until = Instant::now() + Duration::from_secs(5);
     let pids = [
         pid,
         pid_in(&dir.path().join("setsid.pid")),
         pid_in(&dir.path().join("daemon.pid")),
     ];
-    while pids.iter().any(|&p| alive(p)) {
-        assert!(
-            Instant::now() < until,
-            "still running 5 s after the drop: {pids:?}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let gone = poll(Duration::from_secs(5), || !pids.iter().any(|&p| alive(p)));
+    assert!(gone, "still running 5 s after the drop: {pids:?}");
 }
 
 #[test]

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 mod support;
 
+use support::assert_has;
+
 const BIN: &str = env!("CARGO_BIN_EXE_loopwatch");
 
 /// Every file and folder under `root`: bytes (files), mode and mtime.
@@ -196,7 +198,7 @@ fn a_read_only_synced_pipeline_is_never_written() {
 
     let (code, out, _) = s.run(&["--pipeline", &pipeline, "status"]);
     assert_eq!(code, 10, "{out}");
-    assert!(out.contains(&s.gate), "{out}");
+    assert_has(&out, &s.gate);
     let (code, out, _) = s.run(&["--pipeline", &pipeline, "report", "--format", "html"]);
     assert_eq!(code, 0);
     assert!(out.contains("<html"));
@@ -204,7 +206,7 @@ fn a_read_only_synced_pipeline_is_never_written() {
     // await leaves the expiry to the writing host and says so.
     let (code, _, err) = s.run(&["--pipeline", &pipeline, "await", &s.gate, "--timeout", "1"]);
     assert_eq!(code, 124, "{err}");
-    assert!(err.contains("is read-only here: the expiry of"), "{err}");
+    assert_has(&err, "is read-only here: the expiry of");
 
     // Deciding is refused with the reason.
     let (code, _, err) = s.run(&[
@@ -217,9 +219,9 @@ fn a_read_only_synced_pipeline_is_never_written() {
         "x",
     ]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains("is read-only here (a synced copy?): decide on the host that writes it"),
-        "{err}"
+    assert_has(
+        &err,
+        "is read-only here (a synced copy?): decide on the host that writes it",
     );
 
     // Headless watch: one line, then stopped.
@@ -232,7 +234,7 @@ fn a_read_only_synced_pipeline_is_never_written() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert!(line.contains("open=1"), "{line}");
+    assert_has(&line, "open=1");
     child.kill().unwrap();
     child.wait().unwrap();
 

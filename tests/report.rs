@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use loopwatch::journal::{Pipeline, snapshot};
 use loopwatch::report::Report;
+use support::assert_has;
 use support::code::{journal_text, loopwatch, repo, stdout_of, write};
 
 /// The decisions of the constructed run: id, decision, by, at, reason, hash.
@@ -472,12 +473,9 @@ fn a_report_with_code_usage_and_secrets_scrubbed_in_every_format() {
         || md.contains("| 1 | pages are numbered | MET | MET exit=0 marker-found :: PAGES_OK | MET | src/pdf.rs:3 returns 1 |"), "{md}");
     assert!(md.contains("| 2 | F1 | major | src/pdf.rs:3 | page count is off by one | VERIFIED | confirmed (tests/pdf.rs::count) | accepted |"), "{md}");
     assert!(md.contains("### Iteration 2 (from iteration 1)\n\n- added deploy/key.pem (+4 −0)\n- modified src/pdf.rs (+2 −1)\n"), "{md}");
-    assert!(
-        md.contains("| 1 | developer | 1 | 1200 | 300 | $0.2500 |"),
-        "{md}"
-    );
-    assert!(md.contains("| total | | | 2000 | 500 | $0.2500 |"), "{md}");
-    assert!(md.contains("\ncost unknown for 1 dispatch\n"), "{md}");
+    assert_has(&md, "| 1 | developer | 1 | 1200 | 300 | $0.2500 |");
+    assert_has(&md, "| total | | | 2000 | 500 | $0.2500 |");
+    assert_has(&md, "\ncost unknown for 1 dispatch\n");
 }
 
 #[test]
@@ -517,13 +515,13 @@ fn the_html_report_draws_the_run_and_stays_self_contained() {
             "{lane} lane missing"
         );
     }
-    assert!(
-        svg.contains("<title>hg-2-conformity-1: decided, 21m 00s to 45m 00s</title>"),
-        "{svg}"
+    assert_has(
+        svg,
+        "<title>hg-2-conformity-1: decided, 21m 00s to 45m 00s</title>",
     );
-    assert!(
-        html.contains("<span class=\"add\">+    // key [redacted:aws-access-key]</span>"),
-        "{html}"
+    assert_has(
+        &html,
+        "<span class=\"add\">+    // key [redacted:aws-access-key]</span>",
     );
 }
 
@@ -545,5 +543,5 @@ fn the_html_report_with_code_and_secrets_renders_in_headless_chromium() {
     assert_eq!(dom.matches("<tr class=\"finding\">").count(), 2, "{dom}");
     assert_eq!(dom.matches("<tr class=\"code-file\">").count(), 4, "{dom}");
     assert_eq!(dom.matches("<tr class=\"agent\">").count(), 2, "{dom}");
-    assert!(dom.contains("<td>deny</td>"), "{dom}");
+    assert_has(&dom, "<td>deny</td>");
 }

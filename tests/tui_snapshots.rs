@@ -3,6 +3,8 @@
 //! and NO_COLOR themes, resizes that never panic, and hostile text that is
 //! drawn inside its pane with visible escapes.
 
+mod support;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -17,6 +19,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier};
+use support::assert_has;
 
 const NOW: &str = "2026-12-01T08:45:00Z";
 
@@ -273,13 +276,13 @@ fn stale_age_turns_to_a_warning() {
             .map(|x| buf[(x, 1)].symbol().to_string())
             .collect::<String>()
     };
-    assert!(line(&a).contains("⚠ no event for 18m"), "{}", line(&a));
+    assert_has(&line(&a), "⚠ no event for 18m");
     clock.set("2026-12-01T08:27:00Z".parse().expect("time"));
-    assert!(line(&a).contains("last event 58s ago"), "{}", line(&a));
+    assert_has(&line(&a), "last event 58s ago");
     clock.advance(Duration::from_secs(540));
-    assert!(line(&a).contains("last event 9m ago"), "{}", line(&a));
+    assert_has(&line(&a), "last event 9m ago");
     clock.advance(Duration::from_secs(2));
-    assert!(line(&a).contains("⚠ no event for 10m"), "{}", line(&a));
+    assert_has(&line(&a), "⚠ no event for 10m");
 }
 
 #[path = "tui_snapshots/agents.rs"]

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::support::tmux::{DEADLINE, Session, poll};
 use super::support::{serial, worktree::BIN, worktree::Worktree};
-use super::{COLS, ROWS, line, wait_frame};
+use super::{COLS, ROWS, approve_in_dialog, line, wait_frame};
 
 /// A zone whose date differs from UTC's right now (UTC-12 in the UTC
 /// morning, UTC+14 in the afternoon), so a date taken in UTC cannot pass.
@@ -101,23 +101,8 @@ fn an_approval_in_the_tui_reaches_the_waiting_orchestrator_and_the_contract() {
     s.wait_for("the gate selected on the Gates tab", |sc| {
         line(sc, 5).starts_with("›⚑ WAITING ON YOU   hg-1-conformity-1")
     });
-    s.send(&["Enter"]);
-    // The dialog's own option lines (the Gates tab's detail pane names the
-    // options too).
-    s.wait_for("the dialog", |sc| {
-        sc.contains("hg-1-conformity-1") && sc.contains("[a] approve — ")
-    });
-    // Keys in the dialog's first moments are dropped on purpose; the
-    // options say when keys count.
-    s.wait_for("the options ready", |sc| {
-        sc.contains("options:") && !sc.contains("options (a moment)")
-    });
-    s.send(&["a"]);
-    s.type_text("the release script ships with this change");
-    s.wait_for("the reason typed", |sc| {
-        sc.contains("the release script ships with this change")
-    });
-    s.send(&["C-s"]);
+    let reason = "the release script ships with this change";
+    approve_in_dialog(&s, "hg-1-conformity-1", reason);
 
     let status = orchestrator.wait(DEADLINE);
     assert_eq!(status.code(), Some(0), "steps:\n{}", w.read("steps.log"));

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use super::support::git::ENV as GIT_ENV;
 use super::support::tmux::{DEADLINE, Session, poll};
-use super::support::{serial, worktree::BIN};
+use super::support::{assert_has, serial, worktree::BIN};
 use super::{COLS, ROWS, line, wait_frame};
 
 const GATE: &str = "hg-1-conformity-1";
@@ -187,7 +187,7 @@ fn the_dialog_shows_the_makefile_hunk_scrolls_it_and_saves_what_it_showed() {
             && sc.contains("+step-02:")
     });
     assert!(!first.contains("step-60"), "the end is below:\n{first}");
-    assert!(first.contains("… more below (↓)"), "{first}");
+    assert_has(&first, "… more below (↓)");
     let end = send_until(
         &s,
         "PageDown",
@@ -198,12 +198,9 @@ fn the_dialog_shows_the_makefile_hunk_scrolls_it_and_saves_what_it_showed() {
     deny(&s, &repo.root);
     let file = repo.evidence_file();
     let text = String::from_utf8(file.clone()).expect("UTF-8");
-    assert!(text.contains("\n  +step-01:\n"), "{text}");
-    assert!(text.contains("\n  +step-60:\n"), "{text}");
-    assert!(
-        text.contains("code (as captured when the gate opened):"),
-        "{text}"
-    );
+    assert_has(&text, "\n  +step-01:\n");
+    assert_has(&text, "\n  +step-60:\n");
+    assert_has(&text, "code (as captured when the gate opened):");
     assert_eq!(repo.recorded_hash(), sha256(&file));
 }
 
@@ -237,11 +234,11 @@ fn a_makefile_edited_after_the_gate_opened_is_said_and_ctrl_r_decides_on_it_as_i
     deny(&s, &repo.root);
     let file = repo.evidence_file();
     let text = String::from_utf8(file.clone()).expect("UTF-8");
-    assert!(
-        text.contains("refreshed before deciding: Makefile: edited since the gate opened\n"),
-        "{text}"
+    assert_has(
+        &text,
+        "refreshed before deciding: Makefile: edited since the gate opened\n",
     );
-    assert!(text.contains("\n  +hotfix:\n"), "{text}");
-    assert!(text.contains("code (as it is now):"), "{text}");
+    assert_has(&text, "\n  +hotfix:\n");
+    assert_has(&text, "code (as it is now):");
     assert_eq!(repo.recorded_hash(), sha256(&file));
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal, kill_process};
 
 use super::support::tmux::{DEADLINE, Session, poll};
-use super::support::{serial, worktree::Worktree};
+use super::support::{assert_has, serial, worktree::Worktree};
 use super::{COLS, ROWS, assert_cooked, wait_frame};
 
 /// `BIN watch ROOT`, then the terminal settings saved to `stty`, then the
@@ -47,7 +47,7 @@ fn assert_left_clean(s: &Session, stty: &Path) {
     assert_eq!(s.wait_dead(), 0, "exit status\n{}", s.screen());
     assert!(!s.alternate_on(), "the alternate screen is still on");
     let screen = s.history();
-    assert!(screen.contains("loopwatch exited 0"), "{screen}");
+    assert_has(&screen, "loopwatch exited 0");
     assert_cooked(stty);
 }
 
@@ -183,11 +183,11 @@ fn a_panic_in_rendering_restores_the_terminal_once_then_reports() {
     assert_eq!(s.wait_dead(), 101, "a panic exits with 101\n{}", s.screen());
     assert!(!s.alternate_on(), "the alternate screen is still on");
     let screen = s.history();
-    assert!(
-        screen.contains("LOOPWATCH_TEST_PANIC=render: a test-only panic inside rendering"),
-        "{screen}"
+    assert_has(
+        &screen,
+        "LOOPWATCH_TEST_PANIC=render: a test-only panic inside rendering",
     );
-    assert!(screen.contains("loopwatch exited 101"), "{screen}");
+    assert_has(&screen, "loopwatch exited 101");
     assert_cooked(&stty);
 
     let raw = s.raw_output();

@@ -3,7 +3,7 @@
 //! next dispatch under its own heading.
 
 use super::support::engine::Project;
-use super::support::serial;
+use super::support::{assert_has, serial};
 use super::{line, run_session};
 
 #[test]
@@ -42,10 +42,7 @@ fn a_note_typed_in_the_dialog_is_in_the_developers_next_input() {
     });
     // The reason is kept while the note is typed.
     let screen = s.screen();
-    assert!(
-        screen.contains("reason: no Makefile in this change"),
-        "{screen}"
-    );
+    assert_has(&screen, "reason: no Makefile in this change");
     s.send(&["C-s"]);
 
     // The developer dispatched after the decision.
@@ -70,9 +67,9 @@ fn a_note_typed_in_the_dialog_is_in_the_developers_next_input() {
     let input = std::fs::read_to_string(p.pipeline().join(started["input"].as_str().unwrap()))
         .expect("the developer's input");
     let id = decided["id"].as_str().unwrap();
-    assert!(
-        input.contains("  out-of-scope: Makefile — denied by a person: remove the change\n"),
-        "{input}"
+    assert_has(
+        &input,
+        "  out-of-scope: Makefile — denied by a person: remove the change\n",
     );
     assert!(
         input.contains(&format!(

@@ -4,7 +4,7 @@
 
 use super::support::engine::Project;
 use super::support::serial;
-use super::{ROWS, line, run_session};
+use super::{ROWS, approve_in_dialog, line, run_session};
 
 #[test]
 fn a_decision_in_the_tui_of_loopwatch_run_lets_the_run_finish() {
@@ -33,23 +33,7 @@ fn a_decision_in_the_tui_of_loopwatch_run_lets_the_run_finish() {
     s.wait_for("the gate selected on the Gates tab", |sc| {
         sc.lines().any(|l| l.starts_with("›⚑ WAITING ON YOU   hg-"))
     });
-    s.send(&["Enter"]);
-    // The dialog's own option lines (the Gates tab's detail pane names the
-    // options too).
-    s.wait_for("the dialog", |sc| {
-        sc.contains("Makefile") && sc.contains("[a] approve — ")
-    });
-    // Keys in the dialog's first moments are dropped on purpose; the
-    // options say when keys count.
-    s.wait_for("the options ready", |sc| {
-        sc.contains("options:") && !sc.contains("options (a moment)")
-    });
-    s.send(&["a"]);
-    s.type_text("the build needs a Makefile");
-    s.wait_for("the reason typed", |sc| {
-        sc.contains("the build needs a Makefile")
-    });
-    s.send(&["C-s"]);
+    approve_in_dialog(&s, "Makefile", "the build needs a Makefile");
 
     let evs = p.wait_for("the run to end", |e| {
         e.iter().any(|e| e["type"] == "run.ended")

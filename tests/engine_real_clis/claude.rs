@@ -1,23 +1,19 @@
 //! Claude Code (`claude -p --output-format stream-json`) in whole runs.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
 
 use crate::kit::*;
-use crate::support::engine::{git, git_status};
+use crate::support::engine::git;
 use crate::support::model_server::{Reply, Script, ToolCall, Turn};
 
 const ROLES: [&str; 3] = ["developer", "verifier", "auditor"];
 
 /// The developer's two turns: Claude Code's Write tool, then its summary.
 fn developer(root: &std::path::Path) -> Script {
-    let total = root.join(TOTAL).display().to_string();
     Script::new()
-        .then(claude_tool(
-            "Write",
-            json!({"file_path": total, "content": "total: 3.75 cents\n"}),
-        ))
+        .then(write_total(root))
         .then(Turn::text("Implemented the total with cents.").expect(result_holds("total.txt")))
 }
 
@@ -61,26 +57,9 @@ fn a_claude_run_edits_through_its_tools_runs_the_tests_and_passes() {
             .then(Turn::text(PASS))
     });
     let started = Instant::now();
-    r.passes();
-    assert_eq!(
-        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
-        "total: 3.75 cents\n"
-    );
-    // Usage and Claude Code's own cost are recorded; nothing to note.
-    let v = &r.finished("verifier")[0];
-    assert_eq!(v["tokensIn"], 200, "{v}");
+    let v = r.passes_cleanly();
+    // Claude Code's own cost is recorded too.
     assert!(v["costUsd"].as_f64().is_some_and(|c| c > 0.0), "{v}");
-    assert!(r.notes().is_empty(), "{:?}", r.notes());
-    // The test command's build went to the build folder, not the worktree.
-    assert!(
-        !r.path("target").exists(),
-        "the verifier built in the worktree"
-    );
-    assert!(
-        crate::support::clis::holds_file(&r.home.build_root(), "cargo-target"),
-        "no build in {}",
-        r.home.build_root().display()
-    );
     eprintln!("claude: a whole run in {:?}", started.elapsed());
     r.keep(1, "developer", "claude-developer");
     r.keep(2, "verifier", "claude-verifier");
@@ -160,20 +139,9 @@ fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
             .then(Turn::text(PASS))
     });
     r.passes();
-    // Nothing changed but the developer's file: no file, no branch, no worktree.
-    // (the contract's EVIDENCE lines are GATE 0's to write).
-    assert_eq!(
-        git_status(&r.p.root),
-        [" M docs/contract.md", "?? src/total.txt"]
-    );
+    r.assert_untouched();
     assert_eq!(git(&r.p.root, &["diff", "--stat", "--", "src"]), "");
     assert!(!r.path("planted.txt").exists());
-    assert_eq!(
-        git(&r.p.root, &["branch", "--format=%(refname:short)"]).trim(),
-        "master"
-    );
-    assert_eq!(git(&r.p.root, &["worktree", "list"]).lines().count(), 1);
-    assert!(!r.path("../elsewhere").exists());
     let notes = r.notes();
     assert!(
         notes
@@ -221,20 +189,11 @@ fn a_failing_verifier(code: u16, message: &str, said: &str) {
     let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
         developer(root).repeat(6, Turn::status(code, message))
     });
-    let child = r.spawn_run();
-    let gate = r.p.wait_for_gate("the structural gate");
-    assert_eq!(gate["kind"], "structural", "{gate}");
-    let rounds = r.p.of_type_where("gate.finished", "gate", "conformity");
-    assert_eq!(rounds.len(), 2, "{}", r.dump());
-    for round in &rounds {
-        let st = round["structural"].as_str().unwrap_or_default();
-        assert!(
-            st.starts_with("agent-failed: exited with status 1: Claude Code reported an error: ")
-                && st.contains(said),
-            "{st}\n{}",
-            r.dump()
-        );
-    }
+    r.fails_twice_then_aborts(
+        "Claude Code reported an error: ",
+        said,
+        &format!("claude-{code}"),
+    );
     let f = &r.finished("verifier")[0];
     assert!(
         f["error"].as_str().unwrap_or_default().contains(said),
@@ -247,11 +206,6 @@ fn a_failing_verifier(code: u16, message: &str, said: &str) {
         "{:?}",
         r.notes()
     );
-    r.keep(2, "verifier", &format!("claude-{code}"));
-    r.p.decide(gate["id"].as_str().unwrap(), "abort");
-    let out = child.wait_with_output();
-    r.assert_exit(&out, 1);
-    r.finish();
 }
 
 #[test]
@@ -313,27 +267,15 @@ fn a_forty_second_tool_call_of_claude_code_is_waited_for() {
         Script::new()
             // Claude Code refuses a plain `sleep`: a command that blocks 40 s.
             .then(bash(LONG))
-            .then(
-                claude_tool(
-                    "Write",
-                    json!({"file_path": root.join(TOTAL).display().to_string(), "content": "total: 3.75 cents\n"}),
-                )
-                .expect(result_holds("SLEPT")),
-            )
+            .then(write_total(root).expect(result_holds("SLEPT")))
             .then(Turn::text("Done after a long build."))
             .then(Turn::text(&conforme()))
             .then(Turn::text(PASS))
     });
-    let started = Instant::now();
-    r.passes();
-    let d = &r.finished("developer")[0];
-    assert!(d["durationMs"].as_u64().unwrap() >= 40_000, "{}", r.dump());
-    assert!(started.elapsed() >= Duration::from_secs(40));
+    r.passes_after_the_long_call();
 }
 
-/// The README's first run with Claude Code: `loopwatch init --preset claude`, the
-/// test command set, and a run to PASS in which each agent's instructions
-/// are the role file `init` wrote (no prompt written by hand).
+/// The README's first run with Claude Code (see [`readme_first_run`]).
 #[test]
 #[cfg_attr(
     not(loopwatch_clis),
@@ -341,17 +283,5 @@ fn a_forty_second_tool_call_of_claude_code_is_waited_for() {
 )]
 fn the_readme_first_run_from_init_to_pass_with_claude() {
     let _s = crate::support::serial();
-    let r = Real::new("", |root| {
-        developer(root)
-            .then(Turn::text(&conforme()).expect(told("# Role: conformity verifier")))
-            .then(Turn::text(PASS).expect(told("# Role: security auditor")))
-    });
-    r.init("claude");
-    let out = r.passes();
-    // The headless lines of the whole run, as the README shows them.
-    eprintln!("{}", String::from_utf8_lossy(&out.stdout));
-    assert_eq!(
-        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
-        "total: 3.75 cents\n"
-    );
+    readme_first_run("claude", developer);
 }

@@ -1,11 +1,10 @@
 //! Codex (`codex exec --json`) in whole runs.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
 use crate::kit::*;
-use crate::support::engine::{git, git_status};
 use crate::support::model_server::{Reply, Script, ToolCall, Turn};
 
 const ROLES: [&str; 3] = ["developer", "verifier", "auditor"];
@@ -44,23 +43,8 @@ fn a_codex_run_edits_through_its_tools_runs_the_tests_and_passes() {
             .then(Turn::text(PASS))
     });
     let started = Instant::now();
-    r.passes();
-    assert_eq!(
-        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
-        "total: 3.75 cents\n"
-    );
-    let v = &r.finished("verifier")[0];
-    assert_eq!(v["tokensIn"], 200, "{v}");
+    let v = r.passes_cleanly();
     assert_eq!(v["costUsd"], Value::Null, "Codex reports no cost");
-    assert!(r.notes().is_empty(), "{:?}", r.notes());
-    assert!(
-        !r.path("target").exists(),
-        "the verifier built in the worktree"
-    );
-    assert!(crate::support::clis::holds_file(
-        &r.home.build_root(),
-        "cargo-target"
-    ));
     eprintln!("codex: a whole run in {:?}", started.elapsed());
     r.keep(1, "developer", "codex-developer");
     r.keep(2, "verifier", "codex-verifier");
@@ -112,17 +96,8 @@ fn a_codex_verifier_cannot_write_or_branch_in_its_sandbox() {
             .then(Turn::text(PASS))
     });
     r.passes();
-    // (the contract's EVIDENCE lines are GATE 0's to write).
-    assert_eq!(
-        git_status(&r.p.root),
-        [" M docs/contract.md", "?? src/total.txt"]
-    );
-    assert_eq!(
-        git(&r.p.root, &["branch", "--format=%(refname:short)"]).trim(),
-        "master"
-    );
-    assert_eq!(git(&r.p.root, &["worktree", "list"]).lines().count(), 1);
-    assert!(!r.path("../elsewhere").exists() && !r.path("../outside").exists());
+    r.assert_untouched();
+    assert!(!r.path("../outside").exists());
     r.keep(2, "verifier", "codex-verifier-refused");
 }
 
@@ -162,25 +137,11 @@ fn a_failing_verifier(code: u16, per_dispatch: usize, said: &str) {
     let r = Real::new(&agents("codex", &ROLES, "3m"), |_| {
         developer().repeat(2 * per_dispatch, Turn::status(code, "the model is down"))
     });
-    let child = r.spawn_run();
-    let gate = r.p.wait_for_gate("the structural gate");
-    assert_eq!(gate["kind"], "structural", "{gate}");
-    let rounds = r.p.of_type_where("gate.finished", "gate", "conformity");
-    assert_eq!(rounds.len(), 2, "{}", r.dump());
-    for round in &rounds {
-        let st = round["structural"].as_str().unwrap_or_default();
-        assert!(
-            st.starts_with("agent-failed: exited with status 1: Codex reported the turn failed: ")
-                && st.contains(said),
-            "{st}\n{}",
-            r.dump()
-        );
-    }
-    r.keep(2, "verifier", &format!("codex-{code}"));
-    r.p.decide(gate["id"].as_str().unwrap(), "abort");
-    let out = child.wait_with_output();
-    r.assert_exit(&out, 1);
-    r.finish();
+    r.fails_twice_then_aborts(
+        "Codex reported the turn failed: ",
+        said,
+        &format!("codex-{code}"),
+    );
 }
 
 #[test]
@@ -274,16 +235,10 @@ fn a_forty_second_tool_call_of_codex_is_waited_for() {
             .then(Turn::text(&conforme()))
             .then(Turn::text(PASS))
     });
-    let started = Instant::now();
-    r.passes();
-    let d = &r.finished("developer")[0];
-    assert!(d["durationMs"].as_u64().unwrap() >= 40_000, "{}", r.dump());
-    assert!(started.elapsed() >= Duration::from_secs(40));
+    r.passes_after_the_long_call();
 }
 
-/// The README's first run with Codex: `loopwatch init --preset codex`, the
-/// test command set, and a run to PASS in which each agent's instructions
-/// are the role file `init` wrote (no prompt written by hand).
+/// The README's first run with Codex (see [`readme_first_run`]).
 #[test]
 #[cfg_attr(
     not(loopwatch_clis),
@@ -291,17 +246,5 @@ fn a_forty_second_tool_call_of_codex_is_waited_for() {
 )]
 fn the_readme_first_run_from_init_to_pass_with_codex() {
     let _s = crate::support::serial();
-    let r = Real::new("", |_| {
-        developer()
-            .then(Turn::text(&conforme()).expect(told("# Role: conformity verifier")))
-            .then(Turn::text(PASS).expect(told("# Role: security auditor")))
-    });
-    r.init("codex");
-    let out = r.passes();
-    // The headless lines of the whole run, as the README shows them.
-    eprintln!("{}", String::from_utf8_lossy(&out.stdout));
-    assert_eq!(
-        std::fs::read_to_string(r.path(TOTAL)).unwrap(),
-        "total: 3.75 cents\n"
-    );
+    readme_first_run("codex", |_| developer());
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::support::clis::{self, CLAUDE_MODEL, CODEX_MODEL, CliHome};
-use crate::support::engine::{CONTRACT, Engine, Project, commit_all};
+use crate::support::engine::{CONTRACT, Engine, Project, commit_all, git, git_status, poll};
 use crate::support::model_server::{ModelRequest, ModelServer, Script, Turn};
 
 /// The run's test command: the crate's tests, offline and quiet.
@@ -189,26 +189,99 @@ impl Real {
     /// the test fails with the journal: a run that waits on a person
     /// nobody scripted never ends on its own).
     pub fn run_until_done(&self, cmd: &mut Command) -> Output {
-        let mut child = cmd
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("start loopwatch");
-        let deadline = Instant::now() + Duration::from_secs(300);
-        loop {
-            if child.try_wait().expect("wait for loopwatch").is_some() {
-                return child.wait_with_output().expect("its output");
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "loopwatch run did not end within 5 minutes\n{}",
-                    self.dump()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(50));
+        let mut run = Engine::spawn(cmd);
+        let child = run.0.as_mut().expect("child");
+        let ended = poll(Duration::from_secs(300), || {
+            child.try_wait().expect("wait for loopwatch").is_some()
+        });
+        assert!(
+            ended,
+            "loopwatch run did not end within 5 minutes\n{}",
+            self.dump()
+        );
+        run.wait_with_output()
+    }
+
+    /// Runs the whole loop to PASS, as [`Real::passes`], and asserts what a
+    /// clean run leaves: the developer's total, the verifier's usage, no
+    /// note, and the test command's build in the build folder, not the
+    /// worktree; the verifier's `agent.finished`.
+    pub fn passes_cleanly(&self) -> Value {
+        self.passes();
+        self.assert_total();
+        let v = self.finished("verifier").remove(0);
+        assert_eq!(v["tokensIn"], 200, "{v}");
+        assert!(self.notes().is_empty(), "{:?}", self.notes());
+        assert!(
+            !self.path("target").exists(),
+            "the verifier built in the worktree"
+        );
+        let build = self.home.build_root();
+        let built = clis::holds_file(&build, "cargo-target");
+        assert!(built, "no build in {}", build.display());
+        v
+    }
+
+    /// Asserts that the developer wrote the total the contract's check reads.
+    pub fn assert_total(&self) {
+        let total = std::fs::read_to_string(self.path(TOTAL)).unwrap();
+        assert_eq!(total, "total: 3.75 cents\n");
+    }
+
+    /// Runs the whole loop to PASS, as [`Real::passes`], and asserts that
+    /// the developer's dispatch lasted its 40-second tool call.
+    pub fn passes_after_the_long_call(&self) {
+        let started = Instant::now();
+        self.passes();
+        let d = &self.finished("developer")[0];
+        assert!(
+            d["durationMs"].as_u64().unwrap() >= 40_000,
+            "{}",
+            self.dump()
+        );
+        assert!(started.elapsed() >= Duration::from_secs(40));
+    }
+
+    /// Runs to the structural gate a verifier whose two dispatches failed,
+    /// each round's reason starting `agent-failed: exited with status 1:
+    /// <reported>` and holding `said`; keeps the log of dispatch 2 as
+    /// `name`, aborts the run and checks that it exits 1.
+    pub fn fails_twice_then_aborts(&self, reported: &str, said: &str, name: &str) {
+        let child = self.spawn_run();
+        let gate = self.p.wait_for_gate("the structural gate");
+        assert_eq!(gate["kind"], "structural", "{gate}");
+        let rounds = self.p.of_type_where("gate.finished", "gate", "conformity");
+        assert_eq!(rounds.len(), 2, "{}", self.dump());
+        let failed = format!("agent-failed: exited with status 1: {reported}");
+        for round in &rounds {
+            let st = round["structural"].as_str().unwrap_or_default();
+            assert!(
+                st.starts_with(&failed) && st.contains(said),
+                "{st}\n{}",
+                self.dump()
+            );
         }
+        self.keep(2, "verifier", name);
+        self.p.decide(gate["id"].as_str().unwrap(), "abort");
+        let out = child.wait_with_output();
+        self.assert_exit(&out, 1);
+        self.finish();
+    }
+
+    /// Asserts that the verifier changed nothing: the developer's file and
+    /// the contract's EVIDENCE lines (GATE 0's to write) are the only
+    /// changes, on the one branch, in the one worktree.
+    pub fn assert_untouched(&self) {
+        assert_eq!(
+            git_status(&self.p.root),
+            [" M docs/contract.md", "?? src/total.txt"]
+        );
+        assert_eq!(
+            git(&self.p.root, &["branch", "--format=%(refname:short)"]).trim(),
+            "master"
+        );
+        assert_eq!(git(&self.p.root, &["worktree", "list"]).lines().count(), 1);
+        assert!(!self.path("../elsewhere").exists());
     }
 
     /// `loopwatch run --headless <contract>`, started.
@@ -270,9 +343,29 @@ impl Real {
     }
 }
 
-/// Claude Code's tool call `name` with `input`.
-pub fn claude_tool(name: &str, input: Value) -> Turn {
-    Turn::tool(name, input)
+/// Claude Code's `Write` of the file the contract's check reads.
+pub fn write_total(root: &Path) -> Turn {
+    Turn::tool(
+        "Write",
+        json!({"file_path": root.join(TOTAL).display().to_string(), "content": "total: 3.75 cents\n"}),
+    )
+}
+
+/// The README's first run with `preset`: `loopwatch init --preset
+/// <preset>`, the test command set, and a run to PASS in which each
+/// agent's instructions are the role file `init` wrote (no prompt written
+/// by hand); `developer` scripts the developer's turns.
+pub fn readme_first_run(preset: &str, developer: impl FnOnce(&Path) -> Script) {
+    let r = Real::new("", |root| {
+        developer(root)
+            .then(Turn::text(&conforme()).expect(told("# Role: conformity verifier")))
+            .then(Turn::text(PASS).expect(told("# Role: security auditor")))
+    });
+    r.init(preset);
+    let out = r.passes();
+    // The headless lines of the whole run, as the README shows them.
+    eprintln!("{}", String::from_utf8_lossy(&out.stdout));
+    r.assert_total();
 }
 
 /// Claude Code's `Bash` running `command`.

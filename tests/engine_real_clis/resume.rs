@@ -3,11 +3,10 @@
 //! recorded interrupted and done afresh, and the run reaches PASS.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
-
-use serde_json::json;
+use std::time::Duration;
 
 use crate::kit::*;
+use crate::support::engine::{poll, signal};
 use crate::support::model_server::{Script, Turn};
 
 const ROLES: [&str; 3] = ["developer", "verifier", "auditor"];
@@ -24,33 +23,24 @@ fn kill_then_resume(adapter: &str, write: impl FnOnce(&Path) -> Turn) {
             .then(Turn::text(PASS))
     });
     let engine = r.spawn_run();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while r.server.served() < 1 {
-        assert!(
-            Instant::now() < deadline,
-            "the developer never asked the model\n{}",
-            r.dump()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        poll(Duration::from_secs(60), || r.server.served() >= 1),
+        "the developer never asked the model\n{}",
+        r.dump()
+    );
     assert!(!r.p.marked_processes().is_empty(), "the CLI runs");
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(engine.id() as i32).expect("a pid"),
-        rustix::process::Signal::KILL,
-    )
-    .expect("kill -9");
+    signal(engine.id(), rustix::process::Signal::KILL).expect("kill -9");
     let _ = engine.wait();
     r.keep(1, "developer", &format!("{adapter}-killed"));
     // The CLI dies with the engine (the parent-death signal of its shim).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !r.p.marked_processes().is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "the CLI outlived the engine: {:?}",
-            r.p.marked_processes()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert!(
+        poll(Duration::from_secs(20), || r
+            .p
+            .marked_processes()
+            .is_empty()),
+        "the CLI outlived the engine: {:?}",
+        r.p.marked_processes()
+    );
     let out = r.run_until_done(r.cmd().args(["run", "--headless"]));
     r.assert_exit(&out, 0);
     r.finish();
@@ -69,12 +59,7 @@ fn kill_then_resume(adapter: &str, write: impl FnOnce(&Path) -> Turn) {
 )]
 fn kill_9_of_the_engine_during_a_claude_dispatch_then_resume() {
     let _s = crate::support::serial();
-    kill_then_resume("claude", |root| {
-        claude_tool(
-            "Write",
-            json!({"file_path": root.join(TOTAL).display().to_string(), "content": "total: 3.75 cents\n"}),
-        )
-    });
+    kill_then_resume("claude", write_total);
 }
 
 #[test]

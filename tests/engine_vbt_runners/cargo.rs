@@ -43,45 +43,38 @@ fn cargo_verdicts_follow_libtest_per_target() {
         repros: &[
             (
                 "F1",
-                "tests/repro.rs",
                 "tests/repro.rs::total_keeps_the_tip",
                 "#[test]\nfn total_keeps_the_tip() {\n    assert_eq!(shop::total_cents(100, 50), 150);\n}\n",
             ),
             (
                 "F2",
-                "src/money.rs",
                 "src/money.rs::tests::rounds_half_up",
                 "\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn rounds_half_up() {\n        assert_eq!(super::round(150), 200);\n    }\n}\n",
             ),
             (
                 "F3",
-                "tests/repro_broken.rs",
                 "tests/repro_broken.rs::broken",
                 "#[test]\nfn broken() {\n    shop::no_such_fn();\n}\n",
             ),
             (
                 "F4",
-                "tests/common/mod.rs",
                 "tests/common/mod.rs::shared_repro",
                 "\n#[test]\nfn shared_repro() {\n    assert_eq!(shop::total_cents(1, 100), 2);\n}\n",
             ),
             (
                 "F5",
-                "tests/repro_nested.rs",
                 "tests/repro_nested.rs::outer::inner::keeps_the_tip",
                 "mod outer {\n    mod inner {\n        #[test]\n        fn keeps_the_tip() {\n            assert_eq!(shop::total_cents(1, 100), 101);\n        }\n    }\n}\n",
             ),
             (
                 "F6",
-                "src/bin/till.rs",
                 "src/bin/till.rs::tests::till_total",
                 "\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn till_total() {\n        assert_eq!(shop::total_cents(100, 50), 150);\n    }\n}\n",
             ),
-            ("F7", "tests/repro.rs", "tests/repro.rs::no_such_test", ""),
+            ("F7", "tests/repro.rs::no_such_test", ""),
             // F1's namesake in another target, passing: each runs alone.
             (
                 "F8",
-                "tests/repro_twin.rs",
                 "tests/repro_twin.rs::total_keeps_the_tip",
                 "#[test]\nfn total_keeps_the_tip() {\n    assert_eq!(shop::total_cents(100, 0), 100);\n}\n",
             ),

@@ -8,15 +8,11 @@
 //! the red tests, and loopwatch reruns those (green).
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::engine::{Project, REVIEW_ROLES, agent_tables, commit_all};
-
-/// The runs one at a time: each builds and runs a real project.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+use crate::support::engine::{Project, REVIEW_ROLES, agent_tables, commit_all, poll};
 
 /// tests/fixtures/checks/runners (the runners .ci/run installs).
 pub fn runners() -> PathBuf {
@@ -35,9 +31,9 @@ pub struct Case<'a> {
     pub buggy: &'a str,
     /// The shell command that fixes the bug.
     pub fix: &'a str,
-    /// The repro tests the verify-by-test agent writes (path, content),
-    /// one finding each, and the testRef it answers: (finding, file, testRef, content).
-    pub repros: &'a [(&'a str, &'a str, &'a str, &'a str)],
+    /// The repro tests the verify-by-test agent writes, one finding each:
+    /// (finding, testRef, content); the file is the testRef's part before `::`.
+    pub repros: &'a [(&'a str, &'a str, &'a str)],
     /// The source file the findings are about.
     pub source: &'a str,
 }
@@ -52,7 +48,7 @@ fn shell_quote(s: &str) -> String {
 }
 
 /// The scripted agents of a case, after the shared prologue.
-fn agent(case: &Case<'_>) -> String {
+fn agent<'a>(case: &Case<'a>) -> String {
     let findings: Vec<Value> = case
         .repros
         .iter()
@@ -62,14 +58,16 @@ fn agent(case: &Case<'_>) -> String {
         })
         .collect();
     let findings = serde_json::to_string(&findings).unwrap();
+    let file_of = |test_ref: &'a str| test_ref.split_once("::").map_or(test_ref, |(f, _)| f);
     let answer: Vec<Value> = case
         .repros
         .iter()
-        .map(|(id, file, test_ref, _)| serde_json::json!({"finding": id, "file": file, "testRef": test_ref}))
+        .map(|(id, test_ref, _)| serde_json::json!({"finding": id, "file": file_of(test_ref), "testRef": test_ref}))
         .collect();
     let answer = serde_json::to_string(&answer).unwrap();
     let mut write = String::new();
-    for (_, file, _, content) in case.repros {
+    for (_, test_ref, content) in case.repros {
+        let file = file_of(test_ref);
         let dir = Path::new(file)
             .parent()
             .map(|d| d.display().to_string())
@@ -122,9 +120,8 @@ esac
 
 /// Runs the case to its end (exit 0, run complete).
 pub fn run(case: &Case<'_>) -> Finished {
-    let _one = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // One at a time: each builds and runs a real project.
+    let _one = crate::support::serial();
     let roles = [REVIEW_ROLES.as_slice(), &["verify-by-test"]].concat();
     let config = format!(
         "[run]\ntest = {}\nmax_rounds = 3\ngrace = \"1s\"\n\n\
@@ -146,15 +143,18 @@ pub fn run(case: &Case<'_>) -> Finished {
     let engine = p.spawn_run(true);
     // The run ends by itself; a gate it opens (the review's rounds used up
     // by findings that stay) would wait for a person forever.
-    let deadline = Instant::now() + Duration::from_secs(900);
-    let evs = wait_until(&p, deadline, |evs| {
+    // A run builds real projects: a longer deadline than `Project::wait_for`'s.
+    let mut evs = Vec::new();
+    let ended = poll(Duration::from_secs(900), || {
+        evs = p.events();
         evs.iter()
             .any(|e| e["type"] == "run.ended" || e["type"] == "human.requested")
     });
-    if evs.iter().any(|e| e["type"] == "human.requested") {
-        drop(engine);
-        panic!("the run opened a human gate; journal: {evs:#?}");
-    }
+    assert!(ended, "the run did not end in time; journal: {evs:#?}");
+    assert!(
+        !evs.iter().any(|e| e["type"] == "human.requested"),
+        "the run opened a human gate; journal: {evs:#?}"
+    );
     let out = engine.wait_with_output();
     p.assert_exit(&out, 0);
     assert_eq!(
@@ -164,22 +164,6 @@ pub fn run(case: &Case<'_>) -> Finished {
         p.events()
     );
     Finished { project: p }
-}
-
-/// The journal once `done` holds on it (a run builds real projects: its
-/// own deadline, longer than `Project::wait_for`'s).
-fn wait_until(p: &Project, deadline: Instant, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
-    loop {
-        let evs = p.events();
-        if done(&evs) {
-            return evs;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the run did not end in time; journal: {evs:#?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn toml_string(s: &str) -> String {

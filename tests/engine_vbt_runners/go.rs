@@ -45,48 +45,29 @@ fn go_verdicts_follow_its_json_stream() {
         fix: "sed -i 's|price + tip/100|price + tip|' cart/cart.go",
         source: "cart/cart.go",
         repros: &[
-            (
-                "F1",
-                "cart/repro_test.go",
-                "cart/repro_test.go::TestTotal",
-                &total,
-            ),
-            (
-                "F2",
-                "cart/repro_pass_test.go",
-                "cart/repro_pass_test.go::TestNoTip",
-                &passing,
-            ),
+            ("F1", "cart/repro_test.go::TestTotal", &total),
+            ("F2", "cart/repro_pass_test.go::TestNoTip", &passing),
             (
                 "F3",
-                "broken/repro_test.go",
                 "broken/repro_test.go::TestBroken",
                 "package broken\n\nimport \"testing\"\n\nfunc TestBroken(t *testing.T) { undefined() }\n",
             ),
             (
                 "F4",
-                "cart/repro_sub_test.go",
                 "cart/repro_sub_test.go::TestDiscount/tip of 50 [half]",
                 &subtests,
             ),
             (
                 "F5",
-                "cart/repro_nested_test.go",
                 "cart/repro_nested_test.go::TestNested/outer/inner one",
                 &nested,
             ),
             (
                 "F6",
-                "cart/repro_odd_test.go",
                 "cart/repro_odd_test.go::TestOdd/(a|b) $1 \"q\" ünï",
                 &odd,
             ),
-            (
-                "F7",
-                "cart/repro_pass_test.go",
-                "cart/repro_pass_test.go::TestNoSuchTest",
-                "",
-            ),
+            ("F7", "cart/repro_pass_test.go::TestNoSuchTest", ""),
         ],
     });
     f.assert_results(&[

@@ -50,46 +50,31 @@ fn node_verdicts_follow_its_tap_report() {
         repros: &[
             (
                 "F1",
-                "test/repro.test.mjs",
                 "test/repro.test.mjs::cart > total > keeps the tip",
                 &nested,
             ),
             (
                 "F2",
-                "test/repro_pass.test.mjs",
                 "test/repro_pass.test.mjs::cart > total > keeps the tip",
                 &passing,
             ),
             (
                 "F3",
-                "test/repro_broken.test.mjs",
                 "test/repro_broken.test.mjs::x",
                 "import { test } from 'node:test'\nthrow new Error('does not load')\n",
             ),
             (
                 "F4",
-                "test/repro_sub.test.mjs",
                 "test/repro_sub.test.mjs::parent > tip of 50 [half]",
                 &sub,
             ),
-            (
-                "F5",
-                "test/repro_alike.test.mjs",
-                "test/repro_alike.test.mjs::B > works",
-                &alike,
-            ),
+            ("F5", "test/repro_alike.test.mjs::B > works", &alike),
             (
                 "F6",
-                "test/repro_odd.test.mjs",
                 "test/repro_odd.test.mjs::prints (a|b) $1 \"q\" ünï \\ #",
                 &odd,
             ),
-            (
-                "F7",
-                "test/repro_pass.test.mjs",
-                "test/repro_pass.test.mjs::cart > no such test",
-                "",
-            ),
+            ("F7", "test/repro_pass.test.mjs::cart > no such test", ""),
         ],
     });
     f.assert_results(&[

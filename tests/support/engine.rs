@@ -335,6 +335,23 @@ impl Project {
         out
     }
 
+    /// `loopwatch decide <args>`; asserts that the decision was taken (the
+    /// exit code, 0 or 10 to 14, says what comes next).
+    pub fn decided(&self, args: &[&str]) -> Output {
+        let out = self
+            .cmd()
+            .arg("decide")
+            .args(args)
+            .output()
+            .expect("decide");
+        assert!(
+            matches!(out.status.code(), Some(0 | 10..=14)),
+            "decide {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
     pub fn input(&self, name: &str) -> String {
         std::fs::read_to_string(self.pipeline().join("agents").join(format!("{name}.input")))
             .unwrap_or_else(|e| panic!("{name}.input: {e}"))
@@ -349,6 +366,20 @@ impl Project {
     pub fn saved(&self, n: &Value, role: &str, ext: &str) -> String {
         let path = self.out.join(format!("{n}-{role}.{ext}"));
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// The pid a scripted agent wrote to `$TEST_OUT/<name>` (waited for:
+    /// a minute).
+    pub fn pid_in(&self, name: &str) -> u32 {
+        let read = || {
+            std::fs::read_to_string(self.out.join(name))
+                .ok()?
+                .trim()
+                .parse()
+                .ok()
+        };
+        self.wait_until(name, || read().is_some());
+        read().unwrap()
     }
 
     pub fn violations(&self) -> String {
@@ -384,6 +415,12 @@ pub fn live_with_env(needle: &str) -> Vec<u32> {
         }
     }
     out
+}
+
+/// Sends `sig` to process `pid`.
+pub fn signal(pid: u32, sig: rustix::process::Signal) -> rustix::io::Result<()> {
+    let pid = rustix::process::Pid::from_raw(pid as i32).expect("a pid");
+    rustix::process::kill_process(pid, sig)
 }
 
 /// True while process `pid` runs (it exists and is not a zombie).

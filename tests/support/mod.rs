@@ -29,7 +29,13 @@ pub mod ssh;
 pub mod tmux;
 pub mod worktree;
 
+// In its self-contained file, for the crates that include only that file;
+// each test crate uses its own subset.
+#[allow(unused_imports)]
+pub use worktree::assert_has;
+
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::sync::{Mutex, MutexGuard};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -41,6 +47,16 @@ pub fn serial() -> MutexGuard<'static, ()> {
     SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Asserts that `out` exited `code` with `words` in its stderr; returns
+/// the stderr.
+#[track_caller]
+pub fn assert_failed(out: &Output, code: i32, words: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    assert!(stderr.contains(words), "{words:?} not in: {stderr}");
+    stderr
 }
 
 /// The path of `tests/fixtures/<rel>`.

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use super::engine::{Project, REVIEW_ROLES, agent_tables};
+use super::engine::{Project, REVIEW_ROLES, agent_tables, poll};
 use serde_json::{Value, json};
 
 /// The review script, after the shared `AGENT_PROLOGUE`.
@@ -152,14 +152,14 @@ pub fn go_on(kind: &str) -> &'static str {
 /// Runs to the end, deciding every human gate with `decide(kind)`.
 pub fn run_deciding(p: &Project, decide: impl Fn(&str) -> &'static str) -> std::process::Output {
     let child = p.spawn_run(true);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    loop {
+    let mut evs = Vec::new();
+    let ended = poll(std::time::Duration::from_secs(120), || {
         // The open gates first, then the journal: every gate listed has its
         // request in what is read next (the other order races a new gate).
         let open = p.open_gates();
-        let evs = p.events();
+        evs = p.events();
         if evs.iter().any(|e| e["type"] == "run.ended") {
-            break;
+            return true;
         }
         for id in open {
             let kind = evs
@@ -167,30 +167,11 @@ pub fn run_deciding(p: &Project, decide: impl Fn(&str) -> &'static str) -> std::
                 .find(|e| e["type"] == "human.requested" && e["id"] == id.as_str())
                 .map(|e| e["kind"].as_str().unwrap_or_default().to_string())
                 .unwrap_or_default();
-            // The exit code says what comes next (human 10, review 14...).
-            let out = p
-                .cmd()
-                .args([
-                    "decide",
-                    &id,
-                    decide(&kind),
-                    "--reason",
-                    "decided by the test",
-                ])
-                .output()
-                .expect("decide");
-            assert!(
-                matches!(out.status.code(), Some(0 | 10..=14)),
-                "decide {id}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            p.decided(&[&id, decide(&kind), "--reason", "decided by the test"]);
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the run did not end: {evs:#?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+        false
+    });
+    assert!(ended, "the run did not end: {evs:#?}");
     child.wait_with_output()
 }
 

@@ -47,16 +47,9 @@ fn header_and_gates_tab_with_agents() {
 fn the_running_agent_is_timed_by_the_clock_and_leaves_when_it_finishes() {
     let (a, clock) = app(ThemeKind::NoColor, &with_agents(false));
     let line = header_line(&a);
-    assert!(
-        line.contains("▶ auditor · GATE 2 round 2 · iter 2 · #3 · 1m05s"),
-        "{line}"
-    );
+    assert_has(&line, "▶ auditor · GATE 2 round 2 · iter 2 · #3 · 1m05s");
     clock.advance(Duration::from_secs(3600));
-    assert!(
-        header_line(&a).contains("#3 · 1h01m"),
-        "{}",
-        header_line(&a)
-    );
+    assert_has(&header_line(&a), "#3 · 1h01m");
 
     let (a, _clock) = app(ThemeKind::NoColor, &with_agents(true));
     assert!(!header_line(&a).contains('▶'), "{}", header_line(&a));
@@ -75,7 +68,7 @@ fn an_unknown_cost_is_never_shown_as_zero() {
     press(&mut a, "4");
     let buf = draw(&a, 160, 24);
     let text = frame_text(&buf);
-    assert!(text.contains("GATE 1: 800 in / 90 out · $?"), "{text}");
+    assert_has(&text, "GATE 1: 800 in / 90 out · $?");
     assert!(!text.contains("$0"), "{text}");
 }
 
@@ -105,7 +98,7 @@ fn the_running_agents_log_comes_first_and_is_followed_as_it_grows() {
     assert_eq!(a.on_tick(), vec![]);
     a.on_log_loaded(log, Ok(b"reading src/\n\x1b[31mstep one\x1b[0m\n".to_vec()));
     let text = frame_text(&draw(&a, 160, 48));
-    assert!(text.contains("step one"), "{text}");
+    assert_has(&text, "step one");
     assert!(!text.contains('\u{1b}'), "{text}");
     // The next tick reads it again: what was appended shows.
     assert_eq!(a.on_tick(), vec![Effect::LoadLog(log.to_path_buf())]);
@@ -181,10 +174,7 @@ fn a_codex_log_reads_as_a_transcript() {
         text.contains("→ $ cargo test --offline -q\n  ← exit 0 · running 1 test… ("),
         "{text}"
     );
-    assert!(
-        text.contains("■ turn completed · 200 in / 40 out"),
-        "{text}"
-    );
+    assert_has(&text, "■ turn completed · 200 in / 40 out");
     assert!(!text.contains("{\"type\""), "{text}");
 }
 
@@ -229,11 +219,8 @@ fn the_header_keeps_what_matters_at_80_columns() {
     // With room, everything in full.
     let buf = draw(&a, 200, 24);
     let wide: String = (0..200).map(|x| buf[(x, 1)].symbol().to_string()).collect();
-    assert!(
-        wide.contains("▶ auditor · GATE 2 round 2 · iter 2 · #3 · "),
-        "{wide}"
-    );
-    assert!(wide.contains("⚑ 1 waiting on you (n)"), "{wide}");
+    assert_has(&wide, "▶ auditor · GATE 2 round 2 · iter 2 · #3 · ");
+    assert_has(&wide, "⚑ 1 waiting on you (n)");
 }
 
 /// [`with_agents`] finished, started with a budget whose dollar limit the
@@ -278,11 +265,11 @@ fn the_gates_tab_shows_the_budget_and_the_rounds() {
     );
     // The header: spent / limit (the first limit when the line is full).
     let header = text.lines().nth(1).unwrap_or_default();
-    assert!(header.contains("usd $0.0143+? / $0.0143"), "{header}");
+    assert_has(header, "usd $0.0143+? / $0.0143");
     // Each gate's failing rows per round, and what each round spent.
-    assert!(
-        text.contains("GATE 0: 1 → 0 ABANDONED(1) · fixed 1 · new 0 · spend no agent → $0.0123"),
-        "{text}"
+    assert_has(
+        &text,
+        "GATE 0: 1 → 0 ABANDONED(1) · fixed 1 · new 0 · spend no agent → $0.0123",
     );
 }
 
@@ -303,10 +290,7 @@ fn a_usage_limit_nobody_answered_yet_shows_waiting_with_its_time() {
     );
     let (a, _clock) = app(ThemeKind::NoColor, &evs);
     let line = header_line(&a);
-    assert!(
-        line.contains("⏸ verifier #4 usage limit · waiting until 09:30"),
-        "{line}"
-    );
+    assert_has(&line, "⏸ verifier #4 usage limit · waiting until 09:30");
     // The timeline says it too.
     let limited = evs.iter().find(|e| e.seq == 31).expect("the limit");
     let (said, _) = loopwatch::tui::rows::timeline::summary(limited);

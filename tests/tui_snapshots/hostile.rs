@@ -98,9 +98,9 @@ fn hostile_evidence_in_the_dialog_is_visible_and_contained() {
     let buf = draw(&a, 100, 30);
     assert_inert(&buf, "dialog");
     let t = frame_text(&buf);
-    assert!(
-        t.contains("subject: A␛[2J␛]52;c;ZXZpbA==␇B<U+202E>gnp.exe␍OVER<U+009B>31m<U+200B>Z"),
-        "{t}"
+    assert_has(
+        &t,
+        "subject: A␛[2J␛]52;c;ZXZpbA==␇B<U+202E>gnp.exe␍OVER<U+009B>31m<U+200B>Z",
     );
 }
 
@@ -125,7 +125,7 @@ fn text_imitating_the_ui_stays_data() {
         .lines()
         .find(|l| l.contains("F1"))
         .expect("the finding's row");
-    assert!(row.contains("? UNVERIFIABLE"), "{row}");
+    assert_has(row, "? UNVERIFIABLE");
     // The claim is cut to its column: it never reaches the footer or the status line.
     let footer: Vec<&str> = t.lines().skip(38).collect();
     assert!(

@@ -125,21 +125,15 @@ fn a_gate_asked_by_hand_says_so() {
     req.id = "hg-1-manual-1".into();
     req.gate = None;
     let text = dialog_text(req);
-    assert!(
-        text.contains("unverifiable · by hand · iteration 1"),
-        "{text}"
-    );
+    assert_has(&text, "unverifiable · by hand · iteration 1");
     // The review's own gates say they come from the review.
     let mut req = gate_of(HumanGateKind::CapReached);
     req.id = "hg-2-review-1".into();
     req.gate = None;
     req.subject = "review".into();
     let text = dialog_text(req);
-    assert!(
-        text.contains("cap-reached · review · iteration 1"),
-        "{text}"
-    );
-    assert!(text.contains("[e] extend — one more round"), "{text}");
+    assert_has(&text, "cap-reached · review · iteration 1");
+    assert_has(&text, "[e] extend — one more round");
 }
 
 #[test]
@@ -149,18 +143,12 @@ fn a_finding_gate_of_an_earlier_journal_opens_with_the_finding_options() {
     req.kind = HumanGateKind::Unverifiable;
     req.options = HumanGateKind::Unverifiable.options();
     let text = dialog_text(req);
-    assert!(
-        text.contains("decide hg-1-findings-1 · unverifiable-finding"),
-        "{text}"
+    assert_has(&text, "decide hg-1-findings-1 · unverifiable-finding");
+    assert_has(
+        &text,
+        "unverifiable-finding · finding verifier · iteration 1",
     );
-    assert!(
-        text.contains("unverifiable-finding · finding verifier · iteration 1"),
-        "{text}"
-    );
-    assert!(text.contains("[d] dismiss — not a problem here"), "{text}");
-    assert!(
-        text.contains("[s] stop — stop the run: NOT-CONFORMANT"),
-        "{text}"
-    );
+    assert_has(&text, "[d] dismiss — not a problem here");
+    assert_has(&text, "[s] stop — stop the run: NOT-CONFORMANT");
     assert!(!text.contains("[a] accept"), "{text}");
 }
