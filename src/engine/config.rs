@@ -44,7 +44,8 @@ pub struct ConfigError {
 }
 
 /// How an agent is driven.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum AdapterKind {
     /// Any command: input on stdin and in `$LW_INPUT_FILE`, answer on stdout.
     Generic,
@@ -57,11 +58,7 @@ pub enum AdapterKind {
 impl AdapterKind {
     /// The name used in the file and in `agent.started`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            AdapterKind::Generic => "generic",
-            AdapterKind::Claude => "claude",
-            AdapterKind::Codex => "codex",
-        }
+        self.into()
     }
 }
 

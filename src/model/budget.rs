@@ -50,7 +50,8 @@ pub struct Budget {
 }
 
 /// What a limit counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Measure {
     /// US dollars.
     Usd,
@@ -63,11 +64,7 @@ pub enum Measure {
 impl Measure {
     /// The key in `[budget]`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Measure::Usd => "usd",
-            Measure::Tokens => "tokens",
-            Measure::Wall => "wall",
-        }
+        self.into()
     }
 }
 

@@ -55,6 +55,8 @@ pub const RAISED_AGAIN_KEY: &str = "raisedAgain";
 /// What became of the earlier finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum EarlierOutcome {
     /// A person's decision (or the gate's expiry) let the loop go on past it.
     Dismissed,
@@ -67,11 +69,7 @@ pub enum EarlierOutcome {
 impl EarlierOutcome {
     /// The token as written in files.
     pub fn as_str(self) -> &'static str {
-        match self {
-            EarlierOutcome::Dismissed => "dismissed",
-            EarlierOutcome::False => "false",
-            EarlierOutcome::AcceptedAsIs => "accepted-as-is",
-        }
+        self.into()
     }
 }
 

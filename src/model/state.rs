@@ -22,6 +22,8 @@ pub const DEFAULT_MAX_ROUNDS: u32 = 3;
 /// Where the run stands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum RunStatus {
     /// No `run.started` yet.
     #[default]
@@ -37,12 +39,7 @@ pub enum RunStatus {
 impl RunStatus {
     /// The token.
     pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Idle => "idle",
-            RunStatus::Running => "running",
-            RunStatus::AwaitingHuman => "awaiting-human",
-            RunStatus::Ended => "ended",
-        }
+        self.into()
     }
 }
 

@@ -30,7 +30,8 @@ pub use runners::{Outcome, Place, Runner, TestLine};
 pub use verdict::judge;
 
 /// The status a claim says the test run had.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum ClaimStatus {
     /// Every test passed.
     Passed,
@@ -41,10 +42,7 @@ pub enum ClaimStatus {
 impl ClaimStatus {
     /// `passed` or `failed`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ClaimStatus::Passed => "passed",
-            ClaimStatus::Failed => "failed",
-        }
+        self.into()
     }
 }
 

@@ -14,6 +14,8 @@ use crate::model::types::{Extra, GateName};
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "kebab-case")]
 pub enum AgentRole {
     /// Implements the contract and closes the gaps handed back.
     Developer,
@@ -45,21 +47,7 @@ impl AgentRole {
 
     /// The name used in files, logs and `loopwatch.toml`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            AgentRole::Developer => "developer",
-            AgentRole::Verifier => "verifier",
-            AgentRole::Auditor => "auditor",
-            AgentRole::Reviewer => "reviewer",
-            AgentRole::FindingVerifier => "finding-verifier",
-            AgentRole::Triage => "triage",
-            AgentRole::VerifyByTest => "verify-by-test",
-        }
-    }
-}
-
-impl std::fmt::Display for AgentRole {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 
