@@ -192,6 +192,11 @@ impl<'a> Claim<'a> {
             claim: &f.claim,
         }
     }
+
+    /// The claim of the fields [`claim_fields`] read.
+    pub fn of_fields((path, lines, claim): &'a (String, String, String)) -> Claim<'a> {
+        Claim { path, lines, claim }
+    }
 }
 
 /// The path, lines and claim of a finding as parsed (`lines` may be a
@@ -438,17 +443,8 @@ fn split_off(s: &State, iteration: u32, id: &str, c: Claim<'_>) -> bool {
         .iter()
         .filter(|x| x.earlier_iteration == iteration && x.earlier == id)
         .any(|x| {
-            claim_of(s, x.iteration, &x.finding).is_some_and(|(p, l, t)| {
-                same(
-                    c,
-                    Claim {
-                        path: &p,
-                        lines: &l,
-                        claim: &t,
-                    },
-                )
-                .is_some()
-            })
+            claim_of(s, x.iteration, &x.finding)
+                .is_some_and(|f| same(c, Claim::of_fields(&f)).is_some())
         })
 }
 
