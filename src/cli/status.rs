@@ -45,9 +45,7 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     };
     let Some(snap) = pipeline.as_ref().map(snapshot).transpose()?.flatten() else {
         let err = match pipeline {
-            Some(p) if globals.pipeline.is_some() => JournalError::NoPipelineAt {
-                dir: p.dir().to_path_buf(),
-            },
+            Some(p) if globals.pipeline.is_some() => p.missing(),
             Some(p) => JournalError::NoPipeline {
                 start: p.dir().to_path_buf(),
             },
