@@ -623,6 +623,12 @@ impl HumanRequest {
                 && (self.evidence.get("findings").is_some() || self.id.contains("-findings-")))
     }
 
+    /// Its kind's options that it offers, in the kind's order.
+    pub fn choices(&self) -> impl Iterator<Item = &'static crate::model::kinds::Choice> + '_ {
+        let choices = self.kind.spec().choices.iter();
+        choices.filter(|c| self.options.contains(&c.decision))
+    }
+
     /// The request as this version reads it: a finding gate recorded as
     /// `unverifiable` (before `unverifiable-finding` existed) is an
     /// `unverifiable-finding` gate with that kind's options, and options

@@ -227,7 +227,7 @@ pub struct HumanGate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expired: Option<ExpiryRecord>,
     /// Notifications sent for it (`notify.sent`): 1 the first, more for reminders.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::types::is_zero")]
     pub notified: u32,
     /// When the last one was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -236,10 +236,6 @@ pub struct HumanGate {
     /// contract as judged, once one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract_applied: Option<u64>,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 impl HumanGate {
@@ -315,7 +311,7 @@ pub struct State {
     pub usage: RunUsage,
     /// Consecutive failed developer dispatches (a success or a person's
     /// retry resets it).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::types::is_zero")]
     pub dev_strikes: u32,
     /// Review rounds and reviewer strikes (runs with a review stage only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -340,12 +336,8 @@ pub struct Marks {
     /// Seq of the last `dev.dispatched` or `iteration.started`.
     pub last_dev_seq: u64,
     /// Seq of the last `contract.judged` after which GATE 0 judges again.
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    #[serde(default, skip_serializing_if = "crate::model::types::is_zero")]
     pub last_contract_seq: u64,
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
 }
 
 impl Default for State {

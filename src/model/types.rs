@@ -7,6 +7,11 @@ use serde_json::{Map, Value};
 /// Unknown fields of an object, kept verbatim (forward compatibility).
 pub type Extra = Map<String, Value>;
 
+/// True for a number left out of a file when it is zero.
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}
+
 /// One of the three gates of the loop, as named in files.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,

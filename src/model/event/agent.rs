@@ -130,7 +130,7 @@ pub struct AgentFinished {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_words: Vec<String>,
     /// Processes of its tree still running once it had ended, stopped then.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::types::is_zero")]
     pub leftovers: u32,
     /// What it changed in the contract's judged parts, put back by
     /// loopwatch: the dispatch failed.
@@ -214,10 +214,6 @@ pub enum SignalFrom {
     Stop,
     /// Not loopwatch (another process, the kernel's OOM killer, the agent itself).
     Outside,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 impl AgentFinished {
