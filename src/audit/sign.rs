@@ -81,12 +81,6 @@ pub fn canonical(d: &HumanDecision) -> Vec<u8> {
 /// `signing_key` of the person's `policy.toml`, else git's
 /// `user.signingkey` when it names a file, else `~/.ssh/id_ed25519`.
 pub fn signing_key(flag: Option<&Path>) -> Result<PathBuf, SignError> {
-    let expand = |s: &str| -> PathBuf {
-        match (s.strip_prefix("~/"), std::env::var_os("HOME")) {
-            (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-            _ => PathBuf::from(s),
-        }
-    };
     let key = if let Some(k) = flag {
         k.to_path_buf()
     } else if let Some(k) = std::env::var_os("LOOPWATCH_SIGNING_KEY").filter(|k| !k.is_empty()) {
@@ -97,9 +91,9 @@ pub fn signing_key(flag: Option<&Path>) -> Result<PathBuf, SignError> {
     {
         k
     } else if let Some(k) = git_signing_key() {
-        expand(&k)
+        super::policy::expand(&k)
     } else {
-        expand("~/.ssh/id_ed25519")
+        super::policy::expand("~/.ssh/id_ed25519")
     };
     if !key.is_file() {
         return Err(SignError::NoKey(format!(
