@@ -106,6 +106,15 @@ pub fn json_strings(v: Option<&serde_json::Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `n` with its noun, singular or plural.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// loopwatch's own state folder (the TUI's log, observed foreign states):
 /// `$XDG_STATE_HOME/loopwatch`, else `~/.local/state/loopwatch`.
 pub fn state_dir() -> Option<PathBuf> {

@@ -86,9 +86,8 @@ pub fn verify(a: VerifyArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         Ok(ExitCode::SUCCESS)
     } else {
         say(&format!(
-            "not verified: {} break{} ({})",
-            v.breaks.len(),
-            if v.breaks.len() == 1 { "" } else { "s" },
+            "not verified: {} ({})",
+            crate::util::count(v.breaks.len(), "break"),
             v.summary()
         ));
         Ok(ExitCode::from(1))

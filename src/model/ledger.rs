@@ -380,7 +380,7 @@ pub fn settled(s: &State, it: &Iteration, f: &Finding) -> Option<(EarlierOutcome
         } else {
             format!("the finding verifier found it FALSE: {}", f.evidence)
         };
-        return Some((EarlierOutcome::False, one_line(&why)));
+        return Some((EarlierOutcome::False, super::rules::one_line(&why)));
     }
     let gate = s.human_gates.iter().find(|g| {
         g.request.gate.is_none()
@@ -400,7 +400,7 @@ pub fn settled(s: &State, it: &Iteration, f: &Finding) -> Option<(EarlierOutcome
             ),
             (None, None) => g.request.id.clone(),
         };
-        return Some((EarlierOutcome::Dismissed, one_line(&why)));
+        return Some((EarlierOutcome::Dismissed, super::rules::one_line(&why)));
     }
     if f.verdict == FindingVerdict::Verified
         && let Some(b) = it
@@ -534,10 +534,6 @@ fn split_pair(s: &State, a: (u32, &str), b: (u32, &str)) -> bool {
         let other = (x.earlier_iteration, x.earlier.as_str());
         (one == a && other == b) || (one == b && other == a)
     })
-}
-
-fn one_line(s: &str) -> String {
-    super::rules::one_line(s)
 }
 
 #[cfg(test)]
