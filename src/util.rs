@@ -93,18 +93,41 @@ pub fn json_message(e: &serde_json::Error) -> String {
     }
 }
 
+/// The strings of a JSON array (its other values skipped; none when `v`
+/// is not an array).
+pub fn json_strings(v: Option<&serde_json::Value>) -> Vec<String> {
+    v.and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `n` with its noun, singular or plural.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// loopwatch's own state folder (the TUI's log, observed foreign states):
 /// `$XDG_STATE_HOME/loopwatch`, else `~/.local/state/loopwatch`.
 pub fn state_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
+    Some(xdg_dir("XDG_STATE_HOME", ".local/state")?.join("loopwatch"))
+}
+
+/// The folder `$<var>` names, else `$HOME/<under_home>` (`None` when
+/// neither is set).
+pub fn xdg_dir(var: &str, under_home: &str) -> Option<PathBuf> {
+    let set = |v: &str| std::env::var_os(v).filter(|v| !v.is_empty());
+    set(var)
         .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".local/state"))
-        })?;
-    Some(base.join("loopwatch"))
+        .or_else(|| Some(PathBuf::from(set("HOME")?).join(under_home)))
 }
 
 /// A duration for messages: `500ms`, `2.5s`, `45s`, `20m`, `1h30m`.

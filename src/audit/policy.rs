@@ -215,7 +215,8 @@ fn line_of(text: &str, needle: &str) -> usize {
         .map_or(0, |i| i + 1)
 }
 
-fn expand(s: &str) -> PathBuf {
+/// `s` with a leading `~/` read as the home folder.
+pub(crate) fn expand(s: &str) -> PathBuf {
     match (s.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
         _ => PathBuf::from(s),

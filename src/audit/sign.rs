@@ -81,12 +81,6 @@ pub fn canonical(d: &HumanDecision) -> Vec<u8> {
 /// `signing_key` of the person's `policy.toml`, else git's
 /// `user.signingkey` when it names a file, else `~/.ssh/id_ed25519`.
 pub fn signing_key(flag: Option<&Path>) -> Result<PathBuf, SignError> {
-    let expand = |s: &str| -> PathBuf {
-        match (s.strip_prefix("~/"), std::env::var_os("HOME")) {
-            (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-            _ => PathBuf::from(s),
-        }
-    };
     let key = if let Some(k) = flag {
         k.to_path_buf()
     } else if let Some(k) = std::env::var_os("LOOPWATCH_SIGNING_KEY").filter(|k| !k.is_empty()) {
@@ -97,9 +91,9 @@ pub fn signing_key(flag: Option<&Path>) -> Result<PathBuf, SignError> {
     {
         k
     } else if let Some(k) = git_signing_key() {
-        expand(&k)
+        super::policy::expand(&k)
     } else {
-        expand("~/.ssh/id_ed25519")
+        super::policy::expand("~/.ssh/id_ed25519")
     };
     if !key.is_file() {
         return Err(SignError::NoKey(format!(
@@ -173,17 +167,20 @@ fn one_line(s: &str) -> String {
     if s.is_empty() { "failed".into() } else { s }
 }
 
-/// The principals `allowed` gives the key that made `signature`.
-pub fn principals(allowed: &Path, signature: &str) -> Result<Vec<String>, SignError> {
-    let dir = tempfile::tempdir().map_err(|e| SignError::Tool {
+/// A temporary folder holding `signature` in a file, and that file's path.
+fn signature_file(signature: &str) -> Result<(tempfile::TempDir, PathBuf), SignError> {
+    let tool = |e: std::io::Error| SignError::Tool {
         what: "find-principals",
         why: e.to_string(),
-    })?;
+    };
+    let dir = tempfile::tempdir().map_err(tool)?;
     let sig = dir.path().join("sig");
-    std::fs::write(&sig, signature).map_err(|e| SignError::Tool {
-        what: "find-principals",
-        why: e.to_string(),
-    })?;
+    std::fs::write(&sig, signature).map_err(tool)?;
+    Ok((dir, sig))
+}
+
+/// The principals `allowed` gives the key that made the signature in `sig`.
+fn principals(allowed: &Path, sig: &Path) -> Result<Vec<String>, SignError> {
     let (ok, out, err) = ssh_keygen(
         &[
             "-Y",
@@ -211,16 +208,8 @@ pub fn principals(allowed: &Path, signature: &str) -> Result<Vec<String>, SignEr
 /// Checks that `signature` over `data` was made by a key `allowed` lists;
 /// the principal it lists the key under.
 pub fn verify(allowed: &Path, data: &[u8], signature: &str) -> Result<String, SignError> {
-    let who = principals(allowed, signature)?;
-    let dir = tempfile::tempdir().map_err(|e| SignError::Tool {
-        what: "verify",
-        why: e.to_string(),
-    })?;
-    let sig = dir.path().join("sig");
-    std::fs::write(&sig, signature).map_err(|e| SignError::Tool {
-        what: "verify",
-        why: e.to_string(),
-    })?;
+    let (_dir, sig) = signature_file(signature)?;
+    let who = principals(allowed, &sig)?;
     let mut last = String::new();
     for principal in &who {
         let (ok, _, err) = ssh_keygen(

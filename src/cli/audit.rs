@@ -74,10 +74,7 @@ pub fn verify(a: VerifyArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     if path.is_dir() {
         let pipeline = crate::journal::Pipeline::from_user_path(&path);
         if !pipeline.journal_path().exists() {
-            return Err(crate::journal::JournalError::NoPipelineAt {
-                dir: pipeline.dir().to_path_buf(),
-            }
-            .into());
+            return Err(pipeline.missing().into());
         }
     }
     let v = crate::audit::verify_path(&path, a.allowed_signers.as_deref());
@@ -89,9 +86,8 @@ pub fn verify(a: VerifyArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         Ok(ExitCode::SUCCESS)
     } else {
         say(&format!(
-            "not verified: {} break{} ({})",
-            v.breaks.len(),
-            if v.breaks.len() == 1 { "" } else { "s" },
+            "not verified: {} ({})",
+            crate::util::count(v.breaks.len(), "break"),
             v.summary()
         ));
         Ok(ExitCode::from(1))
@@ -105,10 +101,7 @@ pub fn export_run(a: ExportArgs, globals: &Globals) -> anyhow::Result<ExitCode> 
         None => globals.pipeline_for_reading()?,
     };
     if !pipeline.journal_path().exists() {
-        return Err(crate::journal::JournalError::NoPipelineAt {
-            dir: pipeline.dir().to_path_buf(),
-        }
-        .into());
+        return Err(pipeline.missing().into());
     }
     let sign_with = if a.sign {
         Some(crate::audit::sign::signing_key(a.key.as_deref())?)

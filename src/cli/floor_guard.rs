@@ -62,9 +62,9 @@ pub fn after_run(report: &FloorGuardReport, globals: &Globals) {
     let Some(pipeline) = globals.existing_pipeline() else {
         return;
     };
-    let recorded = crate::recorder::admit(&pipeline, crate::recorder::Caller::Orchestrator)
-        .map_err(crate::recorder::RecordError::from)
-        .and_then(|()| crate::recorder::Recorder::new(pipeline).floor_guard(report.to_result(0)));
+    let recorded = crate::recorder::Recorder::new(pipeline)
+        .admitted(crate::recorder::Caller::Orchestrator)
+        .and_then(|rec| rec.floor_guard(report.to_result(0)));
     if let Err(e) = recorded {
         super::output::warn(&format!("loopwatch floor-guard: not recorded: {e}"));
     }

@@ -14,7 +14,7 @@ use crate::model::event::{ExpiryRule, HumanDecision};
 use crate::model::rules::GateRequest;
 use crate::model::*;
 use crate::recorder::evidence::Sources;
-use crate::recorder::{Recorder, Refusal, expires_at};
+use crate::recorder::{Caller, RecordError, Recorder, Refusal, expires_at};
 use crate::watch::{Feed, PipelineWatch, WatchEvent};
 
 /// `ask`.
@@ -119,10 +119,7 @@ pub struct SplitArgs {
 
 /// Runs `split`.
 pub fn split(a: SplitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let pipeline = globals.pipeline_for_reading()?;
-    crate::recorder::admit(&pipeline, crate::recorder::Caller::Person)
-        .map_err(crate::recorder::RecordError::from)?;
-    let rec = Recorder::new(pipeline);
+    let rec = Recorder::new(globals.pipeline_for_reading()?).admitted(Caller::Person)?;
     let out = rec.split(
         a.iteration,
         &a.finding,
@@ -243,9 +240,9 @@ pub fn ask(a: AskArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
         ),
         _ => None,
     };
-    let rec = Recorder::new(globals.pipeline_for_writing()?).with_expiry(expiry_policy()?);
-    crate::recorder::admit(rec.pipeline(), crate::recorder::Caller::Person)
-        .map_err(crate::recorder::RecordError::from)?;
+    let rec = Recorder::new(globals.pipeline_for_writing()?)
+        .with_expiry(expiry_policy()?)
+        .admitted(Caller::Person)?;
     let (id, out) = rec.ask_expiring(
         GateRequest {
             kind: a.kind,
@@ -275,10 +272,7 @@ pub fn expiry_policy() -> anyhow::Result<std::collections::HashMap<HumanGateKind
 
 /// Runs `decide`.
 pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let pipeline = globals.pipeline_for_reading()?;
-    crate::recorder::admit(&pipeline, crate::recorder::Caller::Person)
-        .map_err(crate::recorder::RecordError::from)?;
-    let rec = Recorder::new(pipeline);
+    let rec = Recorder::new(globals.pipeline_for_reading()?).admitted(Caller::Person)?;
     // The evidence the dialog would show, saved and hashed the same way;
     // recomputed first, as the dialog does when it opens.
     let state = crate::journal::snapshot(rec.pipeline())?.map(|s| s.state);
@@ -347,8 +341,7 @@ pub fn decide(a: DecideArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// Runs `await`.
 pub fn await_decision(a: AwaitArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     let pipeline = globals.pipeline_for_reading()?;
-    crate::recorder::admit(&pipeline, crate::recorder::Caller::Person)
-        .map_err(crate::recorder::RecordError::from)?;
+    crate::recorder::admit(&pipeline, Caller::Person).map_err(RecordError::from)?;
     // Bounded by the parser; checked anyway, an overflow waits forever.
     let deadline = a.timeout.and_then(|t| Instant::now().checked_add(t));
     // The same watch/read/fold path as the TUI: the folder and its parent are
@@ -523,10 +516,7 @@ impl Globals {
             }
         };
         if !p.exists() {
-            return Err(JournalError::NoPipelineAt {
-                dir: p.dir().to_path_buf(),
-            }
-            .into());
+            return Err(p.missing().into());
         }
         Ok(p)
     }

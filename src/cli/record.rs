@@ -207,13 +207,13 @@ fn parse_outcome(s: &str) -> Result<VerifyOutcome, String> {
 
 /// Runs `record`.
 pub fn run(args: RecordArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let rec =
-        Recorder::new(globals.pipeline_for_writing()?).with_expiry(super::human::expiry_policy()?);
     let caller = match args.what {
         RecordCommand::Note(_) => crate::recorder::Caller::Person,
         _ => crate::recorder::Caller::Orchestrator,
     };
-    crate::recorder::admit(rec.pipeline(), caller).map_err(crate::recorder::RecordError::from)?;
+    let rec = Recorder::new(globals.pipeline_for_writing()?)
+        .with_expiry(super::human::expiry_policy()?)
+        .admitted(caller)?;
     match args.what {
         RecordCommand::RunStart(a) => super::record_run::run_start(&rec, a),
         RecordCommand::Gate(a) => gate(&rec, a),

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use super::Globals;
 use super::output::{say, say_json};
 use crate::history::diff_iterations;
-use crate::journal::{JournalError, Pipeline, Snapshot, snapshot};
+use crate::journal::{Pipeline, Snapshot, snapshot};
 use crate::report::Report;
 
 /// `replay`.
@@ -107,12 +107,7 @@ fn readable(
 
 /// The pipeline read once; no journal nor state is "no pipeline" (exit 3).
 fn read(pipeline: &Pipeline) -> anyhow::Result<Snapshot> {
-    snapshot(pipeline)?.ok_or_else(|| {
-        JournalError::NoPipelineAt {
-            dir: pipeline.dir().to_path_buf(),
-        }
-        .into()
-    })
+    snapshot(pipeline)?.ok_or_else(|| pipeline.missing().into())
 }
 
 /// `--at` and `--iteration` must name a position the run has.

@@ -45,9 +45,7 @@ pub fn run(a: StatusArgs, globals: &Globals) -> anyhow::Result<ExitCode> {
     };
     let Some(snap) = pipeline.as_ref().map(snapshot).transpose()?.flatten() else {
         let err = match pipeline {
-            Some(p) if globals.pipeline.is_some() => JournalError::NoPipelineAt {
-                dir: p.dir().to_path_buf(),
-            },
+            Some(p) if globals.pipeline.is_some() => p.missing(),
             Some(p) => JournalError::NoPipeline {
                 start: p.dir().to_path_buf(),
             },
@@ -118,11 +116,7 @@ pub fn waiting(s: &State) -> serde_json::Value {
         .map(|g| {
             let r = &g.request;
             let options: Vec<serde_json::Value> = r
-                .kind
-                .spec()
-                .choices
-                .iter()
-                .filter(|c| r.options.contains(&c.decision))
+                .choices()
                 .map(|c| {
                     serde_json::json!({
                         "decision": c.decision,
@@ -215,13 +209,7 @@ pub fn text_with(s: &State, policy: Option<&crate::audit::policy::Policy>) -> St
             if let Some(line) = crate::audit::policy::approvals_line(g, policy) {
                 let _ = writeln!(out, "    {}", shown(&line));
             }
-            for c in r
-                .kind
-                .spec()
-                .choices
-                .iter()
-                .filter(|c| r.options.contains(&c.decision))
-            {
+            for c in r.choices() {
                 let _ = writeln!(out, "    {}", c.said(r.gate));
             }
         }

@@ -89,12 +89,9 @@ pub fn after_apply(outcome: &ApplyOutcome, globals: &Globals) {
     let Some(pipeline) = globals.existing_pipeline() else {
         return;
     };
-    let recorded = crate::recorder::admit(&pipeline, crate::recorder::Caller::Orchestrator)
-        .map_err(crate::recorder::RecordError::from)
-        .and_then(|()| {
-            crate::recorder::Recorder::new(pipeline)
-                .verify(outcome.results.clone(), Some(outcome.summary.clone()))
-        });
+    let recorded = crate::recorder::Recorder::new(pipeline)
+        .admitted(crate::recorder::Caller::Orchestrator)
+        .and_then(|rec| rec.verify(outcome.results.clone(), Some(outcome.summary.clone())));
     if let Err(e) = recorded {
         super::output::warn(&format!(
             "loopwatch triage: not recorded: {}",

@@ -21,6 +21,8 @@ use super::{CodeError, TreeId};
 /// How a file changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum FileStatus {
     /// New in the later tree.
     Added,
@@ -48,13 +50,7 @@ impl FileStatus {
 
     /// The word used in JSON and reports.
     pub fn as_str(self) -> &'static str {
-        match self {
-            FileStatus::Added => "added",
-            FileStatus::Modified => "modified",
-            FileStatus::Deleted => "deleted",
-            FileStatus::Renamed => "renamed",
-            FileStatus::TypeChanged => "type-changed",
-        }
+        self.into()
     }
 }
 

@@ -16,7 +16,7 @@ mod text;
 
 pub use error::ScopeError;
 pub use file::{ContractEditOutcome, RETRIES, gate_path_in_file, gate_path_in_file_with_hook};
-pub use scope::{ScopeEdit, gate_path};
+pub use scope::{ScopeEdit, gate_path, is_date_shaped};
 
 /// Today's date in the local time zone, `YYYY-MM-DD` (the date of a marker).
 pub fn today_local() -> String {

@@ -294,16 +294,21 @@ fn check_path(path: &str) -> Result<(), ScopeError> {
     Ok(())
 }
 
-fn check_date(date: &str) -> Result<(), ScopeError> {
-    let shaped = date.len() == 10
+/// True for text written `YYYY-MM-DD` (digits and dashes; not checked as
+/// a day of the calendar).
+pub fn is_date_shaped(date: &str) -> bool {
+    date.len() == 10
         && date.bytes().enumerate().all(|(i, b)| {
             if i == 4 || i == 7 {
                 b == b'-'
             } else {
                 b.is_ascii_digit()
             }
-        });
-    if shaped && date.parse::<jiff::civil::Date>().is_ok() {
+        })
+}
+
+fn check_date(date: &str) -> Result<(), ScopeError> {
+    if is_date_shaped(date) && date.parse::<jiff::civil::Date>().is_ok() {
         Ok(())
     } else {
         Err(ScopeError::InvalidDate {

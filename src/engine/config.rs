@@ -44,7 +44,8 @@ pub struct ConfigError {
 }
 
 /// How an agent is driven.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum AdapterKind {
     /// Any command: input on stdin and in `$LW_INPUT_FILE`, answer on stdout.
     Generic,
@@ -57,11 +58,7 @@ pub enum AdapterKind {
 impl AdapterKind {
     /// The name used in the file and in `agent.started`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            AdapterKind::Generic => "generic",
-            AdapterKind::Claude => "claude",
-            AdapterKind::Codex => "codex",
-        }
+        self.into()
     }
 }
 
@@ -438,19 +435,7 @@ impl Cx<'_> {
                     let section = format!("budget.{role}");
                     let mut limits = Limits::default();
                     for (rk, rv) in t {
-                        match rk.as_str() {
-                            "usd" | "tokens" | "wall" => {
-                                self.limit(header.start, &section, rk, rv, &mut limits)?;
-                            }
-                            other => {
-                                return Err(self.key_err(
-                                    header.start,
-                                    &section,
-                                    other,
-                                    "unknown key (expected usd, tokens or wall)",
-                                ));
-                            }
-                        }
+                        self.limit(header.start, &section, rk, rv, &mut limits)?;
                     }
                     out.roles.insert(r, limits);
                 }
@@ -468,7 +453,8 @@ impl Cx<'_> {
     }
 
     /// One limit of `[section]`: a number above zero (`usd`), a whole
-    /// number above zero (`tokens`), a duration (`wall`).
+    /// number above zero (`tokens`), a duration (`wall`); any other key is
+    /// refused.
     fn limit(
         &self,
         from: usize,
@@ -499,10 +485,11 @@ impl Cx<'_> {
                 toml::Value::Integer(i) => return Err(bad(&format!("{i} must be above zero"))),
                 _ => return Err(bad("must be a whole number of tokens above zero")),
             },
-            _ => match v {
+            "wall" => match v {
                 toml::Value::String(t) => into.wall = Some(parse_duration(t).map_err(|m| bad(&m))?),
                 _ => return Err(bad("must be a duration in quotes (e.g. \"1h 30m\")")),
             },
+            _ => return Err(bad("unknown key (expected usd, tokens or wall)")),
         }
         Ok(())
     }

@@ -121,15 +121,12 @@ fn a_command_that_is_not_executable_is_refused_naming_the_file() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("dev.sh"), "#!/bin/sh\necho done\n").unwrap();
     let config = d.path().join("loopwatch.toml");
-    let e = Config::parse(
-        &config,
-        &GOOD.replace(
-            "command = \"cat\"\nadapter",
-            "command = \"./dev.sh --fast\"\nadapter",
-        ),
-        std::env::var_os("PATH").as_deref(),
-    )
-    .unwrap_err();
+    let text = GOOD.replace(
+        "command = \"cat\"\nadapter",
+        "command = \"./dev.sh --fast\"\nadapter",
+    );
+    let parse = || Config::parse(&config, &text, std::env::var_os("PATH").as_deref());
+    let e = parse().unwrap_err();
     assert_eq!(e.key, "agents.verifier.command", "{e}");
     assert!(
         e.message.contains("command './dev.sh' is not executable"),
@@ -143,17 +140,7 @@ fn a_command_that_is_not_executable_is_refused_naming_the_file() {
         std::fs::Permissions::from_mode(0o755),
     )
     .unwrap();
-    assert!(
-        Config::parse(
-            &config,
-            &GOOD.replace(
-                "command = \"cat\"\nadapter",
-                "command = \"./dev.sh --fast\"\nadapter"
-            ),
-            std::env::var_os("PATH").as_deref(),
-        )
-        .is_ok()
-    );
+    assert!(parse().is_ok());
 }
 
 #[test]
@@ -315,15 +302,10 @@ fn a_prompt_file_no_dispatch_could_use_is_refused_before_anything_runs() {
 
 #[test]
 fn a_budget_is_read_for_the_run_and_per_role() {
-    let c = parse(&format!(
-        "{GOOD}\n[budget]\nusd = 5\ntokens = 200000\nwall = \"1h 30m\"\nhard = true\n\n[budget.developer]\nusd = 2.5\n\n[run2]\n"
-    ));
+    let budget = "[budget]\nusd = 5\ntokens = 200000\nwall = \"1h 30m\"\nhard = true\n\n[budget.developer]\nusd = 2.5\n";
     // An unknown table after it is still refused by name.
-    assert!(c.is_err());
-    let c = parse(&format!(
-        "{GOOD}\n[budget]\nusd = 5\ntokens = 200000\nwall = \"1h 30m\"\nhard = true\n\n[budget.developer]\nusd = 2.5\n"
-    ))
-    .unwrap();
+    assert!(parse(&format!("{GOOD}\n{budget}\n[run2]\n")).is_err());
+    let c = parse(&format!("{GOOD}\n{budget}")).unwrap();
     assert_eq!(c.budget.run.usd, Some(5.0));
     assert_eq!(c.budget.run.tokens, Some(200_000));
     assert_eq!(c.budget.run.wall, Some(Duration::from_secs(5400)));

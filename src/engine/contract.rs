@@ -251,15 +251,7 @@ fn gated_date(contract: &[u8], path: &str) -> Option<String> {
     text.lines().filter(|l| l.contains(path)).find_map(|l| {
         let at = l.find("[gated ")? + "[gated ".len();
         let date = l.get(at..at + 10)?;
-        let ok = date.len() == 10
-            && date.bytes().enumerate().all(|(i, b)| {
-                if i == 4 || i == 7 {
-                    b == b'-'
-                } else {
-                    b.is_ascii_digit()
-                }
-            });
-        ok.then(|| date.to_string())
+        crate::contract::is_date_shaped(date).then(|| date.to_string())
     })
 }
 

@@ -7,7 +7,7 @@
 //! free is stale: it is reported and taken over.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The lock file's name inside `.pipeline/`.
@@ -73,7 +73,7 @@ impl EngineLock {
             .truncate(false)
             .open(&path)
             .map_err(|e| io("open", e))?;
-        let stale = read_pid(&mut file).filter(|&p| p != std::process::id());
+        let stale = crate::journal::read_pid(&mut file).filter(|&p| p != std::process::id());
         file.set_len(0).map_err(|e| io("truncate", e))?;
         file.rewind().map_err(|e| io("rewind", e))?;
         writeln!(file, "{}", std::process::id()).map_err(|e| io("write", e))?;
@@ -91,13 +91,6 @@ impl Drop for EngineLock {
         // The pid goes first so a reader never names a holder that left.
         let _ = self.file.set_len(0);
     }
-}
-
-fn read_pid(file: &mut File) -> Option<u32> {
-    let mut s = String::new();
-    file.rewind().ok()?;
-    file.take(32).read_to_string(&mut s).ok()?;
-    s.trim().parse().ok()
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@
 //! demote a line that way).
 
 /// The attribute keywords an indented line can carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "UPPERCASE")]
 pub enum Attr {
     /// `CHECK:` — the shell command.
     Check,
@@ -23,11 +24,7 @@ pub enum Attr {
 impl Attr {
     /// The keyword as written in a contract (without the colon).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Attr::Check => "CHECK",
-            Attr::Expect => "EXPECT",
-            Attr::Evidence => "EVIDENCE",
-        }
+        self.into()
     }
 
     /// Recognises `KEYWORD:` at the start of `bytes`; returns the attribute
@@ -40,12 +37,6 @@ impl Attr {
                 (bytes.starts_with(k) && bytes.get(k.len()) == Some(&b':'))
                     .then_some((a, k.len() + 1))
             })
-    }
-}
-
-impl std::fmt::Display for Attr {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

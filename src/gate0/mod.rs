@@ -27,7 +27,8 @@ pub use report::{escape_for_terminal, fatal_line};
 pub use timeout::{Timeout, TimeoutError};
 
 /// `status` (parse only) or `run` (execute and write evidence).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Mode {
     /// Parse and report; never executes, never writes.
     Status,
@@ -38,10 +39,7 @@ pub enum Mode {
 impl Mode {
     /// The word used on the command line and in the report title.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Status => "status",
-            Mode::Run => "run",
-        }
+        self.into()
     }
 
     /// Parses `status` / `run`.

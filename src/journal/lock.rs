@@ -135,7 +135,8 @@ fn kernel_holder(meta: &std::fs::Metadata) -> Option<u32> {
     })
 }
 
-fn read_pid(file: &mut File) -> Option<u32> {
+/// The pid written at the start of a lock file, when one is.
+pub(crate) fn read_pid(file: &mut File) -> Option<u32> {
     let mut s = String::new();
     file.rewind().ok()?;
     file.take(32).read_to_string(&mut s).ok()?;

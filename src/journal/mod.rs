@@ -21,6 +21,7 @@ pub use append::{
 pub use chain::{Chain, ChainBreak, check_bytes as check_chain, line_hash};
 pub use error::{JournalError, LockHolder, PathError};
 pub use guard::{Allowed, Foreign, Guard};
+pub(crate) use lock::read_pid;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, MAX_LOCK_TIMEOUT_SECS, PipelineLock, parse_timeout};
 pub use pipeline::{ENGINE_LOCK, Pipeline, WRITER_LOCK, engine_holder, running_engine};
 pub use reader::{

@@ -154,6 +154,13 @@ impl Pipeline {
         self.dir.is_dir()
     }
 
+    /// The error that says there is no pipeline here (exit 3).
+    pub fn missing(&self) -> JournalError {
+        JournalError::NoPipelineAt {
+            dir: self.dir.clone(),
+        }
+    }
+
     /// Resolves a path recorded in an event (relative to `.pipeline/`),
     /// refusing anything that would leave the pipeline's worktree: absolute
     /// paths, `..` components. Returns why it is refused.

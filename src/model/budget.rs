@@ -50,7 +50,8 @@ pub struct Budget {
 }
 
 /// What a limit counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Measure {
     /// US dollars.
     Usd,
@@ -63,11 +64,7 @@ pub enum Measure {
 impl Measure {
     /// The key in `[budget]`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Measure::Usd => "usd",
-            Measure::Tokens => "tokens",
-            Measure::Wall => "wall",
-        }
+        self.into()
     }
 }
 
@@ -115,6 +112,14 @@ impl Spent {
             format!("${:.4}+?", self.usd)
         } else {
             "$?".into()
+        }
+    }
+
+    /// The amount of `m` in words (`$2.1000`, `$?`, `12000 tokens`, `1m 30s`).
+    fn words(&self, m: Measure) -> String {
+        match m {
+            Measure::Usd => self.usd_text(),
+            _ => words(m, self.amount(m)),
         }
     }
 
@@ -240,10 +245,7 @@ impl Budget {
                 let limit = in_force(configured, n);
                 let spent = Spent::of(s, role);
                 (spent.amount(m) >= limit).then(|| Crossing {
-                    spent: match m {
-                        Measure::Usd => spent.usd_text(),
-                        _ => words(m, spent.amount(m)),
-                    },
+                    spent: spent.words(m),
                     limit: words(m, limit),
                     step: words(m, configured),
                     key: k,
@@ -257,26 +259,25 @@ impl Budget {
     /// The agent time a dispatch of `role` may still use before a limit
     /// (`None`: no agent-time limit applies).
     pub fn wall_left(&self, s: &State, role: AgentRole) -> Option<Duration> {
-        self.limits()
-            .into_iter()
-            .filter(|(r, m, _)| *m == Measure::Wall && r.is_none_or(|r| r == role))
-            .map(|(r, m, configured)| {
-                let limit = in_force(configured, raises(s, &key(r, m)));
-                let spent = Spent::of(s, r).wall.as_secs_f64();
-                Duration::from_secs_f64((limit - spent).max(0.0))
-            })
-            .min()
+        self.left(s, role, Measure::Wall)
+            .map(Duration::from_secs_f64)
     }
 
     /// The dollars a dispatch of `role` may still spend before a dollar
     /// limit (`None`: none applies).
     pub fn usd_left(&self, s: &State, role: AgentRole) -> Option<f64> {
+        self.left(s, role, Measure::Usd)
+    }
+
+    /// What a dispatch of `role` may still use of `measure` before the
+    /// tightest of its limits, in their units (`None`: none applies).
+    fn left(&self, s: &State, role: AgentRole, measure: Measure) -> Option<f64> {
         self.limits()
             .into_iter()
-            .filter(|(r, m, _)| *m == Measure::Usd && r.is_none_or(|r| r == role))
+            .filter(|(r, m, _)| *m == measure && r.is_none_or(|r| r == role))
             .map(|(r, m, configured)| {
                 let limit = in_force(configured, raises(s, &key(r, m)));
-                (limit - Spent::of(s, r).usd).max(0.0)
+                (limit - Spent::of(s, r).amount(m)).max(0.0)
             })
             .reduce(f64::min)
     }
@@ -289,12 +290,8 @@ impl Budget {
             .map(|(role, m, configured)| {
                 let k = key(role, m);
                 let limit = in_force(configured, raises(s, &k));
-                let spent = Spent::of(s, role);
-                let spent_words = match m {
-                    Measure::Usd => spent.usd_text(),
-                    _ => words(m, spent.amount(m)),
-                };
-                format!("{k} {spent_words} / {}", words(m, limit))
+                let spent = Spent::of(s, role).words(m);
+                format!("{k} {spent} / {}", words(m, limit))
             })
             .collect()
     }

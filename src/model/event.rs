@@ -616,6 +616,12 @@ impl HumanRequest {
                 && (self.evidence.get("findings").is_some() || self.id.contains("-findings-")))
     }
 
+    /// Its kind's options that it offers, in the kind's order.
+    pub fn choices(&self) -> impl Iterator<Item = &'static crate::model::kinds::Choice> + '_ {
+        let choices = self.kind.spec().choices.iter();
+        choices.filter(|c| self.options.contains(&c.decision))
+    }
+
     /// The request as this version reads it: a finding gate recorded as
     /// `unverifiable` (before `unverifiable-finding` existed) is an
     /// `unverifiable-finding` gate with that kind's options, and options
@@ -1018,17 +1024,32 @@ mod tests {
             r#"{"v":1,"seq":1,"at":"t","type":"Unknown","type_name":"x"}"#,
             r#"{"v":1.0,"seq":1,"at":"t","type":"note","text":"x"}"#,
         ];
-        let lines: Vec<&str> = fixture.lines().chain(edge.iter().copied()).collect();
+        // Compact lines of known types, each written back byte for byte.
+        let more: &[&str] = &[
+            r#"{"v":1,"seq":4,"at":"t","type":"gate.finished","gate":"floor","iteration":1,"round":1,"verdict":{"kind":"MET"},"rows":[],"mood":1}"#,
+            r#"{"v":1,"seq":5,"at":"t","type":"human.decided","id":"hg-1","decision":"approve","reason":"r","by":"a@b","evidenceHash":"h"}"#,
+            r#"{"v":1,"seq":6,"at":"t","type":"verify.result","iteration":1,"finding":"F1","result":"confirmed","testRef":"","file":"","log":"","note":""}"#,
+            r#"{"v":1,"seq":7,"at":"t","type":"note","text":"x"}"#,
+        ];
+        for line in more {
+            let ev = Event::parse_fast(line.as_bytes()).expect("fast path");
+            assert_eq!(ev.to_line(), *line);
+        }
+        let lines: Vec<&str> = fixture
+            .lines()
+            .chain(edge.iter().chain(more).copied())
+            .collect();
         let mut fast = 0;
         for line in &lines {
             let general = Event::parse_checked(line.as_bytes());
             assert_eq!(Event::parse_line(line.as_bytes()), general, "{line}");
             fast += usize::from(Event::parse_fast(line.as_bytes()).is_some());
         }
-        // The fixture's 22 lines of known types, the reordered line and the
-        // repeated unknown field take the fast path; the rest fall back.
+        // The fixture's 22 lines of known types, the reordered line, the
+        // repeated unknown field and the compact lines take the fast path;
+        // the rest fall back.
         assert_eq!(fixture.lines().count(), 23);
-        assert_eq!(fast, 24);
+        assert_eq!(fast, 28);
     }
 
     #[test]
@@ -1049,32 +1070,6 @@ mod tests {
             "{err:?}"
         );
     }
-}
-
-#[cfg(test)]
-mod fast_path_tests {
-    use super::*;
-
-    /// The fast path and the checked path read every known type the same way.
-    #[test]
-    fn both_paths_agree() {
-        let lines: [&[u8]; 4] = [
-            br#"{"v":1,"seq":4,"at":"t","type":"gate.finished","gate":"floor","iteration":1,"round":1,"verdict":{"kind":"MET"},"rows":[],"mood":1}"#,
-            br#"{"v":1,"seq":5,"at":"t","type":"human.decided","id":"hg-1","decision":"approve","reason":"r","by":"a@b","evidenceHash":"h"}"#,
-            br#"{"v":1,"seq":6,"at":"t","type":"verify.result","iteration":1,"finding":"F1","result":"confirmed","testRef":"","file":"","log":"","note":""}"#,
-            br#"{"v":1,"seq":7,"at":"t","type":"note","text":"x"}"#,
-        ];
-        for l in lines {
-            let fast = Event::parse_fast(l).expect("fast path");
-            assert_eq!(fast, Event::parse_checked(l).unwrap());
-            assert_eq!(fast.to_line().as_bytes(), l);
-        }
-    }
-}
-
-#[cfg(test)]
-mod decision_summary_tests {
-    use super::*;
 
     #[test]
     fn a_decisions_line_carries_its_note_cut_at_512_characters() {

@@ -55,6 +55,8 @@ pub const RAISED_AGAIN_KEY: &str = "raisedAgain";
 /// What became of the earlier finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum EarlierOutcome {
     /// A person's decision (or the gate's expiry) let the loop go on past it.
     Dismissed,
@@ -67,11 +69,7 @@ pub enum EarlierOutcome {
 impl EarlierOutcome {
     /// The token as written in files.
     pub fn as_str(self) -> &'static str {
-        match self {
-            EarlierOutcome::Dismissed => "dismissed",
-            EarlierOutcome::False => "false",
-            EarlierOutcome::AcceptedAsIs => "accepted-as-is",
-        }
+        self.into()
     }
 }
 
@@ -193,6 +191,11 @@ impl<'a> Claim<'a> {
             lines: &f.lines,
             claim: &f.claim,
         }
+    }
+
+    /// The claim of the fields [`claim_fields`] read.
+    pub fn of_fields((path, lines, claim): &'a (String, String, String)) -> Claim<'a> {
+        Claim { path, lines, claim }
     }
 }
 
@@ -377,7 +380,7 @@ pub fn settled(s: &State, it: &Iteration, f: &Finding) -> Option<(EarlierOutcome
         } else {
             format!("the finding verifier found it FALSE: {}", f.evidence)
         };
-        return Some((EarlierOutcome::False, one_line(&why)));
+        return Some((EarlierOutcome::False, super::rules::one_line(&why)));
     }
     let gate = s.human_gates.iter().find(|g| {
         g.request.gate.is_none()
@@ -397,7 +400,7 @@ pub fn settled(s: &State, it: &Iteration, f: &Finding) -> Option<(EarlierOutcome
             ),
             (None, None) => g.request.id.clone(),
         };
-        return Some((EarlierOutcome::Dismissed, one_line(&why)));
+        return Some((EarlierOutcome::Dismissed, super::rules::one_line(&why)));
     }
     if f.verdict == FindingVerdict::Verified
         && let Some(b) = it
@@ -440,17 +443,8 @@ fn split_off(s: &State, iteration: u32, id: &str, c: Claim<'_>) -> bool {
         .iter()
         .filter(|x| x.earlier_iteration == iteration && x.earlier == id)
         .any(|x| {
-            claim_of(s, x.iteration, &x.finding).is_some_and(|(p, l, t)| {
-                same(
-                    c,
-                    Claim {
-                        path: &p,
-                        lines: &l,
-                        claim: &t,
-                    },
-                )
-                .is_some()
-            })
+            claim_of(s, x.iteration, &x.finding)
+                .is_some_and(|f| same(c, Claim::of_fields(&f)).is_some())
         })
 }
 
@@ -540,10 +534,6 @@ fn split_pair(s: &State, a: (u32, &str), b: (u32, &str)) -> bool {
         let other = (x.earlier_iteration, x.earlier.as_str());
         (one == a && other == b) || (one == b && other == a)
     })
-}
-
-fn one_line(s: &str) -> String {
-    super::rules::one_line(s)
 }
 
 #[cfg(test)]

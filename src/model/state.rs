@@ -22,6 +22,8 @@ pub const DEFAULT_MAX_ROUNDS: u32 = 3;
 /// Where the run stands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum RunStatus {
     /// No `run.started` yet.
     #[default]
@@ -37,12 +39,7 @@ pub enum RunStatus {
 impl RunStatus {
     /// The token.
     pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Idle => "idle",
-            RunStatus::Running => "running",
-            RunStatus::AwaitingHuman => "awaiting-human",
-            RunStatus::Ended => "ended",
-        }
+        self.into()
     }
 }
 
@@ -230,7 +227,7 @@ pub struct HumanGate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expired: Option<ExpiryRecord>,
     /// Notifications sent for it (`notify.sent`): 1 the first, more for reminders.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::types::is_zero")]
     pub notified: u32,
     /// When the last one was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -239,10 +236,6 @@ pub struct HumanGate {
     /// contract as judged, once one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract_applied: Option<u64>,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 impl HumanGate {
@@ -318,7 +311,7 @@ pub struct State {
     pub usage: RunUsage,
     /// Consecutive failed developer dispatches (a success or a person's
     /// retry resets it).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::types::is_zero")]
     pub dev_strikes: u32,
     /// Review rounds and reviewer strikes (runs with a review stage only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -343,12 +336,8 @@ pub struct Marks {
     /// Seq of the last `dev.dispatched` or `iteration.started`.
     pub last_dev_seq: u64,
     /// Seq of the last `contract.judged` after which GATE 0 judges again.
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    #[serde(default, skip_serializing_if = "crate::model::types::is_zero")]
     pub last_contract_seq: u64,
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
 }
 
 impl Default for State {

@@ -159,6 +159,8 @@ pub struct Verification {
 /// What the evidence gate said about a repro test log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum EvidenceGateStatus {
     /// The log proves the claim.
     Passed,
@@ -171,11 +173,7 @@ pub enum EvidenceGateStatus {
 impl EvidenceGateStatus {
     /// The token as written in files.
     pub fn as_str(self) -> &'static str {
-        match self {
-            EvidenceGateStatus::Passed => "passed",
-            EvidenceGateStatus::Failed => "failed",
-            EvidenceGateStatus::Skipped => "skipped",
-        }
+        self.into()
     }
 }
 

@@ -7,12 +7,17 @@ use serde_json::{Map, Value};
 /// Unknown fields of an object, kept verbatim (forward compatibility).
 pub type Extra = Map<String, Value>;
 
+/// True for a number left out of a file when it is zero.
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}
+
 /// One of the three gates of the loop, as named in files.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
-#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::Display)]
 #[strum(serialize_all = "lowercase")]
 pub enum GateName {
     /// GATE 0: the deterministic floor.
@@ -48,12 +53,6 @@ impl GateName {
             GateName::Conformity => Some(GateName::Security),
             GateName::Security => None,
         }
-    }
-}
-
-impl std::fmt::Display for GateName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -408,7 +407,7 @@ pub struct RedTest {
 /// The kinds of human gate (PROTOCOL §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::Display)]
 #[strum(serialize_all = "kebab-case")]
 pub enum HumanGateKind {
     /// GATE 1 reported ABANDONED criteria.
@@ -443,12 +442,6 @@ impl HumanGateKind {
     }
 }
 
-impl std::fmt::Display for HumanGateKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 impl std::str::FromStr for HumanGateKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -477,7 +470,7 @@ where
 /// A decision token, as written in files and on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[derive(strum::IntoStaticStr, strum::VariantArray, strum::Display)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Decision {
     /// abandoned: the criterion becomes normal again and goes back to the developer.
@@ -543,12 +536,6 @@ impl Decision {
             Decision::Revert => "put back",
             Decision::Raise => "raise the limit",
         }
-    }
-}
-
-impl std::fmt::Display for Decision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -101,12 +101,3 @@ pub fn list_header(
         format!("`{name}:` followed by `{value}`; expected the rows on the lines below"),
     ))
 }
-
-/// `n` with its noun, singular or plural.
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}

@@ -23,10 +23,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::GateOutput;
-use super::body::{count, field, is_empty_list, list_header, once, skeleton};
+use super::body::{field, is_empty_list, list_header, once, skeleton};
 use super::error::{Structural, StructuralKind};
 use super::lines::Line;
 use crate::model::{CriterionRow, CriterionStatus, GateName, GateRow, Scope, VerdictKind};
+use crate::util::count;
 
 /// Reads a GATE 1 output named `input`.
 pub fn parse_conformity(input: &str, text: &[u8]) -> Result<GateOutput, Structural> {

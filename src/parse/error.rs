@@ -7,12 +7,11 @@
 //! expected. When the verdict line could be read, the error also carries what
 //! was read so far, so the journal can still show the rows.
 
-use std::fmt;
-
 use super::GateOutput;
 
 /// The named structural failures of a gate output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "kebab-case")]
 pub enum StructuralKind {
     /// The input is not UTF-8.
     InvalidUtf8,
@@ -48,28 +47,7 @@ pub enum StructuralKind {
 impl StructuralKind {
     /// A stable kebab-case name, for `gate.finished.structural` and tests.
     pub fn as_str(self) -> &'static str {
-        match self {
-            StructuralKind::InvalidUtf8 => "invalid-utf8",
-            StructuralKind::NoVerdict => "no-verdict",
-            StructuralKind::DuplicateVerdict => "duplicate-verdict",
-            StructuralKind::UnknownVerdict => "unknown-verdict",
-            StructuralKind::ConformeWithoutProof => "conforme-without-proof",
-            StructuralKind::ConformeWithoutFloor => "conforme-without-floor",
-            StructuralKind::ConformeNotClean => "conforme-not-clean",
-            StructuralKind::PassWithBlocking => "pass-with-blocking",
-            StructuralKind::CountMismatch => "count-mismatch",
-            StructuralKind::UnknownLine => "unknown-line",
-            StructuralKind::DuplicateSection => "duplicate-section",
-            StructuralKind::MalformedField => "malformed-field",
-            StructuralKind::MalformedRow => "malformed-row",
-            StructuralKind::AgentFailed => "agent-failed",
-        }
-    }
-}
-
-impl fmt::Display for StructuralKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

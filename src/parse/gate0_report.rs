@@ -21,10 +21,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::GateOutput;
-use super::body::{count, once, skeleton};
+use super::body::{once, skeleton};
 use super::error::{Structural, StructuralKind};
 use super::lines::Line;
 use crate::model::{FloorRow, FloorState, GateName, GateRow, Verdict, VerdictKind};
+use crate::util::count;
 
 /// Everything a GATE 0 report says.
 #[derive(Debug, Clone, PartialEq)]

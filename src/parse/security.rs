@@ -22,10 +22,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::GateOutput;
-use super::body::{count, field, list_header, once, skeleton};
+use super::body::{field, list_header, once, skeleton};
 use super::error::{Structural, StructuralKind};
 use super::lines::{Line, split_once_sep};
 use crate::model::{GateName, GateRow, ReportedRow, Scope, SecurityRow, VerdictKind};
+use crate::util::count;
 
 /// Reads a GATE 2 output named `input`.
 pub fn parse_security(input: &str, text: &[u8]) -> Result<GateOutput, Structural> {

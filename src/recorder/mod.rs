@@ -111,6 +111,12 @@ impl Recorder {
         self
     }
 
+    /// This recorder, when [`admit`] lets `caller` write through it.
+    pub fn admitted(self, caller: Caller) -> Result<Self, RecordError> {
+        admit(&self.pipeline, caller)?;
+        Ok(self)
+    }
+
     /// The pipeline written to.
     pub fn pipeline(&self) -> &Pipeline {
         &self.pipeline

@@ -5,48 +5,38 @@ use proptest::prelude::*;
 use super::*;
 
 #[test]
-fn escape_sequences_are_shown_not_sent() {
-    assert_eq!(sanitize("a\u{1b}[31mred\u{1b}[0m"), "a␛[31mred␛[0m");
-    // OSC 8 hyperlink ended by BEL, then by ST.
-    assert_eq!(sanitize("\u{1b}]8;;http://x\u{7}t"), "␛]8;;http://x␇t");
-    assert_eq!(sanitize("\u{1b}]0;title\u{1b}\\"), "␛]0;title␛\\");
-    // DCS, APC, PM, SOS as ESC P / _ / ^ / X.
-    assert_eq!(
-        sanitize("\u{1b}P1$r\u{1b}_a\u{1b}^b\u{1b}Xc"),
-        "␛P1$r␛_a␛^b␛Xc"
-    );
-    // C1 forms: CSI (U+009B), OSC (U+009D), NEL (U+0085).
-    assert_eq!(
-        sanitize("\u{9b}31m\u{9d}x\u{85}"),
-        "<U+009B>31m<U+009D>x<U+0085>"
-    );
-}
-
-#[test]
-fn carriage_return_and_controls_are_visible() {
-    assert_eq!(sanitize("ok\rFAIL"), "ok␍FAIL");
-    assert_eq!(sanitize("a\u{0}b\u{8}c\u{7f}"), "a␀b␈c␡");
-    assert_eq!(sanitize("x\ny"), "x␊y");
-}
-
-#[test]
-fn bidi_and_zero_width_are_named() {
-    assert_eq!(sanitize("abc\u{202e}fed"), "abc<U+202E>fed");
-    assert_eq!(
-        sanitize("\u{2066}x\u{2069}\u{200f}\u{61c}"),
-        "<U+2066>x<U+2069><U+200F><U+061C>"
-    );
-    assert_eq!(
-        sanitize("a\u{200b}b\u{feff}\u{2060}\u{200d}"),
-        "a<U+200B>b<U+FEFF><U+2060><U+200D>"
-    );
-}
-
-#[test]
-fn tabs_expand_to_the_next_stop() {
-    assert_eq!(sanitize("\tx"), "    x");
-    assert_eq!(sanitize("ab\tc"), "ab  c");
-    assert_eq!(sanitize("abcd\te"), "abcd    e");
+fn hostile_text_is_shown_not_sent() {
+    for (text, shown) in [
+        // Escape sequences are shown, not sent.
+        ("a\u{1b}[31mred\u{1b}[0m", "a␛[31mred␛[0m"),
+        // OSC 8 hyperlink ended by BEL, then by ST.
+        ("\u{1b}]8;;http://x\u{7}t", "␛]8;;http://x␇t"),
+        ("\u{1b}]0;title\u{1b}\\", "␛]0;title␛\\"),
+        // DCS, APC, PM, SOS as ESC P / _ / ^ / X.
+        ("\u{1b}P1$r\u{1b}_a\u{1b}^b\u{1b}Xc", "␛P1$r␛_a␛^b␛Xc"),
+        // C1 forms: CSI (U+009B), OSC (U+009D), NEL (U+0085).
+        ("\u{9b}31m\u{9d}x\u{85}", "<U+009B>31m<U+009D>x<U+0085>"),
+        // Carriage return and controls are visible.
+        ("ok\rFAIL", "ok␍FAIL"),
+        ("a\u{0}b\u{8}c\u{7f}", "a␀b␈c␡"),
+        ("x\ny", "x␊y"),
+        // Bidi and zero-width characters are named.
+        ("abc\u{202e}fed", "abc<U+202E>fed"),
+        (
+            "\u{2066}x\u{2069}\u{200f}\u{61c}",
+            "<U+2066>x<U+2069><U+200F><U+061C>",
+        ),
+        (
+            "a\u{200b}b\u{feff}\u{2060}\u{200d}",
+            "a<U+200B>b<U+FEFF><U+2060><U+200D>",
+        ),
+        // Tabs expand to the next stop.
+        ("\tx", "    x"),
+        ("ab\tc", "ab  c"),
+        ("abcd\te", "abcd    e"),
+    ] {
+        assert_eq!(sanitize(text), shown, "{text:?}");
+    }
 }
 
 #[test]

@@ -114,9 +114,8 @@ impl Controller {
         let mut parts = Vec::new();
         if let Some(first) = polled.first() {
             parts.push(format!(
-                "~ {} run{} polled every {} ms, not watched: {first}",
-                polled.len(),
-                if polled.len() == 1 { "" } else { "s" },
+                "~ {} polled every {} ms, not watched: {first}",
+                crate::util::count(polled.len(), "run"),
                 crate::watch::hub::POLL_EVERY.as_millis()
             ));
         }
@@ -124,9 +123,8 @@ impl Controller {
         self.search_problems = problems.len();
         if let Some(p) = problems.first() {
             parts.push(format!(
-                "{} folder{} cannot be searched: {} ({})",
-                problems.len(),
-                if problems.len() == 1 { "" } else { "s" },
+                "{} cannot be searched: {} ({})",
+                crate::util::count(problems.len(), "folder"),
                 p.dir.display(),
                 p.message
             ));

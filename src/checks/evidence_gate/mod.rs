@@ -30,7 +30,8 @@ pub use runners::{Outcome, Place, Runner, TestLine};
 pub use verdict::judge;
 
 /// The status a claim says the test run had.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum ClaimStatus {
     /// Every test passed.
     Passed,
@@ -41,10 +42,7 @@ pub enum ClaimStatus {
 impl ClaimStatus {
     /// `passed` or `failed`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ClaimStatus::Passed => "passed",
-            ClaimStatus::Failed => "failed",
-        }
+        self.into()
     }
 }
 
@@ -116,20 +114,25 @@ pub struct Tally {
 }
 
 /// Why a log does not prove a claim.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// No known test runner output.
+    #[error("no known test runner output in the log")]
     UnknownRunner,
     /// A runner was recognised but no test ran (a build or collection
     /// error, a file that crashed, nothing selected).
+    #[error("no test ran ({0})")]
     NoTestRan(Tally),
     /// The run was interrupted before its end: nothing it printed counts.
+    #[error("the run was interrupted before its end ({0})")]
     Interrupted(Tally),
     /// The run stopped before its closing lines (its summary, a package's
     /// result, a test binary's result): nothing it printed counts.
+    #[error("the run was cut before its end ({0})")]
     Cut(Tally),
     /// `passed` was claimed but a failure of the log was not made good by a
     /// later run.
+    #[error("{failure} and no later run passed it ({tally})")]
     EarlierFailure {
         /// The failure (`test x failed in run 1 of the log`, `run 1 of the log failed`).
         failure: String,
@@ -137,10 +140,13 @@ pub enum Refusal {
         tally: Tally,
     },
     /// `passed` was claimed but the run failed.
+    #[error("{}", run_failed(.0))]
     RunFailed(Tally),
     /// `failed` was claimed but nothing failed.
+    #[error("no test failed ({0})")]
     NothingFailed(Tally),
     /// The named test is not in the log.
+    #[error("test {test} is not in the log ({tally})")]
     TestAbsent {
         /// The test reference asked for.
         test: String,
@@ -148,6 +154,7 @@ pub enum Refusal {
         tally: Tally,
     },
     /// The named test is there with another status.
+    #[error("test {test} {found}{}, not {}", why_status(found), claimed.as_str())]
     StatusDiffers {
         /// The test as it appears in the log.
         test: String,
@@ -173,43 +180,26 @@ impl fmt::Display for Verdict {
     }
 }
 
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Refusal::UnknownRunner => write!(f, "no known test runner output in the log"),
-            Refusal::NoTestRan(t) => write!(f, "no test ran ({t})"),
-            Refusal::Interrupted(t) => {
-                write!(f, "the run was interrupted before its end ({t})")
-            }
-            Refusal::Cut(t) => write!(f, "the run was cut before its end ({t})"),
-            Refusal::EarlierFailure { failure, tally } => {
-                write!(f, "{failure} and no later run passed it ({tally})")
-            }
-            Refusal::RunFailed(t) if t.failed == 0 && t.errors > 0 => {
-                write!(f, "the run has errors that are not test results ({t})")
-            }
-            Refusal::RunFailed(t) if t.failed == 0 => write!(
-                f,
-                "the run reported a failure outside its tests: a build that failed, a suite that did not run or an error after the tests ({t})"
-            ),
-            Refusal::RunFailed(t) => write!(f, "the run has failures ({t})"),
-            Refusal::NothingFailed(t) => write!(f, "no test failed ({t})"),
-            Refusal::TestAbsent { test, tally } => {
-                write!(f, "test {test} is not in the log ({tally})")
-            }
-            Refusal::StatusDiffers {
-                test,
-                found,
-                claimed,
-            } => {
-                let why = match *found {
-                    "errored" => " (a setup, teardown or collection error: not a test result)",
-                    "xfailed" => " (an expected failure is not a failure)",
-                    _ => "",
-                };
-                write!(f, "test {test} {found}{why}, not {}", claimed.as_str())
-            }
-        }
+/// [`Refusal::RunFailed`] in words: errors outside the tests, a failure
+/// outside them, or failed tests.
+fn run_failed(t: &Tally) -> String {
+    if t.failed > 0 {
+        format!("the run has failures ({t})")
+    } else if t.errors > 0 {
+        format!("the run has errors that are not test results ({t})")
+    } else {
+        format!(
+            "the run reported a failure outside its tests: a build that failed, a suite that did not run or an error after the tests ({t})"
+        )
+    }
+}
+
+/// Why a status found is not the one claimed, when it is not a plain one.
+fn why_status(found: &str) -> &'static str {
+    match found {
+        "errored" => " (a setup, teardown or collection error: not a test result)",
+        "xfailed" => " (an expected failure is not a failure)",
+        _ => "",
     }
 }
 

@@ -28,6 +28,7 @@ pub(super) struct Dispatch {
 }
 
 const SHAPE: &str = "the shape of its inputs: the <…> parts are filled in by the run";
+const EVERY: &str = "the inputs of every one of its dispatches in this run";
 
 /// The dispatches of `role`, with the inputs of the first of each.
 pub(super) fn dispatches(
@@ -59,20 +60,12 @@ pub(super) fn dispatches(
                 &about,
             )
         }
-        AgentRole::Verifier => one(
-            None,
-            rules::verifier_input(run),
-            "the inputs of every one of its dispatches in this run",
-        ),
-        AgentRole::Auditor => one(
-            None,
-            rules::auditor_input(run),
-            "the inputs of every one of its dispatches in this run",
-        ),
+        AgentRole::Verifier => one(None, rules::verifier_input(run), EVERY),
+        AgentRole::Auditor => one(None, rules::auditor_input(run), EVERY),
         AgentRole::Reviewer => one(
             Some("review"),
             rules::review::reviewer_input(&t.state),
-            "the inputs of every one of its dispatches in this run",
+            EVERY,
         ),
         AgentRole::FindingVerifier => {
             let item = json!({

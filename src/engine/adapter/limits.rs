@@ -307,22 +307,15 @@ mod tests {
     #[test]
     fn a_reset_with_no_time_in_the_past_or_days_away_is_not_waited_out() {
         let now = ts("2026-12-02T06:00:00Z");
-        assert!(waitable(None, now).unwrap_err().contains("no reset time"));
-        assert!(
-            waitable(Some("2026-12-02T05:00:00Z"), now)
-                .unwrap_err()
-                .contains("in the past")
-        );
-        assert!(
-            waitable(Some("2026-12-05T06:00:00Z"), now)
-                .unwrap_err()
-                .contains("more than a day")
-        );
-        assert!(
-            waitable(Some("soon"), now)
-                .unwrap_err()
-                .contains("cannot be read")
-        );
+        for (until, why) in [
+            (None, "no reset time"),
+            (Some("2026-12-02T05:00:00Z"), "in the past"),
+            (Some("2026-12-05T06:00:00Z"), "more than a day"),
+            (Some("soon"), "cannot be read"),
+        ] {
+            let e = waitable(until, now).unwrap_err();
+            assert!(e.contains(why), "{until:?}: {e}");
+        }
         assert_eq!(
             waitable(Some("2026-12-02T06:00:02Z"), now),
             Ok(ts("2026-12-02T06:00:02Z"))

@@ -17,14 +17,7 @@ use sha2::{Digest, Sha256};
 
 /// The build folder of `worktree`.
 pub fn build_dir(worktree: &Path) -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".cache"))
-        })
+    let base = crate::util::xdg_dir("XDG_CACHE_HOME", ".cache")
         .filter(|p| p.is_absolute())
         .unwrap_or_else(std::env::temp_dir);
     build_dir_in(&base, worktree)

@@ -14,6 +14,8 @@ use crate::model::types::{Extra, GateName};
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "kebab-case")]
 pub enum AgentRole {
     /// Implements the contract and closes the gaps handed back.
     Developer,
@@ -45,21 +47,7 @@ impl AgentRole {
 
     /// The name used in files, logs and `loopwatch.toml`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            AgentRole::Developer => "developer",
-            AgentRole::Verifier => "verifier",
-            AgentRole::Auditor => "auditor",
-            AgentRole::Reviewer => "reviewer",
-            AgentRole::FindingVerifier => "finding-verifier",
-            AgentRole::Triage => "triage",
-            AgentRole::VerifyByTest => "verify-by-test",
-        }
-    }
-}
-
-impl std::fmt::Display for AgentRole {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 
@@ -142,7 +130,7 @@ pub struct AgentFinished {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_words: Vec<String>,
     /// Processes of its tree still running once it had ended, stopped then.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::types::is_zero")]
     pub leftovers: u32,
     /// What it changed in the contract's judged parts, put back by
     /// loopwatch: the dispatch failed.
@@ -226,10 +214,6 @@ pub enum SignalFrom {
     Stop,
     /// Not loopwatch (another process, the kernel's OOM killer, the agent itself).
     Outside,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 impl AgentFinished {

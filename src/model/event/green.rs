@@ -9,6 +9,8 @@ use crate::model::types::Extra;
 /// What the rerun of a red test showed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "kebab-case")]
 pub enum GreenResult {
     /// The test ran and passed: the finding is fixed.
     Green,
@@ -24,18 +26,7 @@ pub enum GreenResult {
 impl GreenResult {
     /// The token as written in files.
     pub fn as_str(self) -> &'static str {
-        match self {
-            GreenResult::Green => "green",
-            GreenResult::Red => "red",
-            GreenResult::Missing => "missing",
-            GreenResult::Weakened => "weakened",
-        }
-    }
-}
-
-impl std::fmt::Display for GreenResult {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

@@ -25,6 +25,8 @@ pub struct ReviewInfo {
 /// Where one finding's lane stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum LaneState {
     /// Parsed, waiting for a free lane.
     Queued,
@@ -44,14 +46,7 @@ pub enum LaneState {
 impl LaneState {
     /// The token as written in files.
     pub fn as_str(self) -> &'static str {
-        match self {
-            LaneState::Queued => "queued",
-            LaneState::Running => "running",
-            LaneState::Rejected => "rejected",
-            LaneState::Done => "done",
-            LaneState::Fault => "fault",
-            LaneState::RaisedAgain => "raised-again",
-        }
+        self.into()
     }
 
     /// True once the lane has its verdict.

@@ -27,20 +27,8 @@ fn item(n: usize, id: &str) -> Value {
 }
 
 fn score(a: &Value, b: &Value) -> Option<u32> {
-    let (pa, la, ca) = claim_fields(a);
-    let (pb, lb, cb) = claim_fields(b);
-    same(
-        Claim {
-            path: &pa,
-            lines: &la,
-            claim: &ca,
-        },
-        Claim {
-            path: &pb,
-            lines: &lb,
-            claim: &cb,
-        },
-    )
+    let (a, b) = (claim_fields(a), claim_fields(b));
+    same(Claim::of_fields(&a), Claim::of_fields(&b))
 }
 
 /// For each finding of round `n`, the finding of round `m` it is the same
@@ -188,16 +176,13 @@ fn verified(s: Option<&State>, n: usize, verdicts: &[(&str, &str)]) -> String {
 }
 
 fn again(s: &State, n: usize, id: &str) -> Option<RaisedAgain> {
-    let (p, l, c) = claim_fields(&item(n, id));
-    raised_again(
-        s,
-        u32::try_from(n).unwrap(),
-        Claim {
-            path: &p,
-            lines: &l,
-            claim: &c,
-        },
-    )
+    again_in(s, n, id, u32::try_from(n).unwrap())
+}
+
+/// What the ledger of `s` says of finding `id` of round `n` raised again
+/// in the review of `iteration`.
+fn again_in(s: &State, n: usize, id: &str, iteration: u32) -> Option<RaisedAgain> {
+    raised_again(s, iteration, Claim::of_fields(&claim_fields(&item(n, id))))
 }
 
 fn outcome_of(s: &State, n: usize, id: &str) -> Option<(EarlierOutcome, u32, String)> {
@@ -300,16 +285,7 @@ fn settled_findings_raised_again_carry_their_earlier_outcome_across_three_rounds
     l.push(verified(Some(&s), 3, &[]));
     let s = state(&l);
     assert_eq!(seen_in(&s, 3, &f3(&s)), [1, 2, 3]);
-    let (p, li, c) = claim_fields(&item(3, "F3"));
-    let before = raised_again(
-        &s,
-        4,
-        Claim {
-            path: &p,
-            lines: &li,
-            claim: &c,
-        },
-    );
+    let before = again_in(&s, 3, "F3", 4);
     assert_eq!(
         before.map(|r| (r.outcome, r.iteration, r.finding, r.similarity)),
         Some((EarlierOutcome::AcceptedAsIs, 1, "F5".into(), 100)),
@@ -321,27 +297,9 @@ fn settled_findings_raised_again_carry_their_earlier_outcome_across_three_rounds
     let s = state(&l);
     assert!(is_split(&s, 3, "F3"));
     assert_eq!(seen_in(&s, 3, &f3(&s)), [3]);
-    let (p, li, c) = claim_fields(&item(3, "F3"));
-    let fourth = raised_again(
-        &s,
-        4,
-        Claim {
-            path: &p,
-            lines: &li,
-            claim: &c,
-        },
-    );
+    let fourth = again_in(&s, 3, "F3", 4);
     assert_eq!(fourth, None);
-    let (p, li, c) = claim_fields(&item(2, "F3"));
-    let comma = raised_again(
-        &s,
-        4,
-        Claim {
-            path: &p,
-            lines: &li,
-            claim: &c,
-        },
-    );
+    let comma = again_in(&s, 2, "F3", 4);
     assert_eq!(
         comma.map(|r| (r.outcome, r.iteration, r.finding)),
         Some((EarlierOutcome::AcceptedAsIs, 1, "F5".into())),

@@ -161,7 +161,7 @@ pub fn event(v: &Value) -> Event {
                     .and_then(Value::as_str)
                     .map(str::to_string),
                 model: str_at(v, "model").to_string(),
-                tools: strings(v.get("tools")),
+                tools: crate::util::json_strings(v.get("tools")),
                 permission_mode: str_at(v, "permissionMode").to_string(),
                 session_id: str_at(v, "session_id").to_string(),
             }),
@@ -234,7 +234,7 @@ fn outcome(v: &Value) -> Outcome {
         subtype: str_at(v, "subtype").to_string(),
         is_error: v.get("is_error").and_then(Value::as_bool) == Some(true),
         text: str_at(v, "result").to_string(),
-        errors: strings(v.get("errors")),
+        errors: crate::util::json_strings(v.get("errors")),
         session_id: str_at(v, "session_id").to_string(),
         terminal_reason: str_at(v, "terminal_reason").to_string(),
         api_error_status: u64_at(v, "api_error_status"),
@@ -280,17 +280,6 @@ fn result_text(c: Option<&Value>) -> String {
             .join("\n"),
         _ => String::new(),
     }
-}
-
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A retried API call in a few words: `2/10 after 529 overloaded`.

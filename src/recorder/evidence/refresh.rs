@@ -280,15 +280,7 @@ fn cited_now(
 
 /// The `code` lines of the evidence shown.
 fn old_code(old: &Value) -> Vec<String> {
-    old.get("code")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::util::json_strings(old.get("code"))
 }
 
 /// Whether `path` differs between the snapshots `a` and `b` (`None` when

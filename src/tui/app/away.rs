@@ -79,17 +79,15 @@ impl App {
                 })
                 .count();
             parts.push(format!(
-                "{} gate{} opened ({}; {still} still waiting)",
-                opened.len(),
-                if opened.len() == 1 { "" } else { "s" },
+                "{} opened ({}; {still} still waiting)",
+                crate::util::count(opened.len(), "gate"),
                 opened.join(", ")
             ));
         }
         if !ended.is_empty() {
             parts.push(format!(
-                "{} run{} ended ({})",
-                ended.len(),
-                if ended.len() == 1 { "" } else { "s" },
+                "{} ended ({})",
+                crate::util::count(ended.len(), "run"),
                 ended.join(", ")
             ));
         }

@@ -162,10 +162,8 @@ impl App {
             self.selected[Tab::Gates.index()] = pos;
         }
         let waiting = open.len();
-        self.status = Some(format!(
-            "{waiting} gate{} waiting in all runs",
-            if waiting == 1 { "" } else { "s" }
-        ));
+        let gates = crate::util::count(waiting, "gate");
+        self.status = Some(format!("{gates} waiting in all runs"));
     }
 }
 

@@ -118,39 +118,38 @@ fn criterion(app: &App, i: usize, t: &mut Texts) -> Option<String> {
 
 /// A finding: its claim, verdict and verify-by-test result; its test's log.
 fn finding(app: &App, i: usize, t: &mut Texts) -> Option<String> {
-    if let Some(f) = rows::shown(app).and_then(|it| it.findings.get(i)) {
-        let m = marks::finding(f.verdict);
+    let f = rows::shown(app).and_then(|it| it.findings.get(i))?;
+    let m = marks::finding(f.verdict);
+    t.push((
+        format!("finding {} · {} · {}", f.id, f.severity, findings::place(f)),
+        Tone::Accent,
+    ));
+    t.push((format!("claim: {}", f.claim), Tone::Normal));
+    if let Some(r) = crate::model::ledger::raised_again_of(f) {
         t.push((
-            format!("finding {} · {} · {}", f.id, f.severity, findings::place(f)),
+            format!("{} · not verified, asked or sent back again", r.sentence()),
             Tone::Accent,
         ));
-        t.push((format!("claim: {}", f.claim), Tone::Normal));
-        if let Some(r) = crate::model::ledger::raised_again_of(f) {
-            t.push((
-                format!("{} · not verified, asked or sent back again", r.sentence()),
-                Tone::Accent,
-            ));
-        }
-        let rounds = findings::seen(app, i);
-        if rounds.contains(' ') {
-            t.push((format!("seen in review rounds: {rounds}"), Tone::Muted));
-        }
-        t.push((format!("verdict: {}", m.text()), m.tone));
-        if !f.evidence.is_empty() {
-            t.push((format!("  > {}", f.evidence), Tone::Normal));
-        }
-        if !f.note.is_empty() {
-            t.push((format!("note: {}", f.note), Tone::Warn));
-        }
-        if let Some(v) = findings::verification(app, f) {
-            let m = marks::outcome(v.result, findings::is_red(app, f));
-            t.push((
-                format!("verify-by-test: {} {} {}", m.text(), v.test_ref, v.note),
-                m.tone,
-            ));
-            if !v.log.is_empty() {
-                return Some(v.log.clone());
-            }
+    }
+    let rounds = findings::seen(app, i);
+    if rounds.contains(' ') {
+        t.push((format!("seen in review rounds: {rounds}"), Tone::Muted));
+    }
+    t.push((format!("verdict: {}", m.text()), m.tone));
+    if !f.evidence.is_empty() {
+        t.push((format!("  > {}", f.evidence), Tone::Normal));
+    }
+    if !f.note.is_empty() {
+        t.push((format!("note: {}", f.note), Tone::Warn));
+    }
+    if let Some(v) = findings::verification(app, f) {
+        let m = marks::outcome(v.result, findings::is_red(app, f));
+        t.push((
+            format!("verify-by-test: {} {} {}", m.text(), v.test_ref, v.note),
+            m.tone,
+        ));
+        if !v.log.is_empty() {
+            return Some(v.log.clone());
         }
     }
     None
@@ -158,147 +157,136 @@ fn finding(app: &App, i: usize, t: &mut Texts) -> Option<String> {
 
 /// A finding's lane while the finding verifier works.
 fn lane(app: &App, i: usize, t: &mut Texts) -> Option<String> {
-    if let Some(l) = findings::lane(app, i) {
-        let m = marks::lane(l);
-        t.push((
-            format!(
-                "finding {} · {} · lane {} · attempt {}",
-                l.finding,
-                findings::lane_field(l, "severity"),
-                l.index + 1,
-                l.attempt
-            ),
-            Tone::Accent,
-        ));
-        t.push((
-            format!("claim: {}", findings::lane_field(l, "claim")),
-            Tone::Normal,
-        ));
-        t.push((format!("lane: {}", m.text()), m.tone));
-        if let Some(r) = &l.reason {
-            t.push((format!("reason: {r}"), Tone::Warn));
-        }
-        if !l.evidence.is_empty() {
-            t.push((format!("  > {}", l.evidence), Tone::Normal));
-        }
-        if !l.note.is_empty() {
-            t.push((format!("note: {}", l.note), Tone::Warn));
-        }
-        for n in &l.normalized {
-            t.push((format!("normalised: {n}"), Tone::Muted));
-        }
+    let l = findings::lane(app, i)?;
+    let m = marks::lane(l);
+    t.push((
+        format!(
+            "finding {} · {} · lane {} · attempt {}",
+            l.finding,
+            findings::lane_field(l, "severity"),
+            l.index + 1,
+            l.attempt
+        ),
+        Tone::Accent,
+    ));
+    t.push((
+        format!("claim: {}", findings::lane_field(l, "claim")),
+        Tone::Normal,
+    ));
+    t.push((format!("lane: {}", m.text()), m.tone));
+    if let Some(r) = &l.reason {
+        t.push((format!("reason: {r}"), Tone::Warn));
+    }
+    if !l.evidence.is_empty() {
+        t.push((format!("  > {}", l.evidence), Tone::Normal));
+    }
+    if !l.note.is_empty() {
+        t.push((format!("note: {}", l.note), Tone::Warn));
+    }
+    for n in &l.normalized {
+        t.push((format!("normalised: {n}"), Tone::Muted));
     }
     None
 }
 
 /// A blocking row of GATE 2.
 fn blocking(app: &App, i: usize, t: &mut Texts) -> Option<String> {
-    if let Some(r) = security::blocking(app, i) {
-        t.push(("✗ BLOCKING".to_string(), Tone::Bad));
-        let fields = [
-            ("severity", &r.severity),
-            ("rule", &r.rule),
-            ("location", &r.location),
-            ("why", &r.why),
-            ("hint", &r.hint),
-        ];
-        push_fields(t, &fields);
-    }
+    let r = security::blocking(app, i)?;
+    t.push(("✗ BLOCKING".to_string(), Tone::Bad));
+    let fields = [
+        ("severity", &r.severity),
+        ("rule", &r.rule),
+        ("location", &r.location),
+        ("why", &r.why),
+        ("hint", &r.hint),
+    ];
+    push_fields(t, &fields);
     None
 }
 
 /// A reported row of GATE 2.
 fn reported(app: &App, i: usize, t: &mut Texts) -> Option<String> {
-    if let Some(r) = security::reported(app, i) {
-        t.push(("· REPORTED".to_string(), Tone::Muted));
-        let fields = [
-            ("severity", &r.severity),
-            ("rule", &r.rule),
-            ("location", &r.location),
-        ];
-        push_fields(t, &fields);
-    }
+    let r = security::reported(app, i)?;
+    t.push(("· REPORTED".to_string(), Tone::Muted));
+    let fields = [
+        ("severity", &r.severity),
+        ("rule", &r.rule),
+        ("location", &r.location),
+    ];
+    push_fields(t, &fields);
     None
 }
 
 /// A human gate: its request, and its decision or expiry, or how to decide.
 fn gate(app: &App, i: usize, t: &mut Texts) -> Option<String> {
-    if let Some(g) = app.state().human_gates.get(i) {
-        let m = human_gates::status_mark(app, i);
-        t.push((
-            format!("{} · {} · {}", g.request.id, g.request.kind, m.text()),
-            m.tone,
-        ));
-        t.push((g.request.summary.clone(), Tone::Normal));
-        let opts: Vec<&str> = g.request.options.iter().map(|d| d.as_str()).collect();
-        t.push((
-            format!(
-                "subject: {} · options: {} · asked {}",
-                g.request.subject,
-                opts.join(", "),
-                g.requested_at
-            ),
-            Tone::Muted,
-        ));
-        match &g.decision {
-            Some(d) => {
+    let g = app.state().human_gates.get(i)?;
+    let m = human_gates::status_mark(app, i);
+    t.push((
+        format!("{} · {} · {}", g.request.id, g.request.kind, m.text()),
+        m.tone,
+    ));
+    t.push((g.request.summary.clone(), Tone::Normal));
+    let opts: Vec<&str> = g.request.options.iter().map(|d| d.as_str()).collect();
+    t.push((
+        format!(
+            "subject: {} · options: {} · asked {}",
+            g.request.subject,
+            opts.join(", "),
+            g.requested_at
+        ),
+        Tone::Muted,
+    ));
+    match (&g.decision, &g.expired) {
+        (Some(d), _) => {
+            t.push((
+                format!(
+                    "decided {} by {} at {}",
+                    d.decision.decision, d.decision.by, d.at
+                ),
+                Tone::Good,
+            ));
+            t.push((format!("reason: {}", d.decision.reason), Tone::Normal));
+            if let Some(note) = d.decision.developer_note() {
                 t.push((
-                    format!(
-                        "decided {} by {} at {}",
-                        d.decision.decision, d.decision.by, d.at
-                    ),
-                    Tone::Good,
-                ));
-                t.push((format!("reason: {}", d.decision.reason), Tone::Normal));
-                if let Some(note) = d.decision.developer_note() {
-                    t.push((
-                        format!("note to the developer: {}", shown_note(note)),
-                        Tone::Accent,
-                    ));
-                }
-                t.push((
-                    format!("evidence {}", d.decision.evidence_hash),
-                    Tone::Muted,
+                    format!("note to the developer: {}", shown_note(note)),
+                    Tone::Accent,
                 ));
             }
-            None if g.expired.is_some() => {
-                if let Some(x) = &g.expired {
-                    t.push((
-                        format!(
-                            "EXPIRED at {}: nobody decided within {}, {} applied",
-                            x.at, x.after, x.action
-                        ),
-                        Tone::Warn,
-                    ));
-                }
-            }
-            None if app.replay.is_none() => {
-                let expiry = g.request.expires.as_ref().map_or(String::new(), |r| {
-                    format!(" · expires after {} ({})", r.after, r.action)
-                });
-                t.push((format!("enter: decide{expiry}"), Tone::Human))
-            }
-            None => {}
+            t.push((
+                format!("evidence {}", d.decision.evidence_hash),
+                Tone::Muted,
+            ));
         }
+        (None, Some(x)) => t.push((
+            format!(
+                "EXPIRED at {}: nobody decided within {}, {} applied",
+                x.at, x.after, x.action
+            ),
+            Tone::Warn,
+        )),
+        (None, None) if app.replay.is_none() => {
+            let expiry = g.request.expires.as_ref().map_or(String::new(), |r| {
+                format!(" · expires after {} ({})", r.after, r.action)
+            });
+            t.push((format!("enter: decide{expiry}"), Tone::Human))
+        }
+        (None, None) => {}
     }
     None
 }
 
 /// An event of the timeline, as one line.
 fn event(app: &App, i: usize, t: &mut Texts) -> Option<String> {
-    if let Some(ev) = app.run().events.get(i) {
-        t.push((ev.to_line(), Tone::Normal));
-    }
+    let ev = app.run().events.get(i)?;
+    t.push((ev.to_line(), Tone::Normal));
     None
 }
 
 /// A log of the Logs tab.
 fn log(app: &App, i: usize, t: &mut Texts) -> Option<String> {
-    if let Some(e) = app.log_entries.get(i) {
-        t.push((format!("{} · {}", e.path, e.label), Tone::Accent));
-        return Some(e.path.clone());
-    }
-    None
+    let e = app.log_entries.get(i)?;
+    t.push((format!("{} · {}", e.path, e.label), Tone::Accent));
+    Some(e.path.clone())
 }
 
 /// The heading of a row's log and its body, once read.

@@ -64,7 +64,8 @@ impl Runner {
 }
 
 /// What happened to one test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Outcome {
     /// It passed.
     Passed,
@@ -82,13 +83,7 @@ pub enum Outcome {
 impl Outcome {
     /// `passed`, `failed`, `skipped`, `errored` or `xfailed`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::Failed => "failed",
-            Outcome::Skipped => "skipped",
-            Outcome::Errored => "errored",
-            Outcome::XFailed => "xfailed",
-        }
+        self.into()
     }
 
     /// The test ran (it was neither skipped nor kept from running by an error).
