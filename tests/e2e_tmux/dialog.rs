@@ -9,7 +9,8 @@ use std::process::Command;
 
 use super::support::git::ENV as GIT_ENV;
 use super::support::tmux::{DEADLINE, Session, poll};
-use super::support::{assert_has, serial, worktree::BIN};
+use super::support::worktree::{BIN, RUN_START};
+use super::support::{assert_has, serial};
 use super::{COLS, ROWS, line, wait_frame};
 
 const GATE: &str = "hg-1-conformity-1";
@@ -33,17 +34,7 @@ impl Repo {
         repo.git(&["init", "-q", "-b", "main"]);
         repo.git(&["add", "-A"]);
         repo.git(&["commit", "-q", "-m", "first"]);
-        repo.lw(
-            &[
-                "record",
-                "run-start",
-                "--flow",
-                "feat",
-                "--contract",
-                "contract.md",
-            ],
-            0,
-        );
+        repo.lw(&RUN_START, 0);
         let added: String = (1..=60)
             .map(|i| format!("step-{i:02}:\n\techo step {i}\n"))
             .collect();

@@ -160,26 +160,13 @@ fn a_claude_verifier_cannot_write_branch_or_leave_its_tools() {
 fn a_verdict_given_before_the_last_message_is_read_and_the_reading_recorded() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("claude", &ROLES, "3m"), |root| {
-        developer(root)
-            // The verdict, then one more tool call, then a closing word.
-            .then(Turn::reply(Reply::Tools(
-                conforme(),
-                vec![ToolCall {
-                    name: "Bash".into(),
-                    input: json!({"command": TEST, "description": "check again"}),
-                }],
-            )))
-            .then(Turn::text("That is my verdict, given above."))
-            .then(Turn::text(PASS))
+        let call = ToolCall {
+            name: "Bash".into(),
+            input: json!({"command": TEST, "description": "check again"}),
+        };
+        verdict_before_the_last_message(developer(root), call)
     });
-    r.passes();
-    let v = &r.finished("verifier")[0];
-    assert_eq!(
-        v["normalized"],
-        json!(["the final message holds no verdict: read message 1 of 2 of the session instead"]),
-        "{v}"
-    );
-    r.keep(2, "verifier", "claude-verdict-earlier");
+    r.passes_on_the_earlier_verdict("session", "claude-verdict-earlier");
 }
 
 /// A verifier whose every request fails with `code`: two dispatches

@@ -109,25 +109,13 @@ fn a_codex_verifier_cannot_write_or_branch_in_its_sandbox() {
 fn a_codex_verdict_given_before_the_last_message_is_read_and_recorded() {
     let _s = crate::support::serial();
     let r = Real::new(&agents("codex", &ROLES, "3m"), |_| {
-        developer()
-            .then(Turn::reply(Reply::Tools(
-                conforme(),
-                vec![ToolCall {
-                    name: "exec_command".into(),
-                    input: json!({"cmd": TEST}),
-                }],
-            )))
-            .then(Turn::text("That is my verdict, given above."))
-            .then(Turn::text(PASS))
+        let call = ToolCall {
+            name: "exec_command".into(),
+            input: json!({"cmd": TEST}),
+        };
+        verdict_before_the_last_message(developer(), call)
     });
-    r.passes();
-    let v = &r.finished("verifier")[0];
-    assert_eq!(
-        v["normalized"],
-        json!(["the final message holds no verdict: read message 1 of 2 of the thread instead"]),
-        "{v}"
-    );
-    r.keep(2, "verifier", "codex-verdict-earlier");
+    r.passes_on_the_earlier_verdict("thread", "codex-verdict-earlier");
 }
 
 /// A verifier whose every request fails with `code`: two dispatches of

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::support::clis::{self, CLAUDE_MODEL, CODEX_MODEL, CliHome};
 use crate::support::engine::{CONTRACT, Engine, Project, commit_all, git, git_status, poll};
-use crate::support::model_server::{ModelRequest, ModelServer, Script, Turn};
+use crate::support::model_server::{ModelRequest, ModelServer, Reply, Script, ToolCall, Turn};
 
 /// The run's test command: the crate's tests, offline and quiet.
 pub const TEST: &str = "cargo test --offline -q";
@@ -242,6 +242,19 @@ impl Real {
         assert!(started.elapsed() >= Duration::from_secs(40));
     }
 
+    /// Runs the whole loop to PASS, as [`Real::passes`], with the verdict
+    /// read from message 1 of 2 of the CLI's `session` (the reading
+    /// recorded as normalised); keeps the verifier's log as `name`.
+    pub fn passes_on_the_earlier_verdict(&self, session: &str, name: &str) {
+        self.passes();
+        let v = &self.finished("verifier")[0];
+        let read = format!(
+            "the final message holds no verdict: read message 1 of 2 of the {session} instead"
+        );
+        assert_eq!(v["normalized"], json!([read]), "{v}");
+        self.keep(2, "verifier", name);
+    }
+
     /// Runs to the structural gate a verifier whose two dispatches failed,
     /// each round's reason starting `agent-failed: exited with status 1:
     /// <reported>` and holding `said`; keeps the log of dispatch 2 as
@@ -341,6 +354,15 @@ impl Real {
             })
             .collect()
     }
+}
+
+/// A verifier's turns after `script` that give the verdict with one more
+/// tool `call`, then a closing word with no verdict (then GATE 2's PASS).
+pub fn verdict_before_the_last_message(script: Script, call: ToolCall) -> Script {
+    script
+        .then(Turn::reply(Reply::Tools(conforme(), vec![call])))
+        .then(Turn::text("That is my verdict, given above."))
+        .then(Turn::text(PASS))
 }
 
 /// Claude Code's `Write` of the file the contract's check reads.
