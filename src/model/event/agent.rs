@@ -217,16 +217,16 @@ pub enum SignalFrom {
 }
 
 impl AgentFinished {
-    /// The finish of a dispatch that did not run, or ran and was never
-    /// reaped by this engine: nothing but `error` is known.
-    pub fn unanswered(started: &AgentStarted, interrupted: bool, error: String) -> Self {
+    /// The finish of dispatch `dispatch` of `role` with nothing known yet:
+    /// no exit code, no time, no usage, no error; the caller sets what it knows.
+    pub fn new(dispatch: u32, role: AgentRole) -> Self {
         AgentFinished {
-            dispatch: started.dispatch,
-            role: started.role,
+            dispatch,
+            role,
             exit_code: None,
             duration_ms: 0,
             timed_out: false,
-            interrupted,
+            interrupted: false,
             signal: None,
             signal_from: None,
             last_words: Vec::new(),
@@ -236,10 +236,20 @@ impl AgentFinished {
             tokens_in: None,
             tokens_out: None,
             cost_usd: None,
-            error: Some(error),
+            error: None,
             answer: None,
             normalized: Vec::new(),
             extra: Default::default(),
+        }
+    }
+
+    /// The finish of a dispatch that did not run, or ran and was never
+    /// reaped by this engine: nothing but `error` is known.
+    pub fn unanswered(started: &AgentStarted, interrupted: bool, error: String) -> Self {
+        AgentFinished {
+            interrupted,
+            error: Some(error),
+            ..AgentFinished::new(started.dispatch, started.role)
         }
     }
 

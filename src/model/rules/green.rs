@@ -161,25 +161,9 @@ pub(crate) mod tests {
             extra: Default::default(),
         };
         let finished = AgentFinished {
-            dispatch,
-            role: AgentRole::Developer,
             exit_code: Some(exit),
             duration_ms: 1,
-            timed_out: false,
-            interrupted: false,
-            signal: None,
-            signal_from: None,
-            last_words: Vec::new(),
-            leftovers: 0,
-            tampered: Vec::new(),
-            violations: Vec::new(),
-            tokens_in: None,
-            tokens_out: None,
-            cost_usd: None,
-            error: None,
-            answer: None,
-            normalized: Vec::new(),
-            extra: Default::default(),
+            ..AgentFinished::new(dispatch, AgentRole::Developer)
         };
         (started, finished)
     }

@@ -205,25 +205,12 @@ mod tests {
 
     fn finished(dispatch: u32, role: AgentRole, code: i32, cost: Option<f64>) -> EventBody {
         EventBody::from(AgentFinished {
-            dispatch,
-            role,
             exit_code: Some(code),
             duration_ms: 10,
-            timed_out: false,
-            interrupted: false,
-            signal: None,
-            signal_from: None,
-            last_words: Vec::new(),
-            leftovers: 0,
-            tampered: Vec::new(),
-            violations: Vec::new(),
             tokens_in: Some(100),
             tokens_out: Some(10),
             cost_usd: cost,
-            error: None,
-            answer: None,
-            normalized: Vec::new(),
-            extra: Default::default(),
+            ..AgentFinished::new(dispatch, role)
         })
     }
 
