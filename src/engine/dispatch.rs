@@ -154,9 +154,10 @@ pub struct With<'a> {
     /// Where the appends go (`None`: each written on its own, on this
     /// thread).
     pub commit: Option<Committer<'a>>,
-    /// A concurrency slot, given back as soon as the agent was reaped (its
-    /// answer and finish are recorded after): the next lane's agent starts
-    /// while this one's finish is being made durable.
+    /// A concurrency slot, given back as soon as the agent was reaped and
+    /// its answer read (its finish is recorded after): the next lane's
+    /// agent starts while this one's finish is being made durable. An
+    /// answer with a usage limit closes the slots first.
     pub slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
@@ -334,7 +335,6 @@ pub async fn dispatch_with(
     commit(set, with.commit, r).await?;
     // The log stays the agent's own stream; how it ended is in `agent.finished`.
     let ended = running.finish(stop).await;
-    drop(slot);
     // What the agent did to the contract's judged parts is put back.
     let tampered = match &set.contract {
         Some(watch) => match watch.lock() {
@@ -359,6 +359,15 @@ pub async fn dispatch_with(
     }
     if job.agent.adapter == super::config::AdapterKind::Generic {
         read_usage(set, usage_path, &mut answer).await;
+    }
+    // A usage limit closes the slots before this one is given back: no
+    // agent of the step starts until the limit was waited out or a person
+    // decided.
+    if let Some(s) = slot {
+        if answer.limited.is_some() {
+            s.semaphore().close();
+        }
+        drop(s);
     }
     if !tampered.is_empty() {
         answer.error = Some(format!(

@@ -1,9 +1,11 @@
 //! What the engine looks at before a step that dispatches an agent:
 //! - the budget: a dispatch that would start at or past a `[budget]`
 //!   limit opens a `budget` gate instead;
-//! - a usage limit the last dispatch ran into: waited out once when
+//! - a usage limit a dispatch ran into ([`rules::pending_limit`]: not
+//!   always the last one, lanes run together): waited out once when
 //!   `[run] wait_for_limit` is on and its reset time is near, else a
-//!   person is asked (a `structural` gate: retry dispatches again);
+//!   person is asked (a `structural` gate: retry dispatches again; in the
+//!   review stage, what the step had not finished);
 //! - progress: before the gaps of a failed round go back to the
 //!   developer, rounds without progress (`[run] stagnant_after`) open a
 //!   `stagnant` gate with both rounds' rows and their code trees.
@@ -108,8 +110,8 @@ impl Engine {
         Ok(Guard::Go)
     }
 
-    /// A usage limit the last dispatch ran into: waited out (once, when
-    /// near and `wait_for_limit` is on), else put to a person.
+    /// A usage limit nothing answered yet: waited out (once, when near and
+    /// `wait_for_limit` is on), else put to a person.
     async fn limit(
         &mut self,
         s: &State,
@@ -169,9 +171,10 @@ impl Engine {
             .map(|l| l.message.clone())
             .unwrap_or_default();
         let subject = match d.started.gate {
-            Some(g) => g.as_str().to_string(),
-            None => rules::DEVELOPER_SUBJECT.to_string(),
-        };
+            Some(g) => g.as_str(),
+            None => rules::review::limit_subject(role).unwrap_or(rules::DEVELOPER_SUBJECT),
+        }
+        .to_string();
         let req = GateRequest {
             kind: HumanGateKind::Structural,
             gate: d.started.gate,

@@ -23,6 +23,27 @@ pub const REVIEW_SUBJECT: &str = "review";
 /// The subject of the human gate opened when the reviewer failed twice.
 pub const REVIEWER_SUBJECT: &str = "reviewer";
 
+/// The subject of the `structural` gate a usage limit of the review stage
+/// opens: the role whose agent answered it (`None`: not a review role).
+pub fn limit_subject(role: AgentRole) -> Option<&'static str> {
+    match role {
+        AgentRole::Reviewer => Some(REVIEWER_SUBJECT),
+        AgentRole::FindingVerifier | AgentRole::Triage | AgentRole::VerifyByTest => {
+            Some(role.as_str())
+        }
+        AgentRole::Developer | AgentRole::Verifier | AgentRole::Auditor => None,
+    }
+}
+
+/// True for the `structural` gate a usage limit of the review stage opened.
+pub fn is_limit_gate(req: &HumanRequest) -> bool {
+    req.kind == HumanGateKind::Structural
+        && req.gate.is_none()
+        && AgentRole::ALL
+            .iter()
+            .any(|r| limit_subject(*r) == Some(req.subject.as_str()))
+}
+
 /// The step of the review stage to carry out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
