@@ -1,5 +1,6 @@
 //! Progress per round: the failing rows of a gate's rounds (UNMET floor
-//! criteria, NOT-MET criteria, BLOCKING rows), what each round fixed and
+//! criteria, NOT-MET criteria, BLOCKING rows) and of the review rounds
+//! that sent work back (their blocking findings), what each round fixed and
 //! what came new, the convergence line (`GATE 1: 5 → 2 → 2 NOT-MET`), and
 //! whether a round made progress over the one before it.
 //!
@@ -11,7 +12,7 @@
 use serde::Serialize;
 
 use crate::model::event::GateFinished;
-use crate::model::state::State;
+use crate::model::state::{Iteration, State};
 use crate::model::types::{CriterionStatus, FloorState, GateName};
 
 use super::{RoundOutcome, round_outcome};
@@ -59,6 +60,60 @@ pub fn failing_rows(g: &GateFinished) -> Vec<FailingRow> {
             })
             .collect(),
     }
+}
+
+/// The review rounds that sent work back to the developer, in order.
+pub fn review_rounds_sent_back(s: &State) -> Vec<&Iteration> {
+    s.review_iterations
+        .iter()
+        .filter(|it| {
+            it.review
+                .as_ref()
+                .and_then(|p| p.finished.as_ref())
+                .is_some_and(|f| f.gaps > 0)
+        })
+        .map(AsRef::as_ref)
+        .collect()
+}
+
+/// The failing rows of a review round: the findings it sent back to the
+/// developer (accepted blocking ones, those a person asked to be fixed),
+/// keyed by their claim and file (the ids are the reviewer's own and
+/// change from one review to the next; a line that moved is the same row).
+pub fn review_failing_rows(it: &Iteration) -> Vec<FailingRow> {
+    let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
+        return Vec::new();
+    };
+    f.blocking
+        .iter()
+        .chain(&f.fixed)
+        .filter_map(|id| it.findings.iter().find(|x| &x.id == id))
+        .map(|x| FailingRow {
+            key: format!("{} {}", super::one_line(&x.claim), x.path),
+            text: super::one_line(&format!(
+                "{} [{}] {}:{} — {}",
+                x.id, x.severity, x.path, x.lines, x.claim
+            )),
+        })
+        .collect()
+}
+
+/// The files a review round's failing rows cite: their findings' paths.
+pub fn review_cited_files(it: &Iteration) -> Vec<String> {
+    let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = f
+        .blocking
+        .iter()
+        .chain(&f.fixed)
+        .filter_map(|id| it.findings.iter().find(|x| &x.id == id))
+        .map(|x| x.path.clone())
+        .filter(|p| !p.is_empty())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// One round of a gate on the convergence line.
@@ -291,6 +346,50 @@ mod tests {
         assert_eq!(no_progress(&a, &a[..1], &moved, &["src/b.rs".into()]), None);
         // Rows citing no file: a changed tree may be progress.
         assert_eq!(no_progress(&a, &b, &moved, &[]), None);
+    }
+
+    #[test]
+    fn a_review_round_fails_on_the_findings_it_sent_back_keyed_by_claim_and_file() {
+        let review = |it: u32, id: &str, lines: &str| {
+            vec![
+                format!(r#"{{"type":"iteration.started","iteration":{it},"trigger":"review"}}"#),
+                format!(
+                    r#"{{"type":"findings.verified","iteration":{it},"findings":[{{"id":"{id}","severity":"blocking","path":"src/a.rs","lines":"{lines}","claim":"the total  drops cents","verdict":"VERIFIED","evidence":"e","note":""}},{{"id":"N1","severity":"minor","path":"src/b.rs","lines":"1","claim":"a nit","verdict":"VERIFIED","evidence":"e","note":""}}]}}"#
+                ),
+                format!(
+                    r#"{{"type":"review.finished","iteration":{it},"round":{it},"blocking":["{id}"],"gaps":1}}"#
+                ),
+            ]
+        };
+        let mut lines = vec![
+            r#"{"type":"run.started","run":{"id":"r","engine":true,"review":{"verifyByTest":false}}}"#
+                .to_string(),
+        ];
+        lines.extend(review(1, "F1", "3"));
+        lines.extend(review(2, "F7", "9"));
+        let s = state(&lines);
+        let rounds = review_rounds_sent_back(&s);
+        assert_eq!(rounds.len(), 2);
+        let (a, b) = (
+            review_failing_rows(rounds[0]),
+            review_failing_rows(rounds[1]),
+        );
+        // Another id, another line: the same row.
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].key, "the total drops cents src/a.rs");
+        assert_eq!(a[0].key, b[0].key);
+        assert_eq!(
+            b[0].text,
+            "F7 [blocking] src/a.rs:9 — the total drops cents"
+        );
+        assert_eq!(review_cited_files(rounds[1]), ["src/a.rs"]);
+        let elsewhere = CodeMove::Files(vec!["src/b.rs".into()]);
+        assert!(no_progress(&a, &b, &elsewhere, &review_cited_files(rounds[1])).is_some());
+        let there = CodeMove::Files(vec!["src/a.rs".into()]);
+        assert_eq!(
+            no_progress(&a, &b, &there, &review_cited_files(rounds[1])),
+            None
+        );
     }
 
     #[test]

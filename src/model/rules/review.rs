@@ -83,6 +83,8 @@ pub enum ReviewGate {
     Cap,
     /// The reviewer dispatch failed twice.
     Reviewer,
+    /// Review rounds made no progress.
+    Stagnant,
 }
 
 /// The review gate `req` is, if it is one.
@@ -93,6 +95,7 @@ pub fn gate_role(req: &HumanRequest) -> Option<ReviewGate> {
     match (req.kind, req.subject.as_str()) {
         (HumanGateKind::CapReached, REVIEW_SUBJECT) => Some(ReviewGate::Cap),
         (HumanGateKind::Structural, REVIEWER_SUBJECT) => Some(ReviewGate::Reviewer),
+        (HumanGateKind::Stagnant, REVIEW_SUBJECT) => Some(ReviewGate::Stagnant),
         _ => None,
     }
 }

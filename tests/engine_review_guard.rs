@@ -1,12 +1,16 @@
-//! Usage limits inside the review stage, with the review script of
-//! `support::review` answering a usage limit once where a marker file
-//! says so (`$TEST_OUT/limit/<key>`, removed when used):
+//! The look before each dispatch of the review stage: usage limits, with
+//! the review script of `support::review` answering a usage limit once
+//! where a marker file says so (`$TEST_OUT/limit/<key>`, removed when
+//! used), and progress over review rounds:
 //! - a finding-verifier lane limited with a reset two seconds ahead is
 //!   waited out once under `[run] wait_for_limit`, and gets its verdict
 //!   (no fault, no UNVERIFIABLE); the lanes under way finish theirs;
 //! - without `wait_for_limit` a person is asked (a `structural` gate);
 //!   `retry` dispatches only the lanes without a verdict;
-//! - a limited reviewer is asked about, not counted as a failure.
+//! - a limited reviewer is asked about, not counted as a failure;
+//! - a developer that changes nothing while the same blocking finding
+//!   comes back opens `stagnant` for the review after one review round,
+//!   with both rounds' trees.
 
 mod support;
 
@@ -218,4 +222,73 @@ fn a_limited_reviewer_is_asked_about_and_not_counted_as_a_failure() {
     );
     assert_eq!(verdict_of(&p, "F1").0, "VERIFIED");
     assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
+}
+
+#[test]
+fn the_same_blocking_finding_on_an_unchanged_tree_opens_stagnant_for_the_review() {
+    // The developer writes the same file every time: the review's blocking
+    // finding comes back on the same tree.
+    let p = limited_project(false, 2, &[]);
+    findings(&p, &[("F1", "blocking", "verified")]);
+    let engine = p.spawn_run(true);
+    let gate = p.wait_for_gate("the stagnant gate");
+    assert_eq!(gate["kind"], "stagnant", "{gate:#}");
+    assert_eq!(gate["subject"], "review");
+    assert!(gate["gate"].is_null(), "{gate:#}");
+    let rounds = gate["evidence"]["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 2);
+    let (a, b) = (&rounds[0], &rounds[1]);
+    assert_eq!(
+        (a["round"].as_u64(), b["round"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(
+        (a["iteration"].as_u64(), b["iteration"].as_u64()),
+        (Some(1), Some(2))
+    );
+    for side in [a, b] {
+        assert!(
+            side["tree"].as_str().is_some_and(|t| t.len() == 40),
+            "{gate:#}"
+        );
+    }
+    // GATE 0 wrote the contract's EVIDENCE lines in between: no file of
+    // the developer's changed.
+    assert_eq!(gate["evidence"]["changedFiles"], serde_json::json!([]));
+    assert_eq!(a["rows"][0]["key"], "claim of F1 src/total.txt");
+    assert_eq!(a["rows"], b["rows"]);
+    assert!(
+        gate["evidence"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unchanged"),
+        "{gate:#}"
+    );
+    assert!(
+        gate["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("the review: 1 round(s) without progress"),
+        "{gate:#}"
+    );
+    // The third review round is not spent: two developer dispatches only.
+    assert_eq!(
+        p.of_type_where("agent.started", "role", "developer").len(),
+        2
+    );
+    let out = p
+        .cmd()
+        .args([
+            "decide",
+            gate["id"].as_str().unwrap(),
+            "abort",
+            "--reason",
+            "stuck",
+        ])
+        .output()
+        .expect("decide");
+    assert!(out.status.code().is_some(), "{out:?}");
+    let out = engine.wait_with_output();
+    p.assert_exit(&out, 1);
+    assert_eq!(p.of_type("run.ended")[0]["status"], "aborted");
 }
