@@ -27,7 +27,7 @@ use super::commit;
 use super::lane::{self, LaneJob, LaneOutcome};
 use super::verdict_gate::{self, extract_object};
 use super::{Ctx, EngineError};
-use crate::engine::dispatch::{self, Committer, DispatchError, Job, Record, STEP_ENV};
+use crate::engine::dispatch::{self, Committer, DispatchError, Job, Record, STEP_ENV, Starts};
 use crate::journal::JournalError;
 use crate::model::event::{AgentRole, LaneState};
 use crate::model::ledger::{self, RaisedAgain};
@@ -371,6 +371,8 @@ async fn lanes(
     // starts while the finish before it is made durable. Twice as many
     // lanes are under way, the others recording their finish.
     let slots = Arc::new(Semaphore::new(limit));
+    // Every lane's start is recorded before a usage limit or never made.
+    let starts = Starts::default();
     let window = limit.saturating_mul(2);
     let mut running = FuturesUnordered::new();
     let mut stopped = None;
@@ -385,8 +387,8 @@ async fn lanes(
         };
         let job = (job, f.attempts);
         let mut stop = stop.clone();
-        let slots = &slots;
-        async move { (i, lane::run(ctx, agent, job, via, slots, &mut stop).await) }
+        let order = (&slots, &starts);
+        async move { (i, lane::run(ctx, agent, job, via, order, &mut stop).await) }
     };
     for next in waiting.by_ref().take(window) {
         running.push(start(next));

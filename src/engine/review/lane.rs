@@ -24,7 +24,7 @@ use super::verdict_gate::{self, Judged};
 use super::{Ctx, EngineError};
 use crate::engine::adapter::Answer;
 use crate::engine::config::AgentConfig;
-use crate::engine::dispatch::{self, Committer, FINDING_ENV, Job, STEP_ENV, With};
+use crate::engine::dispatch::{self, Committer, FINDING_ENV, Job, STEP_ENV, Starts, With};
 use crate::model::event::{AgentFinished, FindingLane, LaneState};
 use crate::model::{EventBody, FindingVerdict};
 
@@ -192,10 +192,11 @@ fn limit_reason(attempt: u32, l: &crate::engine::adapter::limits::Limit) -> Stri
 /// transition is written in the append of the dispatch it belongs to:
 /// `running` with `agent.started`, `rejected`/`done`/`fault`/`limited` with
 /// `agent.finished`; the appends go through the map's `commit` (grouped
-/// with other lanes'). Each attempt's agent runs holding one of `slots`;
-/// once they are closed no attempt starts (a stop, or another lane's usage
-/// limit: the lane is then recorded `limited` unless its last transition
-/// already says where it stands). `attempts_before`: the attempts an
+/// with other lanes'). Each attempt's agent runs holding one of `slots`,
+/// its start recorded in the lanes' `starts` order; once the slots are
+/// closed no attempt starts (a stop, or another lane's usage limit: the
+/// lane is then recorded `limited` unless its last transition already says
+/// where it stands). `attempts_before`: the attempts an
 /// earlier engine made (a lane resumed after a usage limit numbers its
 /// attempts on from there).
 pub async fn run(
@@ -203,7 +204,7 @@ pub async fn run(
     agent: &AgentConfig,
     (job, attempts_before): (LaneJob, u32),
     commit: Committer<'_>,
-    slots: &Arc<Semaphore>,
+    (slots, starts): (&Arc<Semaphore>, &Starts),
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<LaneOutcome, EngineError> {
     let mut c = Counts {
@@ -216,7 +217,13 @@ pub async fn run(
     loop {
         // A slot per agent running; closed once a lane was stopped or hit
         // a usage limit. No agent starts once a stop was asked for.
-        let slot = Arc::clone(slots).acquire_owned().await.ok();
+        let mut slot = Arc::clone(slots).acquire_owned().await.ok();
+        // A usage limit read while this lane waited for its turn to start
+        // closed the slots: looked at again in the start order.
+        let starting = starts.starting().await;
+        if slots.is_closed() {
+            slot = None;
+        }
         if stop.borrow().is_some() {
             return Ok(LaneOutcome::Stopped(stop.borrow().unwrap_or(130)));
         }
@@ -264,6 +271,7 @@ pub async fn run(
             after_finish: Some(&after),
             commit: Some(commit),
             slot,
+            starting: Some(starting),
         };
         let job_of = Job {
             agent,
