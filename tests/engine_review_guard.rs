@@ -291,4 +291,18 @@ fn the_same_blocking_finding_on_an_unchanged_tree_opens_stagnant_for_the_review(
     let out = engine.wait_with_output();
     p.assert_exit(&out, 1);
     assert_eq!(p.of_type("run.ended")[0]["status"], "aborted");
+    // The review rounds on the report's convergence line, after GATE 1.
+    let report = std::fs::read_to_string(p.pipeline().join("report.md")).unwrap();
+    let review = report
+        .find("- **REVIEW: 1 → 1 1 gap(s)**")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        report.find("- **GATE 1: ").is_some_and(|g| g < review),
+        "{report}"
+    );
+    assert!(
+        report.contains("  - round 2 (iter 2): 1 failing · no agent")
+            || report.contains("  - round 2 (iter 2): 1 failing · $?"),
+        "{report}"
+    );
 }

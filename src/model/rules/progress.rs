@@ -157,18 +157,27 @@ impl RoundRows {
     }
 }
 
-/// A gate's rounds, in order.
+/// A gate's rounds, or the review stage's, in order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GateRounds {
-    /// The gate.
-    pub gate: GateName,
+    /// The gate (`None`: the review rounds, written `"review"`).
+    #[serde(serialize_with = "gate_or_review")]
+    pub gate: Option<GateName>,
     /// Its rounds (structural ones left out: they judged nothing).
     pub rounds: Vec<RoundRows>,
 }
 
+/// The gate's name, or `review` for the review rounds.
+fn gate_or_review<S: serde::Serializer>(g: &Option<GateName>, s: S) -> Result<S::Ok, S::Error> {
+    match g {
+        Some(g) => g.serialize(s),
+        None => s.serialize_str("review"),
+    }
+}
+
 impl GateRounds {
-    /// `GATE 1: 5 → 2 → 2 NOT-MET` (the failing rows per round, then the
-    /// last verdict).
+    /// `GATE 1: 5 → 2 → 2 NOT-MET`, `REVIEW: 1 → 1 → 0 clean` (the
+    /// failing rows per round, then the last verdict).
     pub fn line(&self) -> String {
         let counts: Vec<String> = self
             .rounds
@@ -176,7 +185,11 @@ impl GateRounds {
             .map(|r| r.failing.len().to_string())
             .collect();
         let last = self.rounds.last().map_or("", |r| r.verdict.as_str());
-        format!("GATE {}: {} {last}", self.gate.number(), counts.join(" → "))
+        let name = match self.gate {
+            Some(g) => format!("GATE {}", g.number()),
+            None => "REVIEW".to_string(),
+        };
+        format!("{name}: {} {last}", counts.join(" → "))
     }
 
     /// The line, then per round the rows fixed and new and the spend, on
@@ -225,10 +238,15 @@ impl GateRounds {
 }
 
 /// Every gate that ran, with its rounds' failing rows, fixed and new rows,
-/// and spend.
+/// and spend; the review rounds after GATE 1 when a review finished.
 pub fn convergence(s: &State) -> Vec<GateRounds> {
     let mut out: Vec<GateRounds> = Vec::new();
     for &gate in GateName::ALL {
+        if gate == GateName::Security
+            && let Some(r) = review_convergence(s)
+        {
+            out.push(r);
+        }
         let mut rounds: Vec<RoundRows> = Vec::new();
         for it in &s.review_iterations {
             for g in it.gates.iter().filter(|g| g.gate == gate) {
@@ -236,49 +254,107 @@ pub fn convergence(s: &State) -> Vec<GateRounds> {
                     continue;
                 }
                 let failing: Vec<String> = failing_rows(g).into_iter().map(|r| r.key).collect();
-                let before: &[String] = rounds.last().map_or(&[], |r| r.failing.as_slice());
-                let (mut usd, mut unpriced, mut dispatches) = (0.0, 0, 0);
-                for d in s.agents.iter().filter(|d| {
+                let spent = s.agents.iter().filter(|d| {
                     d.started.iteration == g.iteration
                         && (d.started.gate == Some(gate) && d.started.round == Some(g.round)
                             || d.started.gate.is_none()
                                 && d.started.role == crate::model::event::AgentRole::Developer
                                 && gate == GateName::Floor)
-                }) {
-                    if let Some(f) = &d.finished {
-                        dispatches += 1;
-                        match f.cost_usd {
-                            Some(c) if c.is_finite() && c >= 0.0 => usd += c,
-                            _ => unpriced += 1,
-                        }
-                    }
-                }
-                rounds.push(RoundRows {
-                    iteration: g.iteration,
-                    round: g.round,
-                    verdict: g.verdict.to_string(),
-                    fixed: before
-                        .iter()
-                        .filter(|k| !failing.contains(k))
-                        .cloned()
-                        .collect(),
-                    new: failing
-                        .iter()
-                        .filter(|k| !before.contains(k))
-                        .cloned()
-                        .collect(),
-                    failing,
-                    usd,
-                    unpriced,
-                    dispatches,
                 });
+                let row = round_rows(
+                    (g.iteration, g.round, g.verdict.to_string()),
+                    failing,
+                    rounds.last(),
+                    spent,
+                );
+                rounds.push(row);
             }
         }
         if !rounds.is_empty() {
-            out.push(GateRounds { gate, rounds });
+            out.push(GateRounds {
+                gate: Some(gate),
+                rounds,
+            });
         }
     }
     out
+}
+
+/// One round on the convergence line: `(iteration, round, verdict)`, its
+/// failing keys, the round before (for the rows fixed and new), and the
+/// dispatches whose spend is its own.
+fn round_rows<'a>(
+    (iteration, round, verdict): (u32, u32, String),
+    failing: Vec<String>,
+    before: Option<&RoundRows>,
+    spent: impl Iterator<Item = &'a crate::model::state::AgentDispatch>,
+) -> RoundRows {
+    let before: &[String] = before.map_or(&[], |r| r.failing.as_slice());
+    let (mut usd, mut unpriced, mut dispatches) = (0.0, 0, 0);
+    for f in spent.filter_map(|d| d.finished.as_ref()) {
+        dispatches += 1;
+        match f.cost_usd {
+            Some(c) if c.is_finite() && c >= 0.0 => usd += c,
+            _ => unpriced += 1,
+        }
+    }
+    RoundRows {
+        iteration,
+        round,
+        verdict,
+        fixed: before
+            .iter()
+            .filter(|k| !failing.contains(k))
+            .cloned()
+            .collect(),
+        new: failing
+            .iter()
+            .filter(|k| !before.contains(k))
+            .cloned()
+            .collect(),
+        failing,
+        usd,
+        unpriced,
+        dispatches,
+    }
+}
+
+/// The review rounds (every finished review, clean or not): the findings
+/// each sent back, and the spend of the review stage's dispatches of its
+/// iteration.
+fn review_convergence(s: &State) -> Option<GateRounds> {
+    use crate::model::event::AgentRole;
+    let mut rounds: Vec<RoundRows> = Vec::new();
+    for it in &s.review_iterations {
+        let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
+            continue;
+        };
+        let failing: Vec<String> = review_failing_rows(it).into_iter().map(|r| r.key).collect();
+        let spent = s.agents.iter().filter(|d| {
+            d.started.iteration == it.iteration
+                && d.started.gate.is_none()
+                && matches!(
+                    d.started.role,
+                    AgentRole::Reviewer
+                        | AgentRole::FindingVerifier
+                        | AgentRole::Triage
+                        | AgentRole::VerifyByTest
+                )
+        });
+        let verdict = if f.gaps == 0 {
+            "clean".to_string()
+        } else {
+            format!("{} gap(s)", f.gaps)
+        };
+        let row = round_rows(
+            (it.iteration, f.round, verdict),
+            failing,
+            rounds.last(),
+            spent,
+        );
+        rounds.push(row);
+    }
+    (!rounds.is_empty()).then_some(GateRounds { gate: None, rounds })
 }
 
 /// How the code changed between two rounds, as the engine found it.
@@ -383,6 +459,13 @@ mod tests {
             "F7 [blocking] src/a.rs:9 — the total drops cents"
         );
         assert_eq!(review_cited_files(rounds[1]), ["src/a.rs"]);
+        let line = convergence(&s).pop().unwrap();
+        assert_eq!(line.gate, None);
+        assert_eq!(line.line(), "REVIEW: 1 → 1 1 gap(s)");
+        assert_eq!(
+            serde_json::to_value(&line).unwrap()["gate"],
+            serde_json::json!("review")
+        );
         let elsewhere = CodeMove::Files(vec!["src/b.rs".into()]);
         assert!(no_progress(&a, &b, &elsewhere, &review_cited_files(rounds[1])).is_some());
         let there = CodeMove::Files(vec!["src/a.rs".into()]);
