@@ -81,13 +81,7 @@ pub fn review_rounds_sent_back(s: &State) -> Vec<&Iteration> {
 /// keyed by their claim and file (the ids are the reviewer's own and
 /// change from one review to the next; a line that moved is the same row).
 pub fn review_failing_rows(it: &Iteration) -> Vec<FailingRow> {
-    let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
-        return Vec::new();
-    };
-    f.blocking
-        .iter()
-        .chain(&f.fixed)
-        .filter_map(|id| it.findings.iter().find(|x| &x.id == id))
+    sent_back(it)
         .map(|x| FailingRow {
             key: format!("{} {}", super::one_line(&x.claim), x.path),
             text: super::one_line(&format!(
@@ -98,16 +92,16 @@ pub fn review_failing_rows(it: &Iteration) -> Vec<FailingRow> {
         .collect()
 }
 
+/// The findings a review round sent back to the developer.
+fn sent_back(it: &Iteration) -> impl Iterator<Item = &crate::model::Finding> {
+    super::review::sent_back_ids(it)
+        .into_iter()
+        .filter_map(|id| it.findings.iter().find(|x| x.id == id))
+}
+
 /// The files a review round's failing rows cite: their findings' paths.
 pub fn review_cited_files(it: &Iteration) -> Vec<String> {
-    let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
-        return Vec::new();
-    };
-    let mut out: Vec<String> = f
-        .blocking
-        .iter()
-        .chain(&f.fixed)
-        .filter_map(|id| it.findings.iter().find(|x| &x.id == id))
+    let mut out: Vec<String> = sent_back(it)
         .map(|x| x.path.clone())
         .filter(|p| !p.is_empty())
         .collect();

@@ -382,17 +382,37 @@ pub fn reviewer_input(s: &State) -> String {
 /// confirmed), one per finding a person asked to be fixed (with the
 /// person's reason), then the red tests that did not turn green.
 pub fn handoff_lines(s: &State, it: &Iteration) -> Vec<String> {
-    let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
+    if it
+        .review
+        .as_ref()
+        .and_then(|p| p.finished.as_ref())
+        .is_none()
+    {
         return Vec::new();
-    };
-    let mut out: Vec<String> = f
-        .blocking
-        .iter()
-        .chain(&f.fixed)
+    }
+    let mut out: Vec<String> = sent_back_ids(it)
+        .into_iter()
         .map(|id| finding_line(s, it, id))
         .collect();
     out.extend(green::gaps(s));
     out
+}
+
+/// The findings a finished review handed back to the developer, by id:
+/// its accepted blocking ones, then those a person asked to be fixed
+/// (none before its end).
+pub fn sent_back_ids(it: &Iteration) -> Vec<&str> {
+    it.review
+        .as_ref()
+        .and_then(|p| p.finished.as_ref())
+        .map(|f| {
+            f.blocking
+                .iter()
+                .chain(&f.fixed)
+                .map(String::as_str)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The hand-off line of finding `id` of iteration `it`: id, severity,
