@@ -7,7 +7,9 @@
 //!   (no fault, no UNVERIFIABLE); the lanes under way finish theirs;
 //! - without `wait_for_limit` a person is asked (a `structural` gate);
 //!   `retry` dispatches only the lanes without a verdict;
-//! - a limited reviewer is asked about, not counted as a failure;
+//! - a limited reviewer is asked about, not counted as a failure; a
+//!   limited triage agent is waited out and its file kept (nothing is
+//!   derived from the verdicts);
 //! - a developer that changes nothing while the same blocking finding
 //!   comes back opens `stagnant` for the review after one review round,
 //!   with both rounds' trees.
@@ -280,5 +282,42 @@ fn the_same_blocking_finding_on_an_unchanged_tree_opens_stagnant_for_the_review(
         report.contains("  - round 2 (iter 2): 1 failing · no agent")
             || report.contains("  - round 2 (iter 2): 1 failing · $?"),
         "{report}"
+    );
+}
+
+#[test]
+fn a_limited_triage_agent_is_waited_out_and_its_file_kept_not_derived() {
+    let mut text = config(
+        2,
+        3,
+        "[agents.triage]\ncommand = \"bash @AGENTS@/review.sh triage\"\ntimeout = \"1m\"\n",
+    );
+    text = text.replacen("[run]\n", "[run]\nwait_for_limit = true\n", 1);
+    let p = project(&text);
+    p.write_agent("review.sh", &format!("{LIMITED_ONCE}{REVIEW_AGENT}"));
+    std::fs::create_dir_all(p.out.join("limit")).unwrap();
+    std::fs::write(p.out.join("limit").join("triage"), "in2s").unwrap();
+    findings(&p, &[("F1", "blocking", "verified")]);
+    std::fs::write(
+        p.out.join("triage-answer.json"),
+        r#"{"schemaVersion":"3.2.0","iteration":1,"accepted":[],"deferred":[{"id":"F1","severity":"blocking","reason":"after the release"}],"rejected":[]}"#,
+    )
+    .unwrap();
+    let out = p.run_to_end();
+    p.assert_exit(&out, 0);
+    let limited = p.of_type("agent.limited");
+    assert_eq!(limited.len(), 1, "{limited:#?}");
+    assert_eq!(limited[0]["role"], "triage");
+    assert!(p.of_type("human.requested").is_empty());
+    assert_eq!(p.of_type_where("agent.started", "role", "triage").len(), 2);
+    // The agent's file, once: nothing derived from the verdicts.
+    assert_eq!(p.of_type("triage.recorded").len(), 1);
+    assert_eq!(p.triage(1)["deferred"][0]["reason"], "after the release");
+    assert!(
+        p.of_type("note")
+            .iter()
+            .all(|n| !n["text"].as_str().unwrap().contains("derived")),
+        "{:#?}",
+        p.of_type("note")
     );
 }
