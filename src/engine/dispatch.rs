@@ -201,10 +201,7 @@ pub async fn dispatch_with(
 ) -> Result<Dispatched, DispatchError> {
     let extra_env = with.env;
     let slot = with.slot;
-    let (starts, starting) = with
-        .starting
-        .map(|s| (s.starts, s.guard))
-        .map_or((None, None), |(a, b)| (Some(a), Some(b)));
+    let (starts, starting) = with.starting.map(|s| (s.starts, s.guard)).unzip();
     let role = job.agent.role;
     // The prompt file, else the role's embedded instructions (of its step).
     let step = extra_env
