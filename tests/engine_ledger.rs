@@ -20,7 +20,8 @@ use support::review::config;
 const LEDGER_AGENT: &str = r#"case $role in
   developer)
     mkdir -p src
-    echo "total: 3.75 cents" >src/total.txt
+    # Each iteration's work changes the tree (an unchanged one is no progress).
+    printf 'total: 3.75 cents\n# iteration %s\n' "$LW_ITERATION" >src/total.txt
     echo done
     ;;
   verifier) conforme ;;

@@ -154,10 +154,42 @@ pub struct With<'a> {
     /// Where the appends go (`None`: each written on its own, on this
     /// thread).
     pub commit: Option<Committer<'a>>,
-    /// A concurrency slot, given back as soon as the agent was reaped (its
-    /// answer and finish are recorded after): the next lane's agent starts
-    /// while this one's finish is being made durable.
+    /// A concurrency slot, given back as soon as the agent was reaped and
+    /// its answer read (its finish is recorded after): the next lane's
+    /// agent starts while this one's finish is being made durable. An
+    /// answer with a usage limit closes the slots first.
     pub slot: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// The start order of the dispatches running beside this one, its
+    /// guard held until this one's start is recorded (see [`Starts`]).
+    pub starting: Option<Starting>,
+}
+
+/// Orders the starts of dispatches that run together (the finding
+/// verifier's lanes) with the usage limits their answers bring: a start is
+/// recorded holding a read guard, taken after the look at the slots; an
+/// answer with a usage limit closes the slots and records its finish
+/// holding the write guard. So every start is recorded before the limit
+/// or never made: the first `agent.started` after an `agent.limited` is
+/// the step's answer to the limit.
+#[derive(Debug, Clone, Default)]
+pub struct Starts(std::sync::Arc<tokio::sync::RwLock<()>>);
+
+impl Starts {
+    /// The guard a start holds from the look at the slots until it is
+    /// recorded.
+    pub async fn starting(&self) -> Starting {
+        Starting {
+            starts: self.clone(),
+            guard: std::sync::Arc::clone(&self.0).read_owned().await,
+        }
+    }
+}
+
+/// A start under way in a [`Starts`] order.
+#[derive(Debug)]
+pub struct Starting {
+    starts: Starts,
+    guard: tokio::sync::OwnedRwLockReadGuard<()>,
 }
 
 /// [`dispatch`] with [`With`].
@@ -169,6 +201,7 @@ pub async fn dispatch_with(
 ) -> Result<Dispatched, DispatchError> {
     let extra_env = with.env;
     let slot = with.slot;
+    let (starts, starting) = with.starting.map(|s| (s.starts, s.guard)).unzip();
     let role = job.agent.role;
     // The prompt file, else the role's embedded instructions (of its step).
     let step = extra_env
@@ -332,9 +365,9 @@ pub async fn dispatch_with(
         ..Record::default()
     };
     commit(set, with.commit, r).await?;
+    drop(starting);
     // The log stays the agent's own stream; how it ended is in `agent.finished`.
     let ended = running.finish(stop).await;
-    drop(slot);
     // What the agent did to the contract's judged parts is put back.
     let tampered = match &set.contract {
         Some(watch) => match watch.lock() {
@@ -359,6 +392,21 @@ pub async fn dispatch_with(
     }
     if job.agent.adapter == super::config::AdapterKind::Generic {
         read_usage(set, usage_path, &mut answer).await;
+    }
+    // A usage limit closes the slots before this one is given back, once
+    // the starts under way were recorded: no agent of the step starts
+    // until the limit was waited out or a person decided.
+    let limiting = match &starts {
+        Some(s) if answer.limited.is_some() => {
+            Some(std::sync::Arc::clone(&s.0).write_owned().await)
+        }
+        _ => None,
+    };
+    if let Some(s) = slot {
+        if answer.limited.is_some() {
+            s.semaphore().close();
+        }
+        drop(s);
     }
     if !tampered.is_empty() {
         answer.error = Some(format!(
@@ -437,6 +485,7 @@ pub async fn dispatch_with(
         log_tail,
     };
     commit(set, with.commit, r).await?;
+    drop(limiting);
     Ok(Dispatched { finished, answer })
 }
 

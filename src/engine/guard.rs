@@ -1,12 +1,15 @@
 //! What the engine looks at before a step that dispatches an agent:
 //! - the budget: a dispatch that would start at or past a `[budget]`
 //!   limit opens a `budget` gate instead;
-//! - a usage limit the last dispatch ran into: waited out once when
+//! - a usage limit a dispatch ran into ([`rules::pending_limit`]: not
+//!   always the last one, lanes run together): waited out once when
 //!   `[run] wait_for_limit` is on and its reset time is near, else a
-//!   person is asked (a `structural` gate: retry dispatches again);
-//! - progress: before the gaps of a failed round go back to the
-//!   developer, rounds without progress (`[run] stagnant_after`) open a
-//!   `stagnant` gate with both rounds' rows and their code trees.
+//!   person is asked (a `structural` gate: retry dispatches again; in the
+//!   review stage, what the step had not finished);
+//! - progress: before the gaps of a failed round (or of a review round)
+//!   go back to the developer, rounds without progress (`[run]
+//!   stagnant_after`) open a `stagnant` gate with both rounds' rows and
+//!   their code trees.
 //!
 //! The judgements are the model's ([`crate::model::budget`],
 //! [`rules::progress`], [`crate::engine::adapter::limits::waitable`]); what the
@@ -108,8 +111,8 @@ impl Engine {
         Ok(Guard::Go)
     }
 
-    /// A usage limit the last dispatch ran into: waited out (once, when
-    /// near and `wait_for_limit` is on), else put to a person.
+    /// A usage limit nothing answered yet: waited out (once, when near and
+    /// `wait_for_limit` is on), else put to a person.
     async fn limit(
         &mut self,
         s: &State,
@@ -169,9 +172,10 @@ impl Engine {
             .map(|l| l.message.clone())
             .unwrap_or_default();
         let subject = match d.started.gate {
-            Some(g) => g.as_str().to_string(),
-            None => rules::DEVELOPER_SUBJECT.to_string(),
-        };
+            Some(g) => g.as_str(),
+            None => rules::review::limit_subject(role).unwrap_or(rules::DEVELOPER_SUBJECT),
+        }
+        .to_string();
         let req = GateRequest {
             kind: HumanGateKind::Structural,
             gate: d.started.gate,
@@ -194,12 +198,15 @@ impl Engine {
     }
 
     /// Opens a `stagnant` gate when the failed rounds of the latest
-    /// round's gate made no progress `stagnant_after` times in a row;
-    /// true when it did.
+    /// round's gate, or the review rounds that sent work back, made no
+    /// progress `stagnant_after` times in a row; true when it did.
     fn stagnant(&mut self, s: &State) -> Result<bool, EngineError> {
         let Some(cur) = s.latest_round() else {
             return Ok(false);
         };
+        if rules::review::sent_back(s) {
+            return self.stagnant_review(s, cur.iteration);
+        }
         let gate = cur.gate;
         if s.human_gates.iter().any(|h| {
             h.request.iteration == cur.iteration
@@ -224,6 +231,67 @@ impl Engine {
         if failed.len() < 2 || !std::ptr::eq(*failed.last().unwrap_or(&cur), cur) {
             return Ok(false);
         }
+        let rounds: Vec<Round> = failed
+            .iter()
+            .map(|g| Round {
+                iteration: g.iteration,
+                round: g.round,
+                verdict: g.verdict.to_string(),
+                rows: progress::failing_rows(g),
+                cites: cited_files(g),
+            })
+            .collect();
+        let title = format!("GATE {} {gate}", gate.number());
+        self.judge_progress(s, &rounds, Some(gate), gate.as_str(), &title)
+    }
+
+    /// [`Engine::stagnant`] for the review rounds, when the review of
+    /// iteration `n` just sent work back: its failing rows are the
+    /// findings handed to the developer.
+    fn stagnant_review(&mut self, s: &State, n: u32) -> Result<bool, EngineError> {
+        let subject = rules::review::REVIEW_SUBJECT;
+        if s.human_gates.iter().any(|h| {
+            h.request.iteration == n
+                && h.request.gate.is_none()
+                && h.request.subject == subject
+                && matches!(
+                    h.request.kind,
+                    HumanGateKind::Stagnant | HumanGateKind::CapReached
+                )
+        }) {
+            return Ok(false);
+        }
+        let sent = progress::review_rounds_sent_back(s);
+        if sent.len() < 2 || sent.last().map(|it| it.iteration) != Some(n) {
+            return Ok(false);
+        }
+        let rounds: Vec<Round> = sent
+            .iter()
+            .map(|it| {
+                let f = it.review.as_ref().and_then(|p| p.finished.as_ref());
+                Round {
+                    iteration: it.iteration,
+                    round: f.map_or(0, |f| f.round),
+                    verdict: format!("{} gap(s)", f.map_or(0, |f| f.gaps)),
+                    rows: progress::review_failing_rows(it),
+                    cites: progress::review_cited_files(it),
+                }
+            })
+            .collect();
+        self.judge_progress(s, &rounds, None, subject, "the review")
+    }
+
+    /// Judges the progress of `rounds` (failed, in order, the last one
+    /// the latest): opens the `stagnant` gate for `gate`/`subject` when
+    /// the last `stagnant_after` of them made none; true when it did.
+    fn judge_progress(
+        &mut self,
+        s: &State,
+        rounds: &[Round],
+        gate: Option<GateName>,
+        subject: &str,
+        title: &str,
+    ) -> Result<bool, EngineError> {
         let events = crate::journal::read_all(&self.opts.pipeline.journal_path())
             .map(|b| b.events)
             .unwrap_or_default();
@@ -244,8 +312,8 @@ impl Engine {
         let mut changed_last: Vec<String> = Vec::new();
         let mut without = 0usize;
         let mut first_reason = String::new();
-        for pair in failed.windows(2).rev() {
-            let (prev, now) = (pair[0], pair[1]);
+        for (k, pair) in rounds.windows(2).enumerate().rev() {
+            let (prev, now) = (&pair[0], &pair[1]);
             let code = match (tree_of(prev.iteration), tree_of(now.iteration)) {
                 (Some(a), Some(b)) if a == b => CodeMove::Same,
                 (Some(_), Some(_)) => match trees.changes(&worktree, prev.iteration, now.iteration)
@@ -266,18 +334,12 @@ impl Engine {
                 },
                 _ => CodeMove::Unknown,
             };
-            if std::ptr::eq(now, cur)
+            if k + 2 == rounds.len()
                 && let CodeMove::Files(f) = &code
             {
                 changed_last = f.clone();
             }
-            let cites = cited_files(now);
-            match progress::no_progress(
-                &progress::failing_rows(prev),
-                &progress::failing_rows(now),
-                &code,
-                &cites,
-            ) {
+            match progress::no_progress(&prev.rows, &now.rows, &code, &now.cites) {
                 Some(reason) => {
                     if without == 0 {
                         first_reason = reason;
@@ -293,24 +355,21 @@ impl Engine {
         if without < need {
             return Ok(false);
         }
-        let prev = failed[failed.len() - 2];
-        let side = |g: &event::GateFinished| {
+        let side = |r: &Round| {
             json!({
-                "iteration": g.iteration,
-                "round": g.round,
-                "verdict": g.verdict.to_string(),
-                "tree": tree_of(g.iteration),
-                "rows": progress::failing_rows(g),
+                "iteration": r.iteration,
+                "round": r.round,
+                "verdict": r.verdict,
+                "tree": tree_of(r.iteration),
+                "rows": r.rows,
             })
         };
+        let (prev, cur) = (&rounds[rounds.len() - 2], &rounds[rounds.len() - 1]);
         let req = GateRequest {
             kind: HumanGateKind::Stagnant,
-            gate: Some(gate),
-            subject: gate.as_str().to_string(),
-            summary: format!(
-                "GATE {} {gate}: {without} round(s) without progress: {first_reason}",
-                gate.number()
-            ),
+            gate,
+            subject: subject.to_string(),
+            summary: format!("{title}: {without} round(s) without progress: {first_reason}"),
             evidence: json!({
                 "reason": first_reason,
                 "roundsWithoutProgress": without,
@@ -321,6 +380,16 @@ impl Engine {
         self.recorder.engine_gate(req, "stagnant")?;
         Ok(true)
     }
+}
+
+/// One failed round as progress judges it: a gate's round, or a review
+/// round that sent work back.
+struct Round {
+    iteration: u32,
+    round: u32,
+    verdict: String,
+    rows: Vec<progress::FailingRow>,
+    cites: Vec<String>,
 }
 
 /// The files a round's failing rows cite (`path:line` in a row's text,

@@ -15,12 +15,14 @@ use super::types::*;
 
 pub mod green;
 mod handoff;
+mod limit;
 pub mod progress;
 pub mod review;
 pub use handoff::{
     DEVELOPER_SUBJECT, NOTE_HANDOFF_MAX, auditor_input, developer_input, handoff_lines,
     is_developer_gate, notes_section, pending_notes, verifier_input,
 };
+pub use limit::pending_limit;
 pub use review::ReviewStep;
 
 /// What the orchestrator does next.
@@ -485,7 +487,7 @@ pub fn origin(req: &HumanRequest) -> String {
     if let Some(g) = req.gate {
         return format!("GATE {} {g}", g.number());
     }
-    if review::gate_role(req).is_some() {
+    if review::gate_role(req).is_some() || review::is_limit_gate(req) {
         "review"
     } else if is_developer_gate(req) {
         "developer"
@@ -568,21 +570,6 @@ pub fn unrecorded_answer(s: &State, gate: GateName) -> Option<&AgentFinished> {
     })?;
     let f = d.finished.as_ref()?;
     (!f.interrupted && !d.is_limited() && d.started_seq > s.marks.last_gate_seq).then_some(f)
-}
-
-/// A usage limit the last dispatch ran into that nothing answered yet: no
-/// dispatch started after it and no human gate opened since. With the
-/// number of dispatches in a row that ended limited.
-pub fn pending_limit(s: &State) -> Option<(&AgentDispatch, usize)> {
-    let last = s.agents.last()?;
-    let l = last.limited.as_ref()?;
-    last.finished.as_ref()?;
-    let asked = s.human_gates.iter().any(|g| g.requested_seq > l.seq);
-    if asked {
-        return None;
-    }
-    let in_a_row = s.agents.iter().rev().take_while(|d| d.is_limited()).count();
-    Some((last, in_a_row))
 }
 
 /// True when a developer dispatch of iteration `n` finished successfully.

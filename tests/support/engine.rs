@@ -465,3 +465,39 @@ pub fn poll(within: Duration, mut done: impl FnMut() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Asserts what every `stagnant` gate of an unchanged developer shows:
+/// both rounds, of iterations 1 and 2, each with its tree's id; no file
+/// changed but the contract (GATE 0 writes its EVIDENCE lines in between:
+/// not the developer's work); the same rows; an unchanged tree as the
+/// reason. Returns the two rounds.
+pub fn assert_stagnant_unchanged(gate: &Value) -> (Value, Value) {
+    assert_eq!(gate["kind"], "stagnant", "{gate:#}");
+    let rounds = gate["evidence"]["rounds"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 2, "{gate:#}");
+    let (a, b) = (rounds[0].clone(), rounds[1].clone());
+    assert_eq!(
+        (a["iteration"].as_u64(), b["iteration"].as_u64()),
+        (Some(1), Some(2)),
+        "{gate:#}"
+    );
+    for side in [&a, &b] {
+        assert!(
+            side["tree"].as_str().is_some_and(|t| t.len() == 40),
+            "{gate:#}"
+        );
+    }
+    assert_eq!(
+        gate["evidence"]["changedFiles"],
+        serde_json::json!([]),
+        "{gate:#}"
+    );
+    assert_eq!(a["rows"], b["rows"], "{gate:#}");
+    assert!(
+        gate["evidence"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("unchanged")),
+        "{gate:#}"
+    );
+    (a, b)
+}

@@ -8,6 +8,12 @@
 //!
 //! A resumed engine finds the parsed findings and the finished lanes in
 //! the journal: only the lanes without a verdict run again.
+//!
+//! A usage limit is no failure: once an agent of the graph answers one, no
+//! dispatch of it starts (the lanes under way finish and record their
+//! verdicts), and the graph returns without its end; the engine's look
+//! before the next step waits the limit out or asks a person, then the
+//! graph resumes.
 
 use std::sync::Arc;
 
@@ -21,9 +27,9 @@ use super::commit;
 use super::lane::{self, LaneJob, LaneOutcome};
 use super::verdict_gate::{self, extract_object};
 use super::{Ctx, EngineError};
-use crate::engine::dispatch::{self, Committer, DispatchError, Job, Record, STEP_ENV};
+use crate::engine::dispatch::{self, Committer, DispatchError, Job, Record, STEP_ENV, Starts};
 use crate::journal::JournalError;
-use crate::model::event::AgentRole;
+use crate::model::event::{AgentRole, LaneState};
 use crate::model::ledger::{self, RaisedAgain};
 use crate::model::{Finding, FindingVerdict, State};
 use crate::recorder::Recorder;
@@ -48,6 +54,8 @@ pub struct ParsedFinding {
     pub item: Value,
     /// Settled in an earlier round (the finding ledger): never verified again.
     pub raised_again: Option<RaisedAgain>,
+    /// Attempts its lane made before it was held by a usage limit.
+    pub attempts: u32,
 }
 
 /// The parse step's answer, checked.
@@ -103,6 +111,7 @@ pub fn parse_answer(text: &[u8]) -> Result<Parsed, String> {
             id,
             item: item.clone(),
             raised_again: None,
+            attempts: 0,
         });
     }
     Ok(Parsed {
@@ -125,7 +134,8 @@ pub fn parse_input(review: &str, feedback: Option<&str>) -> String {
 }
 
 /// Runs the graph for `iteration` on the reviewer's `review`. `Ok(Some(code))`
-/// when a stop was asked for (the finished lanes stay recorded).
+/// when a stop was asked for (the finished lanes stay recorded); `Ok(None)`
+/// without the graph's end when an agent answered a usage limit.
 pub async fn run(
     ctx: &Ctx<'_>,
     state: &State,
@@ -141,6 +151,7 @@ pub async fn run(
         Some(p) => from_lanes(p),
         None => match parse(ctx, iteration, review, stop).await? {
             ParseOutcome::Stopped(code) => return Ok(Some(code)),
+            ParseOutcome::Limited => return Ok(None),
             ParseOutcome::Fault(detail) => {
                 let f = Finding {
                     id: PARSE_FAULT_ID.into(),
@@ -173,8 +184,9 @@ pub async fn run(
         },
     };
     let verdicts = match map(ctx, iteration, &parsed, done, stop).await? {
-        Ok(v) => v,
-        Err(code) => return Ok(Some(code)),
+        Mapped::Verdicts(v) => v,
+        Mapped::Stopped(code) => return Ok(Some(code)),
+        Mapped::Limited => return Ok(None),
     };
     let findings = parsed
         .findings
@@ -198,6 +210,13 @@ fn from_lanes(p: &crate::model::state::ReviewProgress) -> (Parsed, Vec<Option<Ve
                 id: l.finding.clone(),
                 item: l.item.clone(),
                 raised_again: l.raised_again.clone(),
+                // A lane held by a usage limit goes on from its attempts;
+                // any other lane without a verdict starts over.
+                attempts: if l.state == LaneState::Limited {
+                    l.attempt
+                } else {
+                    0
+                },
             })
             .collect(),
         project_dir: p.project_dir.clone(),
@@ -232,6 +251,8 @@ enum ParseOutcome {
     Parsed(Parsed),
     Fault(String),
     Stopped(i32),
+    /// The agent answered a usage limit: no attempt is counted.
+    Limited,
 }
 
 async fn parse(
@@ -255,6 +276,9 @@ async fn parse(
         let d = dispatch::dispatch_env(ctx.settings, job, &env, stop).await?;
         if d.finished.interrupted {
             return Ok(ParseOutcome::Stopped(stop.borrow().unwrap_or(130)));
+        }
+        if d.answer.limited.is_some() {
+            return Ok(ParseOutcome::Limited);
         }
         let why = match d.finished.failure() {
             Some(f) => format!("the agent failed ({f})"),
@@ -287,16 +311,26 @@ fn queue(rec: &Recorder, iteration: u32, p: &Parsed) -> Result<State, JournalErr
     Ok(out.state)
 }
 
+/// How the lanes of [`map`] ended.
+enum Mapped {
+    /// Every lane's verdict, by index.
+    Verdicts(Vec<Verdict>),
+    /// A stop was asked for.
+    Stopped(i32),
+    /// An agent answered a usage limit: the lanes without a verdict were
+    /// held (recorded `limited`).
+    Limited,
+}
+
 /// Runs the lanes without a verdict, `max_concurrency` at once, their
 /// appends grouped by one committer; the verdicts come back by index.
-/// `Err(code)` when a stop was asked for.
 async fn map(
     ctx: &Ctx<'_>,
     iteration: u32,
     parsed: &Parsed,
     done: Vec<Option<Verdict>>,
     stop: &watch::Receiver<Option<i32>>,
-) -> Result<Result<Vec<Verdict>, i32>, EngineError> {
+) -> Result<Mapped, EngineError> {
     let (group, committer) = commit::group(ctx.recorder.pipeline().clone());
     let lanes = async move {
         // Dropped when the lanes are done, which ends the committer.
@@ -323,7 +357,7 @@ async fn lanes(
     mut done: Vec<Option<Verdict>>,
     via: Committer<'_>,
     stop: &watch::Receiver<Option<i32>>,
-) -> Result<Result<Vec<Verdict>, i32>, EngineError> {
+) -> Result<Mapped, EngineError> {
     let agent = ctx.agent(AgentRole::FindingVerifier)?;
     let limit = agent.max_concurrency.max(1);
     let todo: Vec<usize> = (0..parsed.findings.len())
@@ -337,9 +371,12 @@ async fn lanes(
     // starts while the finish before it is made durable. Twice as many
     // lanes are under way, the others recording their finish.
     let slots = Arc::new(Semaphore::new(limit));
+    // Every lane's start is recorded before a usage limit or never made.
+    let starts = Starts::default();
     let window = limit.saturating_mul(2);
     let mut running = FuturesUnordered::new();
     let mut stopped = None;
+    let mut limited = false;
     let start = |(i, f): (usize, &ParsedFinding)| {
         let job = LaneJob {
             iteration,
@@ -348,9 +385,10 @@ async fn lanes(
             item: f.item.clone(),
             project_dir: parsed.project_dir.clone(),
         };
+        let job = (job, f.attempts);
         let mut stop = stop.clone();
-        let slots = &slots;
-        async move { (i, lane::run(ctx, agent, job, via, slots, &mut stop).await) }
+        let order = (&slots, &starts);
+        async move { (i, lane::run(ctx, agent, job, via, order, &mut stop).await) }
     };
     for next in waiting.by_ref().take(window) {
         running.push(start(next));
@@ -367,9 +405,15 @@ async fn lanes(
                 // The lanes waiting for a slot stop too.
                 slots.close();
             }
+            LaneOutcome::Limited => {
+                // No attempt starts: the lanes under way finish theirs.
+                limited = true;
+                slots.close();
+            }
         }
-        // No new lane starts once a stop was asked for.
+        // No new lane starts once a stop was asked for or a limit answered.
         if stopped.is_none()
+            && !limited
             && stop.borrow().is_none()
             && let Some(next) = waiting.next()
         {
@@ -377,18 +421,22 @@ async fn lanes(
         }
     }
     if let Some(code) = stopped.or(*stop.borrow()) {
-        return Ok(Err(code));
+        return Ok(Mapped::Stopped(code));
     }
-    Ok(Ok(done
-        .into_iter()
-        .map(|v| {
-            v.unwrap_or_else(|| Verdict {
-                verdict: FindingVerdict::Unverifiable,
-                evidence: String::new(),
-                note: verdict_gate::lane_fault_note("the lane never ran"),
+    if limited {
+        return Ok(Mapped::Limited);
+    }
+    Ok(Mapped::Verdicts(
+        done.into_iter()
+            .map(|v| {
+                v.unwrap_or_else(|| Verdict {
+                    verdict: FindingVerdict::Unverifiable,
+                    evidence: String::new(),
+                    note: verdict_gate::lane_fault_note("the lane never ran"),
+                })
             })
-        })
-        .collect()))
+            .collect(),
+    ))
 }
 
 /// The verified finding: every field from the parsed item, the verdict

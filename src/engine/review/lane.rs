@@ -6,9 +6,13 @@
 //!                       the gate's feedback) → running(k) → done (a second
 //!                       rejection is recorded UNVERIFIABLE with its note)
 //!                     → running(k) after a crash or a timeout → fault on
-//!                       the second one (UNVERIFIABLE, `PIPELINE-FAULT: `).
+//!                       the second one (UNVERIFIABLE, `PIPELINE-FAULT: `)
+//!                     → limited (its agent answered a usage limit, or
+//!                       another lane's did before this one's next attempt)
+//!                       → running(k+1) when the stage resumes.
 //!
-//! A fault can only ever produce UNVERIFIABLE.
+//! A fault can only ever produce UNVERIFIABLE. A usage limit is no failure:
+//! it counts toward neither the lane's failures nor its rejections.
 
 use std::sync::Arc;
 
@@ -20,7 +24,7 @@ use super::verdict_gate::{self, Judged};
 use super::{Ctx, EngineError};
 use crate::engine::adapter::Answer;
 use crate::engine::config::AgentConfig;
-use crate::engine::dispatch::{self, Committer, FINDING_ENV, Job, STEP_ENV, With};
+use crate::engine::dispatch::{self, Committer, FINDING_ENV, Job, STEP_ENV, Starts, With};
 use crate::model::event::{AgentFinished, FindingLane, LaneState};
 use crate::model::{EventBody, FindingVerdict};
 
@@ -51,6 +55,10 @@ pub enum LaneOutcome {
     Final(Verdict),
     /// A stop was asked for while it ran (its dispatch was stopped).
     Stopped(i32),
+    /// No verdict yet, recorded `limited`: its agent answered a usage
+    /// limit, or the lanes were held before its next attempt because
+    /// another lane's did.
+    Limited,
 }
 
 /// The lane's input: the finding and the project folder as one JSON
@@ -77,6 +85,8 @@ enum Step {
         reason: String,
         feedback: Option<String>,
     },
+    /// The agent answered a usage limit: no verdict, no failure.
+    Limited,
 }
 
 /// The lane's counts before an attempt.
@@ -90,7 +100,18 @@ struct Counts {
 /// Judges one attempt: the transition it records and what comes next. Pure,
 /// so the event written with the dispatch's finish and the lane's next move
 /// are the same decision.
-fn judge(job: &LaneJob, c: Counts, finished: &AgentFinished, answer: &[u8]) -> (FindingLane, Step) {
+fn judge(
+    job: &LaneJob,
+    c: Counts,
+    finished: &AgentFinished,
+    answer: &Answer,
+) -> (FindingLane, Step) {
+    if let Some(l) = &answer.limited {
+        let mut ev = transition(job, LaneState::Limited, c.attempt);
+        ev.reason = Some(limit_reason(c.attempt, l));
+        ev.dispatch = Some(finished.dispatch);
+        return (ev, Step::Limited);
+    }
     if let Some(why) = finished.failure() {
         if c.failures + 1 >= MAX_FAILURES {
             let v = Verdict {
@@ -113,7 +134,7 @@ fn judge(job: &LaneJob, c: Counts, finished: &AgentFinished, answer: &[u8]) -> (
             },
         );
     }
-    match verdict_gate::judge(answer, &job.finding) {
+    match verdict_gate::judge(&answer.text, &job.finding) {
         Ok(Judged {
             verdict,
             evidence,
@@ -155,29 +176,75 @@ fn judge(job: &LaneJob, c: Counts, finished: &AgentFinished, answer: &[u8]) -> (
     }
 }
 
-/// Runs one lane to its verdict (or the stop). Each transition is written
-/// in the append of the dispatch it belongs to: `running` with
-/// `agent.started`, `rejected`/`done`/`fault` with `agent.finished`; the
-/// appends go through the map's `commit` (grouped with other lanes'). Each
-/// attempt's agent runs holding one of `slots`.
+/// The reason of a `limited` transition for the answer of attempt `attempt`.
+fn limit_reason(attempt: u32, l: &crate::engine::adapter::limits::Limit) -> String {
+    let until = l.until.map_or_else(
+        || "no reset time given".to_string(),
+        |t| format!("resets {t}"),
+    );
+    format!(
+        "attempt {attempt} hit a usage limit ({until}): {}",
+        l.message
+    )
+}
+
+/// Runs one lane to its verdict (or the stop, or a usage limit). Each
+/// transition is written in the append of the dispatch it belongs to:
+/// `running` with `agent.started`, `rejected`/`done`/`fault`/`limited` with
+/// `agent.finished`; the appends go through the map's `commit` (grouped
+/// with other lanes'). Each attempt's agent runs holding one of `slots`,
+/// its start recorded in the lanes' `starts` order; once the slots are
+/// closed no attempt starts (a stop, or another lane's usage limit: the
+/// lane is then recorded `limited` unless its last transition already says
+/// where it stands). `attempts_before`: the attempts an
+/// earlier engine made (a lane resumed after a usage limit numbers its
+/// attempts on from there).
 pub async fn run(
     ctx: &Ctx<'_>,
     agent: &AgentConfig,
-    job: LaneJob,
+    (job, attempts_before): (LaneJob, u32),
     commit: Committer<'_>,
-    slots: &Arc<Semaphore>,
+    (slots, starts): (&Arc<Semaphore>, &Starts),
     stop: &mut watch::Receiver<Option<i32>>,
 ) -> Result<LaneOutcome, EngineError> {
-    let mut c = Counts::default();
+    let mut c = Counts {
+        attempt: attempts_before,
+        ..Counts::default()
+    };
     let mut feedback: Option<String> = None;
-    let mut reason: Option<String> = None;
+    let mut reason: Option<String> =
+        (attempts_before > 0).then(|| "dispatched again after a usage limit".to_string());
     loop {
-        // A slot per agent running; closed once a lane was stopped. No
-        // agent starts once a stop was asked for.
-        let slot = Arc::clone(slots).acquire_owned().await.ok();
-        if slot.is_none() || stop.borrow().is_some() {
+        // A slot per agent running; closed once a lane was stopped or hit
+        // a usage limit. No agent starts once a stop was asked for.
+        let mut slot = Arc::clone(slots).acquire_owned().await.ok();
+        // A usage limit read while this lane waited for its turn to start
+        // closed the slots: looked at again in the start order.
+        let starting = starts.starting().await;
+        if slots.is_closed() {
+            slot = None;
+        }
+        if stop.borrow().is_some() {
             return Ok(LaneOutcome::Stopped(stop.borrow().unwrap_or(130)));
         }
+        let Some(slot) = slot else {
+            if c.attempt > attempts_before {
+                // Held between two attempts: its last transition (running
+                // after a failure, rejected) would read as under way.
+                let mut held = transition(&job, LaneState::Limited, c.attempt);
+                held.reason = Some(format!(
+                    "held before attempt {}: another lane hit a usage limit",
+                    c.attempt + 1
+                ));
+                let r = dispatch::Record {
+                    bodies: vec![EventBody::from(held)],
+                    ..dispatch::Record::default()
+                };
+                commit(r).await?;
+            }
+            return Ok(LaneOutcome::Limited);
+        };
+        let slot = Some(slot);
         c.attempt += 1;
         let n = ctx.dispatches.take();
         let mut running = transition(&job, LaneState::Running, c.attempt);
@@ -186,7 +253,7 @@ pub async fn run(
         let counts = c;
         let lane = &job;
         let after = move |a: &Answer, f: &AgentFinished| {
-            let (ev, _) = judge(lane, counts, f, &a.text);
+            let (ev, _) = judge(lane, counts, f, a);
             // A failure before the last one records nothing until the next start.
             if ev.state == LaneState::Running {
                 Vec::new()
@@ -204,6 +271,7 @@ pub async fn run(
             after_finish: Some(&after),
             commit: Some(commit),
             slot,
+            starting: Some(starting),
         };
         let job_of = Job {
             agent,
@@ -216,8 +284,9 @@ pub async fn run(
         if d.finished.interrupted {
             return Ok(LaneOutcome::Stopped(stop.borrow().unwrap_or(130)));
         }
-        match judge(&job, c, &d.finished, &d.answer.text).1 {
+        match judge(&job, c, &d.finished, &d.answer).1 {
             Step::Final(v) => return Ok(LaneOutcome::Final(v)),
+            Step::Limited => return Ok(LaneOutcome::Limited),
             Step::Again {
                 reason: why,
                 feedback: fb,

@@ -99,7 +99,8 @@ pub async fn step(
             let env = [(dispatch::STEP_ENV, "review".to_string())];
             let d = dispatch::dispatch_env(ctx.settings, job, &env, stop).await?;
             // A failed review is dispatched again; the second failure in a
-            // row opened a structural gate with its finish.
+            // row opened a structural gate with its finish. A usage limit
+            // is no failure: the look before the next step waits or asks.
             Ok(d.finished.interrupted.then(|| stop.borrow().unwrap_or(130)))
         }
         ReviewStep::Verify => {

@@ -29,7 +29,9 @@ pub fn input(iteration: u32, findings: &[Finding]) -> String {
     )
 }
 
-/// Runs the step for `iteration`. `Ok(Some(code))` when a stop was asked for.
+/// Runs the step for `iteration`. `Ok(Some(code))` when a stop was asked
+/// for; `Ok(None)` with nothing recorded when the agent answered a usage
+/// limit.
 pub async fn run(
     ctx: &Ctx<'_>,
     state: &State,
@@ -58,6 +60,9 @@ pub async fn run(
             let d = dispatch::dispatch_env(ctx.settings, job, &env, stop).await?;
             if d.finished.interrupted {
                 return Ok(Some(stop.borrow().unwrap_or(130)));
+            }
+            if d.answer.limited.is_some() {
+                return Ok(None);
             }
             let read = match d.finished.failure() {
                 Some(f) => Err(format!("the agent failed ({f})")),

@@ -41,6 +41,11 @@ pub enum LaneState {
     /// The finding was settled in an earlier round (the finding ledger):
     /// never verified again, its earlier verdict carried over (`raisedAgain`).
     RaisedAgain,
+    /// Waiting for a usage limit to be over (`reason`): the lane's agent
+    /// answered one, or another lane's did before this one could be
+    /// dispatched again. No verdict, no failure: the lane is dispatched
+    /// again once the limit was waited out or a person chose retry.
+    Limited,
 }
 
 impl LaneState {
@@ -168,6 +173,10 @@ impl FindingLane {
             LaneState::Running => format!("verifying (attempt {})", self.attempt),
             LaneState::Rejected => format!(
                 "rejected once: {}",
+                self.reason.as_deref().unwrap_or("no reason given")
+            ),
+            LaneState::Limited => format!(
+                "usage limit: {}",
                 self.reason.as_deref().unwrap_or("no reason given")
             ),
             LaneState::RaisedAgain => match &self.raised_again {

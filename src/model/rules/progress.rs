@@ -1,5 +1,6 @@
 //! Progress per round: the failing rows of a gate's rounds (UNMET floor
-//! criteria, NOT-MET criteria, BLOCKING rows), what each round fixed and
+//! criteria, NOT-MET criteria, BLOCKING rows) and of the review rounds
+//! that sent work back (their blocking findings), what each round fixed and
 //! what came new, the convergence line (`GATE 1: 5 → 2 → 2 NOT-MET`), and
 //! whether a round made progress over the one before it.
 //!
@@ -11,7 +12,7 @@
 use serde::Serialize;
 
 use crate::model::event::GateFinished;
-use crate::model::state::State;
+use crate::model::state::{Iteration, State};
 use crate::model::types::{CriterionStatus, FloorState, GateName};
 
 use super::{RoundOutcome, round_outcome};
@@ -61,6 +62,54 @@ pub fn failing_rows(g: &GateFinished) -> Vec<FailingRow> {
     }
 }
 
+/// The review rounds that sent work back to the developer, in order.
+pub fn review_rounds_sent_back(s: &State) -> Vec<&Iteration> {
+    s.review_iterations
+        .iter()
+        .filter(|it| {
+            it.review
+                .as_ref()
+                .and_then(|p| p.finished.as_ref())
+                .is_some_and(|f| f.gaps > 0)
+        })
+        .map(AsRef::as_ref)
+        .collect()
+}
+
+/// The failing rows of a review round: the findings it sent back to the
+/// developer (accepted blocking ones, those a person asked to be fixed),
+/// keyed by their claim and file (the ids are the reviewer's own and
+/// change from one review to the next; a line that moved is the same row).
+pub fn review_failing_rows(it: &Iteration) -> Vec<FailingRow> {
+    sent_back(it)
+        .map(|x| FailingRow {
+            key: format!("{} {}", super::one_line(&x.claim), x.path),
+            text: super::one_line(&format!(
+                "{} [{}] {}:{} — {}",
+                x.id, x.severity, x.path, x.lines, x.claim
+            )),
+        })
+        .collect()
+}
+
+/// The findings a review round sent back to the developer.
+fn sent_back(it: &Iteration) -> impl Iterator<Item = &crate::model::Finding> {
+    super::review::sent_back_ids(it)
+        .into_iter()
+        .filter_map(|id| it.findings.iter().find(|x| x.id == id))
+}
+
+/// The files a review round's failing rows cite: their findings' paths.
+pub fn review_cited_files(it: &Iteration) -> Vec<String> {
+    let mut out: Vec<String> = sent_back(it)
+        .map(|x| x.path.clone())
+        .filter(|p| !p.is_empty())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// One round of a gate on the convergence line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -102,18 +151,27 @@ impl RoundRows {
     }
 }
 
-/// A gate's rounds, in order.
+/// A gate's rounds, or the review stage's, in order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GateRounds {
-    /// The gate.
-    pub gate: GateName,
+    /// The gate (`None`: the review rounds, written `"review"`).
+    #[serde(serialize_with = "gate_or_review")]
+    pub gate: Option<GateName>,
     /// Its rounds (structural ones left out: they judged nothing).
     pub rounds: Vec<RoundRows>,
 }
 
+/// The gate's name, or `review` for the review rounds.
+fn gate_or_review<S: serde::Serializer>(g: &Option<GateName>, s: S) -> Result<S::Ok, S::Error> {
+    match g {
+        Some(g) => g.serialize(s),
+        None => s.serialize_str("review"),
+    }
+}
+
 impl GateRounds {
-    /// `GATE 1: 5 → 2 → 2 NOT-MET` (the failing rows per round, then the
-    /// last verdict).
+    /// `GATE 1: 5 → 2 → 2 NOT-MET`, `REVIEW: 1 → 1 → 0 clean` (the
+    /// failing rows per round, then the last verdict).
     pub fn line(&self) -> String {
         let counts: Vec<String> = self
             .rounds
@@ -121,7 +179,11 @@ impl GateRounds {
             .map(|r| r.failing.len().to_string())
             .collect();
         let last = self.rounds.last().map_or("", |r| r.verdict.as_str());
-        format!("GATE {}: {} {last}", self.gate.number(), counts.join(" → "))
+        let name = match self.gate {
+            Some(g) => format!("GATE {}", g.number()),
+            None => "REVIEW".to_string(),
+        };
+        format!("{name}: {} {last}", counts.join(" → "))
     }
 
     /// The line, then per round the rows fixed and new and the spend, on
@@ -170,10 +232,15 @@ impl GateRounds {
 }
 
 /// Every gate that ran, with its rounds' failing rows, fixed and new rows,
-/// and spend.
+/// and spend; the review rounds after GATE 1 when a review finished.
 pub fn convergence(s: &State) -> Vec<GateRounds> {
     let mut out: Vec<GateRounds> = Vec::new();
     for &gate in GateName::ALL {
+        if gate == GateName::Security
+            && let Some(r) = review_convergence(s)
+        {
+            out.push(r);
+        }
         let mut rounds: Vec<RoundRows> = Vec::new();
         for it in &s.review_iterations {
             for g in it.gates.iter().filter(|g| g.gate == gate) {
@@ -181,49 +248,107 @@ pub fn convergence(s: &State) -> Vec<GateRounds> {
                     continue;
                 }
                 let failing: Vec<String> = failing_rows(g).into_iter().map(|r| r.key).collect();
-                let before: &[String] = rounds.last().map_or(&[], |r| r.failing.as_slice());
-                let (mut usd, mut unpriced, mut dispatches) = (0.0, 0, 0);
-                for d in s.agents.iter().filter(|d| {
+                let spent = s.agents.iter().filter(|d| {
                     d.started.iteration == g.iteration
                         && (d.started.gate == Some(gate) && d.started.round == Some(g.round)
                             || d.started.gate.is_none()
                                 && d.started.role == crate::model::event::AgentRole::Developer
                                 && gate == GateName::Floor)
-                }) {
-                    if let Some(f) = &d.finished {
-                        dispatches += 1;
-                        match f.cost_usd {
-                            Some(c) if c.is_finite() && c >= 0.0 => usd += c,
-                            _ => unpriced += 1,
-                        }
-                    }
-                }
-                rounds.push(RoundRows {
-                    iteration: g.iteration,
-                    round: g.round,
-                    verdict: g.verdict.to_string(),
-                    fixed: before
-                        .iter()
-                        .filter(|k| !failing.contains(k))
-                        .cloned()
-                        .collect(),
-                    new: failing
-                        .iter()
-                        .filter(|k| !before.contains(k))
-                        .cloned()
-                        .collect(),
-                    failing,
-                    usd,
-                    unpriced,
-                    dispatches,
                 });
+                let row = round_rows(
+                    (g.iteration, g.round, g.verdict.to_string()),
+                    failing,
+                    rounds.last(),
+                    spent,
+                );
+                rounds.push(row);
             }
         }
         if !rounds.is_empty() {
-            out.push(GateRounds { gate, rounds });
+            out.push(GateRounds {
+                gate: Some(gate),
+                rounds,
+            });
         }
     }
     out
+}
+
+/// One round on the convergence line: `(iteration, round, verdict)`, its
+/// failing keys, the round before (for the rows fixed and new), and the
+/// dispatches whose spend is its own.
+fn round_rows<'a>(
+    (iteration, round, verdict): (u32, u32, String),
+    failing: Vec<String>,
+    before: Option<&RoundRows>,
+    spent: impl Iterator<Item = &'a crate::model::state::AgentDispatch>,
+) -> RoundRows {
+    let before: &[String] = before.map_or(&[], |r| r.failing.as_slice());
+    let (mut usd, mut unpriced, mut dispatches) = (0.0, 0, 0);
+    for f in spent.filter_map(|d| d.finished.as_ref()) {
+        dispatches += 1;
+        match f.cost_usd {
+            Some(c) if c.is_finite() && c >= 0.0 => usd += c,
+            _ => unpriced += 1,
+        }
+    }
+    RoundRows {
+        iteration,
+        round,
+        verdict,
+        fixed: before
+            .iter()
+            .filter(|k| !failing.contains(k))
+            .cloned()
+            .collect(),
+        new: failing
+            .iter()
+            .filter(|k| !before.contains(k))
+            .cloned()
+            .collect(),
+        failing,
+        usd,
+        unpriced,
+        dispatches,
+    }
+}
+
+/// The review rounds (every finished review, clean or not): the findings
+/// each sent back, and the spend of the review stage's dispatches of its
+/// iteration.
+fn review_convergence(s: &State) -> Option<GateRounds> {
+    use crate::model::event::AgentRole;
+    let mut rounds: Vec<RoundRows> = Vec::new();
+    for it in &s.review_iterations {
+        let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
+            continue;
+        };
+        let failing: Vec<String> = review_failing_rows(it).into_iter().map(|r| r.key).collect();
+        let spent = s.agents.iter().filter(|d| {
+            d.started.iteration == it.iteration
+                && d.started.gate.is_none()
+                && matches!(
+                    d.started.role,
+                    AgentRole::Reviewer
+                        | AgentRole::FindingVerifier
+                        | AgentRole::Triage
+                        | AgentRole::VerifyByTest
+                )
+        });
+        let verdict = if f.gaps == 0 {
+            "clean".to_string()
+        } else {
+            format!("{} gap(s)", f.gaps)
+        };
+        let row = round_rows(
+            (it.iteration, f.round, verdict),
+            failing,
+            rounds.last(),
+            spent,
+        );
+        rounds.push(row);
+    }
+    (!rounds.is_empty()).then_some(GateRounds { gate: None, rounds })
 }
 
 /// How the code changed between two rounds, as the engine found it.
@@ -291,6 +416,57 @@ mod tests {
         assert_eq!(no_progress(&a, &a[..1], &moved, &["src/b.rs".into()]), None);
         // Rows citing no file: a changed tree may be progress.
         assert_eq!(no_progress(&a, &b, &moved, &[]), None);
+    }
+
+    #[test]
+    fn a_review_round_fails_on_the_findings_it_sent_back_keyed_by_claim_and_file() {
+        let review = |it: u32, id: &str, lines: &str| {
+            vec![
+                format!(r#"{{"type":"iteration.started","iteration":{it},"trigger":"review"}}"#),
+                format!(
+                    r#"{{"type":"findings.verified","iteration":{it},"findings":[{{"id":"{id}","severity":"blocking","path":"src/a.rs","lines":"{lines}","claim":"the total  drops cents","verdict":"VERIFIED","evidence":"e","note":""}},{{"id":"N1","severity":"minor","path":"src/b.rs","lines":"1","claim":"a nit","verdict":"VERIFIED","evidence":"e","note":""}}]}}"#
+                ),
+                format!(
+                    r#"{{"type":"review.finished","iteration":{it},"round":{it},"blocking":["{id}"],"gaps":1}}"#
+                ),
+            ]
+        };
+        let mut lines = vec![
+            r#"{"type":"run.started","run":{"id":"r","engine":true,"review":{"verifyByTest":false}}}"#
+                .to_string(),
+        ];
+        lines.extend(review(1, "F1", "3"));
+        lines.extend(review(2, "F7", "9"));
+        let s = state(&lines);
+        let rounds = review_rounds_sent_back(&s);
+        assert_eq!(rounds.len(), 2);
+        let (a, b) = (
+            review_failing_rows(rounds[0]),
+            review_failing_rows(rounds[1]),
+        );
+        // Another id, another line: the same row.
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].key, "the total drops cents src/a.rs");
+        assert_eq!(a[0].key, b[0].key);
+        assert_eq!(
+            b[0].text,
+            "F7 [blocking] src/a.rs:9 — the total drops cents"
+        );
+        assert_eq!(review_cited_files(rounds[1]), ["src/a.rs"]);
+        let line = convergence(&s).pop().unwrap();
+        assert_eq!(line.gate, None);
+        assert_eq!(line.line(), "REVIEW: 1 → 1 1 gap(s)");
+        assert_eq!(
+            serde_json::to_value(&line).unwrap()["gate"],
+            serde_json::json!("review")
+        );
+        let elsewhere = CodeMove::Files(vec!["src/b.rs".into()]);
+        assert!(no_progress(&a, &b, &elsewhere, &review_cited_files(rounds[1])).is_some());
+        let there = CodeMove::Files(vec!["src/a.rs".into()]);
+        assert_eq!(
+            no_progress(&a, &b, &there, &review_cited_files(rounds[1])),
+            None
+        );
     }
 
     #[test]

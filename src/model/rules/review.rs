@@ -23,6 +23,27 @@ pub const REVIEW_SUBJECT: &str = "review";
 /// The subject of the human gate opened when the reviewer failed twice.
 pub const REVIEWER_SUBJECT: &str = "reviewer";
 
+/// The subject of the `structural` gate a usage limit of the review stage
+/// opens: the role whose agent answered it (`None`: not a review role).
+pub fn limit_subject(role: AgentRole) -> Option<&'static str> {
+    match role {
+        AgentRole::Reviewer => Some(REVIEWER_SUBJECT),
+        AgentRole::FindingVerifier | AgentRole::Triage | AgentRole::VerifyByTest => {
+            Some(role.as_str())
+        }
+        AgentRole::Developer | AgentRole::Verifier | AgentRole::Auditor => None,
+    }
+}
+
+/// True for the `structural` gate a usage limit of the review stage opened.
+pub fn is_limit_gate(req: &HumanRequest) -> bool {
+    req.kind == HumanGateKind::Structural
+        && req.gate.is_none()
+        && AgentRole::ALL
+            .iter()
+            .any(|r| limit_subject(*r) == Some(req.subject.as_str()))
+}
+
 /// The step of the review stage to carry out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -62,6 +83,8 @@ pub enum ReviewGate {
     Cap,
     /// The reviewer dispatch failed twice.
     Reviewer,
+    /// Review rounds made no progress.
+    Stagnant,
 }
 
 /// The review gate `req` is, if it is one.
@@ -72,6 +95,7 @@ pub fn gate_role(req: &HumanRequest) -> Option<ReviewGate> {
     match (req.kind, req.subject.as_str()) {
         (HumanGateKind::CapReached, REVIEW_SUBJECT) => Some(ReviewGate::Cap),
         (HumanGateKind::Structural, REVIEWER_SUBJECT) => Some(ReviewGate::Reviewer),
+        (HumanGateKind::Stagnant, REVIEW_SUBJECT) => Some(ReviewGate::Stagnant),
         _ => None,
     }
 }
@@ -358,17 +382,37 @@ pub fn reviewer_input(s: &State) -> String {
 /// confirmed), one per finding a person asked to be fixed (with the
 /// person's reason), then the red tests that did not turn green.
 pub fn handoff_lines(s: &State, it: &Iteration) -> Vec<String> {
-    let Some(f) = it.review.as_ref().and_then(|p| p.finished.as_ref()) else {
+    if it
+        .review
+        .as_ref()
+        .and_then(|p| p.finished.as_ref())
+        .is_none()
+    {
         return Vec::new();
-    };
-    let mut out: Vec<String> = f
-        .blocking
-        .iter()
-        .chain(&f.fixed)
+    }
+    let mut out: Vec<String> = sent_back_ids(it)
+        .into_iter()
         .map(|id| finding_line(s, it, id))
         .collect();
     out.extend(green::gaps(s));
     out
+}
+
+/// The findings a finished review handed back to the developer, by id:
+/// its accepted blocking ones, then those a person asked to be fixed
+/// (none before its end).
+pub fn sent_back_ids(it: &Iteration) -> Vec<&str> {
+    it.review
+        .as_ref()
+        .and_then(|p| p.finished.as_ref())
+        .map(|f| {
+            f.blocking
+                .iter()
+                .chain(&f.fixed)
+                .map(String::as_str)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The hand-off line of finding `id` of iteration `it`: id, severity,

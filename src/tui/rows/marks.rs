@@ -38,7 +38,8 @@ impl Mark {
 
 /// Where a finding's lane stands: `· queued`, `… verifying`, `…
 /// verifying 2` (after a failed attempt), `↻ rejected once`, `↻
-/// verifying 2` (after a rejection), the verdict once done, `✗ fault`.
+/// verifying 2` (after a rejection), `⏸ usage limit` (waiting for a usage
+/// limit to be over), the verdict once done, `✗ fault`.
 pub fn lane(l: &crate::model::state::Lane) -> Mark {
     use crate::model::event::LaneState;
     match l.state {
@@ -54,6 +55,7 @@ pub fn lane(l: &crate::model::state::Lane) -> Mark {
         LaneState::Done => l.verdict.map_or_else(none, finding),
         LaneState::Fault => Mark::new("✗", "fault", Tone::Bad),
         LaneState::RaisedAgain => raised_again(),
+        LaneState::Limited => Mark::new("⏸", "usage limit", Tone::Warn),
     }
 }
 

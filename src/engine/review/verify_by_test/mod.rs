@@ -22,7 +22,10 @@
 //! not judged stays accepted as `inconclusive`, and `timedOut` plus a
 //! `verify-by-test-timeout` note are recorded. The step's own failures are
 //! recorded and never stop the loop; only a stop asked for does (the
-//! worktree is put back first, and the step is done again on resume).
+//! worktree is put back first, and the step is done again on resume), or a
+//! usage limit the agent answered: the worktree is put back, nothing is
+//! recorded, and the step is done again once the engine waited the limit
+//! out or a person chose retry.
 
 pub mod answer;
 pub mod cleanup;
@@ -85,7 +88,8 @@ struct Findings {
 
 /// Runs the step: the dispatch, each test alone, the results, `triage
 /// apply`, the cleanup check and `verify.summary`. `Ok(Some(code))` when a
-/// stop was asked for.
+/// stop was asked for; `Ok(None)` with nothing recorded when the agent
+/// answered a usage limit.
 pub async fn run(
     rec: &Recorder,
     job: Job<'_>,
@@ -175,6 +179,10 @@ pub async fn run(
             let code = stop.borrow().unwrap_or(130);
             stopped(&before, &marker);
             return Ok(Some(code));
+        }
+        Ok(d) if d.answer.limited.is_some() => {
+            stopped(&before, &marker);
+            return Ok(None);
         }
         Ok(d) => {
             out.tokens = (d.finished.tokens_in, d.finished.tokens_out);
