@@ -6,7 +6,7 @@
 //!   the round (a failed or silent agent is a structural round);
 //! - dev: the gaps are handed back (`dev.dispatched`) and the developer is
 //!   dispatched for the new iteration;
-//! - review <step>: the review stage's step (reviewer, finding-verifier
+//! - review `<step>`: the review stage's step (reviewer, finding-verifier
 //!   graph, triage, verify-by-test, its end, the red-test recheck), carried
 //!   out by [`super::review::step`];
 //! - human: the engine sleeps on the pipeline's filesystem watch until the

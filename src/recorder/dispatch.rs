@@ -42,7 +42,7 @@ pub struct Record {
     pub finish: Option<(AgentStarted, AgentFinished)>,
     /// Written last (a lane's transition after the finish).
     pub after: Vec<EventBody>,
-    /// The end of a failed agent's log ([`evidence::log_tail`]), put in the
+    /// The end of a failed agent's log ([`super::evidence::log_tail`]), put in the
     /// evidence of any gate its failure opens.
     pub log_tail: Vec<String>,
 }

@@ -1,7 +1,7 @@
 //! The finding-verifier graph: **parse** (the review text to the agent with
 //! `LW_STEP=parse`, its findings list checked; two attempts, then the
 //! single `pipeline-fault` verdict and straight to done) → **map** (one
-//! [`lane`](super::lane) per finding, at most `max_concurrency` at once,
+//! [`lane`] per finding, at most `max_concurrency` at once,
 //! each transition a `finding.lane` event) → **done** (the verdicts in the
 //! findings' order, recorded as `record findings` records them, and the
 //! `FINDING_VERIFIER_RESULTS` text saved beside the gate outputs).
