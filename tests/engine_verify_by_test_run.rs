@@ -14,7 +14,8 @@ use support::engine::*;
 /// `$TEST_OUT/weaken-once` is absent (else it deletes the red test's
 /// assertion the first time it is handed one, and removes the flag), and
 /// puts a weakened test back when told; handed F1 without a red test, it
-/// fixes it too. `$TEST_OUT/many`: four blocking findings, and repro tests
+/// fixes it too. `$TEST_OUT/limit-once`: the verify-by-test agent's first
+/// dispatch writes files, then answers a usage limit. `$TEST_OUT/many`: four blocking findings, and repro tests
 /// for three (one fails, one passes, one does not build); `$TEST_OUT/sleep`:
 /// the verify-by-test agent sleeps past any step timeout.
 ///
@@ -61,6 +62,14 @@ case $role in
     file="tests/repro_f1_i$LW_ITERATION.rs"
     mkdir -p tests
     printf '#[test]\nfn f1_total_keeps_the_tip() {\n    assert_eq!(repro::total_cents(100, 50), 150);\n}\n' >"$file"
+    if [ -f "$out/limit-once" ]; then
+      # A half-written attempt, then a usage limit two seconds ahead.
+      rm "$out/limit-once"
+      echo "half" >tests/half_written.rs
+      until=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%S.%NZ)
+      printf '{"limited":true,"until":"%s","message":"usage limit reached"}' "$until" >"$LW_USAGE_FILE"
+      exit 1
+    fi
     if [ -f "$out/many" ]; then
       # F2's test passes (not reproduced); F3's does not build (inconclusive).
       printf '#[test]\nfn f2_no_tip() {\n    assert_eq!(repro::total_cents(100, 0), 100);\n}\n' >tests/repro_f2.rs
@@ -204,6 +213,38 @@ fn a_weakened_red_test_goes_back_to_the_developer_as_a_gap() {
         "{}",
         inputs[2]
     );
+    assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
+}
+
+#[test]
+fn a_limited_verify_by_test_agent_is_waited_out_and_its_files_put_back() {
+    let p = project();
+    let config = p.root.join("loopwatch.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("[run]\n", "[run]\nwait_for_limit = true\n"),
+    )
+    .unwrap();
+    std::fs::write(p.out.join("limit-once"), "").unwrap();
+    run(&p);
+    let limited = p.of_type("agent.limited");
+    assert_eq!(limited.len(), 1, "{limited:#?}");
+    assert_eq!(limited[0]["role"], "verify-by-test");
+    // Waited out, not asked, not a failure: dispatched again once, and its
+    // one result is the second dispatch's.
+    assert!(p.of_type("human.requested").is_empty());
+    assert_eq!(
+        p.of_type_where("agent.started", "role", "verify-by-test")
+            .len(),
+        2
+    );
+    let results = p.of_type("verify.result");
+    assert_eq!(results.len(), 1, "{results:#?}");
+    assert_eq!(results[0]["result"], "confirmed");
+    assert_eq!(p.of_type("verify.summary").len(), 1);
+    // What the limited attempt wrote was put back before the next one.
+    assert!(!p.root.join("tests/half_written.rs").exists());
     assert_eq!(p.of_type("run.ended")[0]["status"], "complete");
 }
 
