@@ -99,6 +99,14 @@ fn project() -> Project {
     p
 }
 
+/// Adds `line` to the project's `[run]` table.
+fn run_key(p: &Project, line: &str) {
+    let config = p.root.join("loopwatch.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let text = text.replacen("[run]\n", &format!("[run]\n{line}\n"), 1);
+    std::fs::write(&config, text).unwrap();
+}
+
 fn run(p: &Project) -> std::process::Output {
     let out = p.run_to_end();
     p.assert_exit(&out, 0);
@@ -170,13 +178,7 @@ fn a_weakened_red_test_goes_back_to_the_developer_as_a_gap() {
     // Weakening the red test leaves the cited code as it was, so the review
     // round makes no progress: one such round is let through here
     // (`stagnant_after = 2`), so the developer gets the gap itself.
-    let config = p.root.join("loopwatch.toml");
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(
-        &config,
-        text.replace("[run]\n", "[run]\nstagnant_after = 2\n"),
-    )
-    .unwrap();
+    run_key(&p, "stagnant_after = 2");
     std::fs::write(p.out.join("weaken-once"), "").unwrap();
     run(&p);
     let greens = p.of_type("verify.green");
@@ -219,13 +221,7 @@ fn a_weakened_red_test_goes_back_to_the_developer_as_a_gap() {
 #[test]
 fn a_limited_verify_by_test_agent_is_waited_out_and_its_files_put_back() {
     let p = project();
-    let config = p.root.join("loopwatch.toml");
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(
-        &config,
-        text.replace("[run]\n", "[run]\nwait_for_limit = true\n"),
-    )
-    .unwrap();
+    run_key(&p, "wait_for_limit = true");
     std::fs::write(p.out.join("limit-once"), "").unwrap();
     run(&p);
     let limited = p.of_type("agent.limited");
