@@ -20,7 +20,7 @@ use tokio::sync::watch;
 
 use super::Engine;
 use crate::code::{CodeSnapshot, RunTrees};
-use crate::model::event::AgentRole;
+use crate::model::event::{AgentRole, HumanRequest};
 use crate::model::rules::progress::{self, CodeMove};
 use crate::model::rules::{self, GateRequest, ReviewStep};
 use crate::model::*;
@@ -208,14 +208,7 @@ impl Engine {
             return self.stagnant_review(s, cur.iteration);
         }
         let gate = cur.gate;
-        if s.human_gates.iter().any(|h| {
-            h.request.iteration == cur.iteration
-                && h.request.gate == Some(gate)
-                && matches!(
-                    h.request.kind,
-                    HumanGateKind::Stagnant | HumanGateKind::CapReached
-                )
-        }) {
+        if asked_to_stop(s, cur.iteration, |h| h.gate == Some(gate)) {
             return Ok(false);
         }
         // The gate's failed rounds, in order (at most one per iteration:
@@ -250,15 +243,7 @@ impl Engine {
     /// findings handed to the developer.
     fn stagnant_review(&mut self, s: &State, n: u32) -> Result<bool, EngineError> {
         let subject = rules::review::REVIEW_SUBJECT;
-        if s.human_gates.iter().any(|h| {
-            h.request.iteration == n
-                && h.request.gate.is_none()
-                && h.request.subject == subject
-                && matches!(
-                    h.request.kind,
-                    HumanGateKind::Stagnant | HumanGateKind::CapReached
-                )
-        }) {
+        if asked_to_stop(s, n, |h| h.gate.is_none() && h.subject == subject) {
             return Ok(false);
         }
         let sent = progress::review_rounds_sent_back(s);
@@ -380,6 +365,19 @@ impl Engine {
         self.recorder.engine_gate(req, "stagnant")?;
         Ok(true)
     }
+}
+
+/// True when a `stagnant` or `cap-reached` gate of iteration `n` that
+/// `of` says is about these rounds was already requested.
+fn asked_to_stop(s: &State, n: u32, of: impl Fn(&HumanRequest) -> bool) -> bool {
+    s.human_gates.iter().any(|h| {
+        h.request.iteration == n
+            && matches!(
+                h.request.kind,
+                HumanGateKind::Stagnant | HumanGateKind::CapReached
+            )
+            && of(&h.request)
+    })
 }
 
 /// One failed round as progress judges it: a gate's round, or a review
