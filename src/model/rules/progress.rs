@@ -284,14 +284,10 @@ fn round_rows<'a>(
     spent: impl Iterator<Item = &'a crate::model::state::AgentDispatch>,
 ) -> RoundRows {
     let before: &[String] = before.map_or(&[], |r| r.failing.as_slice());
-    let (mut usd, mut unpriced, mut dispatches) = (0.0, 0, 0);
-    for f in spent.filter_map(|d| d.finished.as_ref()) {
-        dispatches += 1;
-        match f.cost_usd {
-            Some(c) if c.is_finite() && c >= 0.0 => usd += c,
-            _ => unpriced += 1,
-        }
-    }
+    let mut usage = crate::model::state::Usage::default();
+    spent
+        .filter_map(|d| d.finished.as_ref())
+        .for_each(|f| usage.add(f));
     RoundRows {
         iteration,
         round,
@@ -307,9 +303,9 @@ fn round_rows<'a>(
             .cloned()
             .collect(),
         failing,
-        usd,
-        unpriced,
-        dispatches,
+        usd: usage.cost_usd.unwrap_or(0.0),
+        unpriced: usage.unpriced,
+        dispatches: usage.dispatches,
     }
 }
 
